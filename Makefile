@@ -1,0 +1,38 @@
+# The two commands of the README, and what they stand on.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+CODE := proofgym agent_server resources_servers model_interface sdg trainers
+
+.PHONY: install run test lint unit bench tasks
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## make run: start the three services, run the example tasks with the reference and no-op policies.
+run: install
+	$(VENV)/bin/proofgym demo
+
+## make test: lint, type-check, every test, and the validation of every environment.
+test: install lint unit
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy $(CODE)
+
+# pytest exits 5 when it collected no test: that is a broken suite, not a pass.
+unit: install
+	$(VENV)/bin/pytest -q -p no:cacheprovider; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "no test ran: the suite is broken"; exit 1; fi; exit $$rc
+
+bench: install
+	$(PY) bench/rollouts.py
+
+tasks: install
+	$(VENV)/bin/proofgym sdg file_edit --n 8 --seed 7 --split example --out tasks/file_edit/example.jsonl

@@ -1,0 +1,43 @@
+"""The agent server app: `POST /run`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from agent_server.loop import RolloutRunner
+from proofgym import VERSION
+from proofgym.http import ServiceClient, Transport
+from proofgym.protocol import RunRequest
+from proofgym.service import install_common
+from proofgym.settings import AgentSettings
+
+
+def create_app(
+    settings: AgentSettings | None = None, transport: Transport | None = None
+) -> FastAPI:
+    """The agent app; `transport` replaces aiohttp (tests route it to in-process apps)."""
+    settings = settings or AgentSettings()
+    client = ServiceClient(settings, transport, token=settings.token)
+    runner = RolloutRunner(settings, client)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await client.aclose()
+
+    app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan)
+    app.state.runner = runner
+    install_common(app, "agent", settings.token)
+
+    @app.post("/run")
+    async def run(body: RunRequest) -> JSONResponse:
+        result = await runner.run(body)
+        return JSONResponse(result.model_dump(mode="json", exclude_none=True))
+
+    return app

@@ -1,0 +1,279 @@
+"""One rollout: seed_session -> responses_loop -> verify -> close_session.
+
+Infrastructure failures are data: the rollout comes back masked with its failure kind, never
+as a silent reward of 0, and the session is always closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+import uuid
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.errors import NotFound
+from proofgym.http import CallFailed, ServiceClient
+from proofgym.protocol import (
+    FailureKind,
+    RunRequest,
+    RunResult,
+    TerminationReason,
+    Timings,
+    Usage,
+    VerifyResult,
+)
+from proofgym.responses import build_response, function_call_output, normalize_input
+from proofgym.settings import AgentSettings
+from proofgym.tokens import is_trainable
+
+log = logging.getLogger("proofgym.agent")
+
+
+class RolloutFailed(Exception):
+    """An infrastructure failure that ends a rollout; becomes a masked RunResult."""
+
+    def __init__(self, kind: FailureKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: FailureKind = kind
+        self.reason = reason
+
+
+def sticky(urls: list[str], key: str) -> str:
+    """The replica a session stays on: a stable hash of its id."""
+    digest = int(hashlib.sha1(key.encode()).hexdigest()[:12], 16)
+    return urls[digest % len(urls)]
+
+
+class _Rollout:
+    """The mutable record of one rollout while it runs."""
+
+    def __init__(self) -> None:
+        self.outputs: list[dict[str, Any]] = []
+        self.turns: list[list[dict[str, Any]]] = []
+        self.steps = 0
+        self.termination: TerminationReason = "error"
+        self.usage = Usage()
+        self.timings = Timings()
+        self.model_name = "unknown"
+
+
+class RolloutRunner:
+    """Runs rollouts against the resources servers and the model interface the settings name."""
+
+    def __init__(self, settings: AgentSettings, client: ServiceClient) -> None:
+        self.settings = settings
+        self.client = client
+
+    def env_url(self, env: str, session_id: str) -> str:
+        """The base URL of `env` for this session (sticky across replicas)."""
+        urls = self.settings.env_urls.get(env) or [
+            f"{u.rstrip('/')}/{env}" for u in self.settings.resources_urls
+        ]
+        return sticky(urls, session_id).rstrip("/")
+
+    async def run(self, request: RunRequest) -> RunResult:
+        """Run one rollout to its end and return what happened, failures included."""
+        rollout_id = request.rollout_id or uuid.uuid4().hex
+        task = request.task
+        env_url = self.env_url(task.env, rollout_id)
+        state = _Rollout()
+        start = time.perf_counter()
+        verdict: VerifyResult | None = None
+        failure: RolloutFailed | None = None
+        seeded = False
+        try:
+            async with asyncio.timeout(self.settings.rollout_timeout_s):
+                seed = await self._resources(
+                    f"{env_url}/seed_session",
+                    {"session_id": rollout_id, "task": task.model_dump(mode="json")},
+                )
+                seeded = True
+                params = await self._params(request, env_url, seed)
+                await self._loop(request, params, env_url, rollout_id, state)
+                verify_start = time.perf_counter()
+                verdict = await self._verify(env_url, rollout_id, state)
+                state.timings.verify = time.perf_counter() - verify_start
+        except TimeoutError:
+            limit = self.settings.rollout_timeout_s
+            failure = RolloutFailed("timeout", f"rollout exceeded {limit}s")
+        except RolloutFailed as exc:
+            failure = exc
+        finally:
+            if seeded or failure is not None:
+                await self._close(env_url, rollout_id)
+        state.timings.total = time.perf_counter() - start
+        return self._result(request, rollout_id, state, verdict, failure)
+
+    async def _resources(
+        self, url: str, body: Any, headers: dict[str, str] | None = None, idempotent: bool = True
+    ) -> Any:
+        try:
+            return await self.client.post_json(url, body, headers=headers, idempotent=idempotent)
+        except CallFailed as exc:
+            raise RolloutFailed("resources_error", str(exc)) from None
+
+    async def _params(
+        self, request: RunRequest, env_url: str, seed: dict[str, Any]
+    ) -> dict[str, Any]:
+        params = {**request.task.responses_create_params, **request.model_params}
+        params["tools"] = list(params.get("tools") or []) + list(seed.get("tools") or [])
+        instructions = [t for t in (seed.get("instructions"), params.get("instructions")) if t]
+        if instructions:
+            params["instructions"] = "\n\n".join(instructions)
+        if request.control is not None:
+            body = {"task": request.task.model_dump(mode="json")}
+            answer = await self._resources(f"{env_url}/controls", body)
+            scripts = {c["name"]: c["script"] for c in answer.get("controls", [])}
+            if request.control not in scripts:
+                raise NotFound(
+                    f"{request.task.env} has no control {request.control!r}; "
+                    f"it has {sorted(scripts)}",
+                    kind="unknown_control",
+                )
+            params.update(model="scripted", script=scripts[request.control])
+        return params
+
+    async def _loop(
+        self,
+        request: RunRequest,
+        params: dict[str, Any],
+        env_url: str,
+        rollout_id: str,
+        state: _Rollout,
+    ) -> None:
+        history = normalize_input(params.pop("input"))
+        tool_names = {t.get("name") for t in params["tools"]}
+        max_steps = request.max_steps or self.settings.max_steps
+        for _ in range(max_steps):
+            model_start = time.perf_counter()
+            response = await self._model({**params, "input": history + state.outputs}, rollout_id)
+            state.timings.model += time.perf_counter() - model_start
+            state.steps += 1
+            state.model_name = response.get("model", state.model_name)
+            items = list(response.get("output") or [])
+            state.outputs.extend(items)
+            state.turns.append(items)
+            usage = response.get("usage") or {}
+            state.usage.input_tokens += int(usage.get("input_tokens", 0))
+            state.usage.output_tokens += int(usage.get("output_tokens", 0))
+            if response.get("status") == "incomplete":
+                state.termination = "length"
+                return
+            calls = [i for i in items if i.get("type") == "function_call"]
+            if not calls:
+                state.termination = "final_message"
+                return
+            tools_start = time.perf_counter()
+            outputs = await asyncio.gather(
+                *(self._tool(env_url, rollout_id, call, tool_names) for call in calls)
+            )
+            state.timings.tools += time.perf_counter() - tools_start
+            state.outputs.extend(outputs)
+        state.termination = "max_steps"
+
+    async def _model(self, body: dict[str, Any], rollout_id: str) -> dict[str, Any]:
+        try:
+            answer = await self.client.post_json(
+                f"{self.settings.model_url.rstrip('/')}/v1/responses",
+                body,
+                headers={"X-Rollout-Id": rollout_id},
+            )
+        except CallFailed as exc:
+            raise RolloutFailed("model_error", str(exc)) from None
+        if not isinstance(answer, dict) or not isinstance(answer.get("output"), list):
+            raise RolloutFailed("model_error", "model interface answered no Response")
+        return answer
+
+    async def _tool(
+        self, env_url: str, rollout_id: str, call: dict[str, Any], tool_names: set[Any]
+    ) -> dict[str, Any]:
+        call_id = str(call.get("call_id", ""))
+        name = call.get("name")
+        if name not in tool_names:
+            return function_call_output(
+                call_id, f"Error: unknown tool {name!r}; available: {sorted(map(str, tool_names))}"
+            )
+        try:
+            arguments = json.loads(call.get("arguments") or "{}")
+        except ValueError as exc:
+            return function_call_output(call_id, f"Error: arguments are not valid JSON: {exc}")
+        if not isinstance(arguments, dict):
+            return function_call_output(call_id, "Error: arguments must be a JSON object")
+        # Tools may have effects, so a call that may have reached the server is not retried.
+        result = await self._resources(
+            f"{env_url}/tools/{name}",
+            arguments,
+            headers={"X-Session-Id": rollout_id},
+            idempotent=False,
+        )
+        return function_call_output(call_id, str(result.get("output", "")))
+
+    async def _verify(self, env_url: str, rollout_id: str, state: _Rollout) -> VerifyResult:
+        response = self._response(state)
+        body = {"session_id": rollout_id, "response": response.model_dump(mode="json")}
+        try:
+            answer = await self.client.post_json(f"{env_url}/verify", body)
+            return VerifyResult.model_validate(answer)
+        except CallFailed as exc:
+            kind: FailureKind = "resources_error" if exc.status is None else "verify_error"
+            raise RolloutFailed(kind, str(exc)) from None
+        except ValueError as exc:
+            raise RolloutFailed("verify_error", f"unusable verify answer: {exc}") from None
+
+    async def _close(self, env_url: str, rollout_id: str) -> None:
+        try:
+            await self.client.post_json(
+                f"{env_url}/close_session", {"session_id": rollout_id}, timeout=10.0
+            )
+        except CallFailed as exc:  # the TTL reaper removes what we could not close
+            log.info("closing %s failed: %s", rollout_id, exc)
+
+    def _response(self, state: _Rollout) -> Response:
+        usage = {
+            "input_tokens": state.usage.input_tokens,
+            "output_tokens": state.usage.output_tokens,
+        }
+        return build_response(state.outputs, model=state.model_name, usage=usage)
+
+    def _result(
+        self,
+        request: RunRequest,
+        rollout_id: str,
+        state: _Rollout,
+        verdict: VerifyResult | None,
+        failure: RolloutFailed | None,
+    ) -> RunResult:
+        state.usage.total_tokens = state.usage.input_tokens + state.usage.output_tokens
+        trainable, _ = is_trainable(state.turns)
+        if failure is not None:
+            state.termination = "error"
+            verdict = VerifyResult(
+                reward=0.0,
+                mask_sample=True,
+                failure_kind=failure.kind,
+                failure_reason=failure.reason,
+            )
+        assert verdict is not None
+        return RunResult(
+            rollout_id=rollout_id,
+            task_id=request.task.task_id,
+            env=request.task.env,
+            env_version=request.task.env_version,
+            reward=verdict.reward,
+            reward_components=verdict.reward_components,
+            checks=verdict.checks,
+            response=self._response(state),
+            num_steps=state.steps,
+            termination_reason=state.termination,
+            usage=state.usage,
+            timings=state.timings,
+            trainable=trainable and not verdict.mask_sample,
+            mask_sample=verdict.mask_sample,
+            failure_kind=verdict.failure_kind,
+            failure_reason=verdict.failure_reason,
+        )

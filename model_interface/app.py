@@ -1,0 +1,94 @@
+"""The model interface app: `/v1/responses`, `/v1/chat/completions`, `/v1/models`."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, Header, Request
+from fastapi.responses import JSONResponse
+
+from model_interface.backends import Backend
+from model_interface.backends.scripted import ScriptedBackend
+from model_interface.request import ResponsesRequest
+from proofgym import VERSION
+from proofgym.errors import InvalidRequest
+from proofgym.http import ServiceClient, Transport
+from proofgym.service import install_common
+from proofgym.settings import ModelSettings
+
+
+def build_backend(settings: ModelSettings, transport: Transport | None = None) -> Backend:
+    """The backend the settings name."""
+    if settings.backend == "scripted":
+        return ScriptedBackend()
+    if settings.backend == "openai":
+        from model_interface.backends.openai_chat import OpenAIChatBackend
+
+        client = ServiceClient(settings, transport)
+        return OpenAIChatBackend(client, settings.base_urls, settings.model, settings.api_key)
+    raise ValueError(f"backend {settings.backend!r} is not available in this build")
+
+
+def route_key(header: str | None, body: Any) -> str:
+    """What keeps a rollout on one upstream: its id, else a hash of its first input."""
+    if header:
+        return header
+    first = body[:1] if isinstance(body, list) else body
+    return hashlib.sha1(json.dumps(first, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def create_app(settings: ModelSettings | None = None, backend: Backend | None = None) -> FastAPI:
+    """The model interface app over `backend` (default: the one the settings name).
+
+    Requests that carry a `script` always go to the scripted backend, so controls run against
+    any deployment.
+    """
+    settings = settings or ModelSettings()
+    main = backend or build_backend(settings)
+    scripted = ScriptedBackend()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await main.aclose()
+
+    app = FastAPI(title="proofgym model interface", version=VERSION, lifespan=lifespan)
+    install_common(app, "model", settings.token)
+
+    @app.post("/v1/responses")
+    async def responses(
+        body: ResponsesRequest, x_rollout_id: str | None = Header(default=None)
+    ) -> JSONResponse:
+        target = scripted if body.script is not None else main
+        response = await target.respond(body, route_key(x_rollout_id, body.input))
+        return JSONResponse(response.model_dump(mode="json", exclude_none=True))
+
+    @app.post("/v1/chat/completions")
+    async def chat(
+        request: Request, x_rollout_id: str | None = Header(default=None)
+    ) -> JSONResponse:
+        try:
+            body = await request.json()
+        except ValueError as exc:
+            raise InvalidRequest(f"body is not valid JSON: {exc}", kind="malformed_json") from None
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            raise InvalidRequest("chat completions need a JSON object with 'messages'")
+        return JSONResponse(await main.chat(body, route_key(x_rollout_id, body["messages"])))
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        names = main.models()
+        return {
+            "object": "list",
+            "data": [
+                {"id": n, "object": "model", "created": 0, "owned_by": "proofgym"} for n in names
+            ],
+        }
+
+    return app

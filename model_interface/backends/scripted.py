@@ -1,0 +1,76 @@
+"""The scripted backend: replays a script given in the request, one turn per model call.
+
+The turn to play is the number of model turns already in the input (a model turn is a run of
+assistant messages, reasoning and function calls), so a script replays the same way whatever
+the tools answered. Past its end the script says so in a final message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai.types.responses import Response
+
+from model_interface.request import ResponsesRequest
+from proofgym.errors import BadRequest
+from proofgym.responses import assistant_message, build_response, function_call, normalize_input
+
+MODEL_ITEMS = ("function_call", "reasoning")
+
+
+def is_model_item(item: dict[str, Any]) -> bool:
+    """Whether an input item was produced by the model (not the user, system or a tool)."""
+    kind = item.get("type", "message")
+    return kind in MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant")
+
+
+def count_model_turns(items: list[dict[str, Any]]) -> int:
+    """How many maximal runs of model items the input holds."""
+    turns, inside = 0, False
+    for item in items:
+        model = is_model_item(item)
+        if model and not inside:
+            turns += 1
+        inside = model
+    return turns
+
+
+def render_item(item: dict[str, Any]) -> dict[str, Any]:
+    """One script item as a Responses output item."""
+    kind = item.get("type")
+    if kind == "function_call":
+        args = item.get("arguments", {})
+        return function_call(str(item["name"]), args if isinstance(args, str) else json.dumps(args))
+    if kind == "message":
+        return assistant_message(str(item.get("content", "")))
+    raise BadRequest(
+        f"script items are function_call or message, not {kind!r}", kind="invalid_script"
+    )
+
+
+class ScriptedBackend:
+    """Replays `request.script`; needs no model and no network."""
+
+    async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
+        if request.script is None:
+            raise BadRequest(
+                "the scripted backend needs a 'script' in the request", kind="missing_script"
+            )
+        turn = count_model_turns(normalize_input(request.input))
+        if turn < len(request.script):
+            output = [render_item(i) for i in request.script[turn]]
+        else:
+            output = [assistant_message("(the script has ended)")]
+        if not output:
+            raise BadRequest(f"script turn {turn} is empty", kind="invalid_script")
+        return build_response(output, model="scripted")
+
+    async def chat(self, body: dict[str, Any], route_key: str) -> dict[str, Any]:
+        raise BadRequest("the scripted backend has no chat completions", kind="unsupported")
+
+    def models(self) -> list[str]:
+        return ["scripted"]
+
+    async def aclose(self) -> None:
+        return None

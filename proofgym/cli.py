@@ -1,0 +1,306 @@
+"""The `proofgym` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from proofgym.collect import Summary, TaskFileError, collect, load_tasks
+from proofgym.http import ServiceClient
+from proofgym.protocol import RunResult
+from proofgym.settings import AgentSettings, ClientSettings, ModelSettings, ResourcesSettings
+from proofgym.store import RolloutStore
+from proofgym.up import Stack, free_port
+
+app = typer.Typer(
+    help="proofgym: RL environments for LLM agents, with proven rewards.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+err = Console(stderr=True)
+EXAMPLES = Path(__file__).resolve().parent.parent / "tasks" / "file_edit" / "example.jsonl"
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print an error a person can act on and exit."""
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+@app.command()
+def serve(
+    service: Annotated[str, typer.Argument(help="agent, resources or model")],
+    host: Annotated[str | None, typer.Option(help="interface to bind")] = None,
+    port: Annotated[int | None, typer.Option(help="port to bind")] = None,
+    backend: Annotated[str | None, typer.Option(help="model backend (model service)")] = None,
+) -> None:
+    """Start one service. Other settings come from PROOFGYM_ environment variables."""
+    import uvicorn
+
+    overrides: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v}
+    settings: AgentSettings | ResourcesSettings | ModelSettings
+    if service == "agent":
+        from agent_server.app import create_app as agent_app
+
+        settings = AgentSettings(**overrides)
+        application = agent_app(settings)
+    elif service == "resources":
+        from resources_servers.base.app import create_app as resources_app
+
+        settings = ResourcesSettings(**overrides)
+        try:
+            application = resources_app(settings)
+        except ValueError as exc:
+            fail(str(exc))
+    elif service == "model":
+        from model_interface.app import create_app as model_app
+
+        if backend:
+            overrides["backend"] = backend
+        settings = ModelSettings(**overrides)
+        try:
+            application = model_app(settings)
+        except ValueError as exc:
+            fail(str(exc))
+    else:
+        fail(f"unknown service {service!r}; choose agent, resources or model")
+    logging.basicConfig(level=settings.log_level.upper())
+    uvicorn.run(
+        application,
+        host=settings.host,
+        port=settings.port,
+        loop="uvloop",
+        http="httptools",
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def _wait_for_signal() -> None:
+    stop = {"now": False}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    while not stop["now"]:
+        signal.pause()
+
+
+@app.command()
+def up(
+    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    agent_port: Annotated[int, typer.Option(help="agent port")] = 8000,
+    resources_port: Annotated[int, typer.Option(help="first resources port")] = 8001,
+    model_port: Annotated[int, typer.Option(help="model interface port")] = 8002,
+    resources_replicas: Annotated[int, typer.Option(min=1, help="resources processes")] = 1,
+) -> None:
+    """Start the three services as local processes; Ctrl-C or SIGTERM stops them all."""
+    ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
+    stack = Stack(host=host, agent_port=agent_port, resources_ports=ports, model_port=model_port)
+    try:
+        stack.start()
+    except RuntimeError as exc:
+        fail(f"the services did not start: {exc}", 1)
+    for svc in stack.processes:
+        console.print(f"{svc.name:>10}  {svc.url}")
+    console.print("ready; Ctrl-C stops everything", style="green")
+    try:
+        _wait_for_signal()
+    finally:
+        stack.stop()
+
+
+def _print_summary(title: str, summary: Summary, db: Path) -> None:
+    table = Table(title=title, show_header=False)
+    mean = summary.mean_reward
+    rate = summary.pass_rate
+    table.add_row("planned", str(summary.planned))
+    table.add_row("already stored (skipped)", str(summary.skipped))
+    table.add_row("stored now", str(summary.stored))
+    table.add_row("mean reward", "n/a" if mean is None else f"{mean:.3f}")
+    table.add_row("pass rate", "n/a" if rate is None else f"{rate:.1%}")
+    table.add_row("trainable", str(summary.trainable))
+    fails = ", ".join(f"{k}: {v}" for k, v in sorted(summary.failures.items())) or "none"
+    table.add_row("masked failures", fails)
+    if summary.not_collected:
+        table.add_row("not collected", str(summary.not_collected))
+    table.add_row("store", str(db))
+    console.print(table)
+    for line in summary.errors:
+        err.print(f"  {line}")
+    if summary.failures or summary.not_collected:
+        console.print(
+            "[yellow]some rollouts failed; run the same command again to complete them[/yellow]"
+        )
+
+
+def _collect(
+    tasks_file: Path,
+    db: Path,
+    agent_url: str,
+    repeats: int,
+    concurrency: int,
+    policy: str,
+    model: str | None,
+    max_steps: int | None,
+) -> Summary:
+    try:
+        tasks = load_tasks(tasks_file)
+    except TaskFileError as exc:
+        fail(str(exc))
+    control = None if policy == "model" else policy
+    model_params = {"model": model} if model else {}
+    store = RolloutStore(db)
+    client = ServiceClient(ClientSettings(max_retries=3))
+
+    async def main(progress: Progress, bar: Any) -> Summary:
+        try:
+            return await collect(
+                tasks,
+                agent_url=agent_url,
+                store=store,
+                client=client,
+                repeats=repeats,
+                concurrency=concurrency,
+                control=control,
+                model_params=model_params,
+                max_steps=max_steps,
+                on_result=lambda r: progress.advance(bar),
+            )
+        finally:
+            await client.aclose()
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        done = len(store.done_pairs() & {(t.task_id, r) for t in tasks for r in range(repeats)})
+        bar = progress.add_task(f"rollouts ({policy})", total=len(tasks) * repeats - done)
+        try:
+            return asyncio.run(main(progress, bar))
+        finally:
+            store.close()
+
+
+@app.command()
+def rollout(
+    tasks_file: Annotated[Path, typer.Argument(help="JSONL task file")],
+    db: Annotated[Path, typer.Option(help="SQLite rollout store")] = Path("runs/rollouts.db"),
+    agent_url: Annotated[str, typer.Option(help="agent server")] = "http://127.0.0.1:8000",
+    repeats: Annotated[int, typer.Option(min=1, help="rollouts per task")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="rollouts at once")] = 16,
+    policy: Annotated[
+        str,
+        typer.Option(
+            help="'model' for the model interface's backend, or a control name "
+            "(reference, alternative, noop_claim, ...) replayed by the scripted model"
+        ),
+    ] = "model",
+    model: Annotated[str | None, typer.Option(help="model name sent to the backend")] = None,
+    max_steps: Annotated[int | None, typer.Option(min=1, help="steps per rollout")] = None,
+) -> None:
+    """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
+    summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps)
+    _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
+    if summary.not_collected:
+        raise typer.Exit(1)
+
+
+@app.command()
+def envs() -> None:
+    """List the shipped environments with their versions and tools."""
+    from resources_servers.base.registry import discover
+
+    table = Table("environment", "version", "tools", "description")
+    for name, cls in sorted(discover().items()):
+        table.add_row(name, cls.version(), ", ".join(cls.tools()), cls.description)
+    console.print(table)
+
+
+@app.command()
+def demo(
+    tasks_file: Annotated[Path, typer.Option(help="JSONL task file")] = EXAMPLES,
+    out_dir: Annotated[
+        Path | None, typer.Option(help="folder for one store per policy (default: temporary)")
+    ] = None,
+) -> None:
+    """Start the services, run the example tasks with the reference and no-op policies, stop."""
+    host = "127.0.0.1"
+    stack = Stack(
+        host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
+    )
+    with tempfile.TemporaryDirectory(prefix="proofgym-demo-") as tmp:
+        folder = out_dir or Path(tmp)
+        console.print("starting agent, resources and model services ...")
+        try:
+            stack.start()
+        except RuntimeError as exc:
+            fail(f"the services did not start: {exc}", 1)
+        try:
+            for svc in stack.processes:
+                console.print(f"  {svc.name:>10}  {svc.url}")
+            for policy, meaning in (
+                ("reference", "should score 1"),
+                ("noop_claim", "claims success, does nothing: should score 0"),
+            ):
+                store = folder / f"demo-{policy}.db"
+                summary = _collect(tasks_file, store, stack.agent_url, 1, 8, policy, None, None)
+                _print_summary(f"policy {policy} ({meaning})", summary, store)
+        finally:
+            stack.stop()
+
+
+@app.command()
+def show(
+    db: Annotated[Path, typer.Argument(help="SQLite rollout store")],
+    limit: Annotated[int, typer.Option(help="rows to show")] = 20,
+) -> None:
+    """Print the stored rollouts of a store."""
+    if not db.is_file():
+        fail(f"{db}: no such store")
+    store = RolloutStore(db)
+    table = Table("task", "repeat", "reward", "steps", "failure", "checks")
+    for n, row in enumerate(store.rows()):
+        if n >= limit:
+            break
+        result = RunResult.model_validate(row["record"])
+        failed = [c.name for c in result.checks if not c.passed]
+        table.add_row(
+            row["task_id"],
+            str(row["repeat"]),
+            f"{row['reward']:.2f}",
+            str(result.num_steps),
+            row["failure_kind"] or "",
+            "failed: " + ", ".join(failed) if failed else "all passed",
+        )
+    console.print(table)
+    store.close()
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""The one service-to-service HTTP client: bounded retries, backoff with jitter, `Retry-After`.
+
+The transport is pluggable: production uses one shared aiohttp session per process (measured
+far faster than httpx at high concurrency, see DESIGN.md); tests plug an httpx client with an
+ASGI transport so services run in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import aiohttp
+import httpx
+
+from proofgym.settings import ClientSettings
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+
+@dataclass
+class HttpAnswer:
+    """A status, its headers and the parsed JSON body (or None when the body is not JSON)."""
+
+    status: int
+    headers: dict[str, str]
+    body: Any
+    text: str
+
+
+class ConnectFailed(Exception):
+    """The request never reached the server (refused, DNS, connect timeout): safe to retry."""
+
+
+class Transport(Protocol):
+    """Sends one request; raises ConnectFailed when nothing was sent, TimeoutError on timeout."""
+
+    async def send(
+        self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
+    ) -> HttpAnswer: ...
+
+    async def aclose(self) -> None: ...
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+class AiohttpTransport:
+    """One aiohttp session for the whole process, created lazily inside the running loop."""
+
+    def __init__(self, connect_timeout_s: float = 5.0, limit: int = 0) -> None:
+        self._session: aiohttp.ClientSession | None = None
+        self._connect_timeout = connect_timeout_s
+        self._limit = limit
+
+    def _get(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._limit, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector)
+        return self._session
+
+    async def send(
+        self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
+    ) -> HttpAnswer:
+        session = self._get()
+        tmo = aiohttp.ClientTimeout(total=timeout, sock_connect=self._connect_timeout)
+        data = None if body is None else json.dumps(body)
+        if data is not None:
+            headers = {**headers, "Content-Type": "application/json"}
+        try:
+            async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
+                text = await r.text()
+                return HttpAnswer(r.status, dict(r.headers), _parse(text), text)
+        except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError) as exc:
+            # A disconnect before any answer happens when a server dies with the request queued;
+            # we only retry it for idempotent calls (see ServiceClient).
+            if isinstance(exc, aiohttp.ClientConnectorError):
+                raise ConnectFailed(str(exc)) from exc
+            raise ConnectionError(str(exc)) from exc
+        except aiohttp.ClientError as exc:
+            raise ConnectionError(str(exc)) from exc
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+class HttpxTransport:
+    """An httpx client as transport; with `httpx.ASGITransport` services run in-process."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def send(
+        self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
+    ) -> HttpAnswer:
+        try:
+            r = await self.client.request(method, url, json=body, headers=headers, timeout=timeout)
+        except httpx.ConnectError as exc:
+            raise ConnectFailed(str(exc)) from exc
+        except httpx.TimeoutException as exc:
+            raise TimeoutError(str(exc)) from exc
+        except httpx.TransportError as exc:
+            raise ConnectionError(str(exc)) from exc
+        return HttpAnswer(r.status_code, dict(r.headers), _parse(r.text), r.text)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+class CallFailed(Exception):
+    """A call that failed for good after its retries; `status` is None when nothing answered."""
+
+    def __init__(self, message: str, status: int | None = None, body: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+def _retry_after(headers: dict[str, str]) -> float | None:
+    for key, value in headers.items():
+        if key.lower() == "retry-after":
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                return None
+    return None
+
+
+def error_message(answer: HttpAnswer) -> str:
+    """The `error.message` of an error answer, or its raw text."""
+    body = answer.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        err = body["error"]
+        return f"{err.get('kind', 'error')}: {err.get('message', '')}"
+    return answer.text[:500]
+
+
+class ServiceClient:
+    """JSON calls to other services with bounded retries.
+
+    Retries, with exponential backoff, full jitter and a honoured `Retry-After`: a request that
+    never reached its server, a 429, and, for idempotent calls only, a 502/503/504, a timeout or
+    a dropped connection. Anything else is returned as it came; errors are the caller's to read.
+    """
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        transport: Transport | None = None,
+        token: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.transport = transport or AiohttpTransport(settings.connect_timeout_s)
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def _delay(self, attempt: int, hint: float | None) -> float:
+        base = min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2**attempt)
+        jittered = random.uniform(0, base)
+        return max(jittered, min(hint, self.settings.backoff_max_s * 4)) if hint else jittered
+
+    async def call(
+        self,
+        method: str,
+        url: str,
+        body: Any = None,
+        *,
+        idempotent: bool = True,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> HttpAnswer:
+        """Send and retry as the class says; raise CallFailed when no usable answer came."""
+        hdrs = {**self.headers, **(headers or {})}
+        tmo = timeout or self.settings.request_timeout_s
+        last = "no attempt"
+        for attempt in range(self.settings.max_retries + 1):
+            hint: float | None = None
+            try:
+                answer = await self.transport.send(method, url, body, hdrs, tmo)
+            except ConnectFailed as exc:
+                last = f"cannot connect to {url}: {exc}"
+            except (TimeoutError, ConnectionError) as exc:
+                last = f"{type(exc).__name__} calling {url}: {exc}"
+                if not idempotent:
+                    raise CallFailed(last) from exc
+            else:
+                retryable = answer.status == 429 or (idempotent and answer.status in RETRY_STATUSES)
+                if not retryable:
+                    return answer
+                last = f"{url} answered {answer.status}: {error_message(answer)}"
+                hint = _retry_after(answer.headers)
+                if attempt == self.settings.max_retries:
+                    raise CallFailed(last, answer.status, answer.body)
+            if attempt < self.settings.max_retries:
+                await asyncio.sleep(self._delay(attempt, hint))
+        raise CallFailed(last)
+
+    async def post_json(
+        self,
+        url: str,
+        body: Any,
+        *,
+        idempotent: bool = True,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """POST and return the JSON body of a 2xx answer; raise CallFailed for anything else."""
+        answer = await self.call(
+            "POST", url, body, idempotent=idempotent, headers=headers, timeout=timeout
+        )
+        if not 200 <= answer.status < 300:
+            raise CallFailed(
+                f"{url} answered {answer.status}: {error_message(answer)}",
+                answer.status,
+                answer.body,
+            )
+        return answer.body
+
+    async def aclose(self) -> None:
+        """Close the transport."""
+        await self.transport.aclose()

@@ -1,0 +1,274 @@
+"""Wire types of the proofgym protocol (see PROTOCOL.md). Types only: no I/O.
+
+Our own request bodies reject unknown fields; OpenAI objects are the `openai` package's own
+types and accept extra fields as OpenAI does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Literal
+
+from openai.types.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.~]{16,128}$")
+
+FailureKind = Literal["model_error", "resources_error", "verify_error", "timeout"]
+TerminationReason = Literal["final_message", "max_steps", "length", "error"]
+Split = Literal["train", "eval", "example"]
+
+
+class StrictModel(BaseModel):
+    """Base of our own request/response bodies: unknown fields are an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def check_id(value: str) -> str:
+    """Return `value` if it is a URL-safe id of 16 to 128 characters, else raise ValueError."""
+    if not ID_PATTERN.match(value):
+        raise ValueError("ids are URL-safe strings of 16 to 128 characters ([A-Za-z0-9_-.~])")
+    return value
+
+
+class Task(StrictModel):
+    """One row of a task file."""
+
+    task_id: str = Field(min_length=1)
+    env: str = Field(min_length=1)
+    env_version: str | None = None
+    split: Split = "train"
+    responses_create_params: dict[str, Any]
+    task_data: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("responses_create_params")
+    @classmethod
+    def _has_input(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if "input" not in value:
+            raise ValueError("responses_create_params must contain 'input'")
+        return value
+
+    def content_hash(self) -> str:
+        """A stable hash of the whole task: the same task always hashes the same."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Task:
+        """Read a task row, accepting NeMo Gym rows (task fields beside the create params).
+
+        A NeMo Gym row carries `responses_create_params` and its own fields at the top level;
+        every field that is not one of ours goes into `task_data`.
+        """
+        ours = set(cls.model_fields)
+        if set(row) <= ours:
+            return cls.model_validate(row)
+        extra = {k: v for k, v in row.items() if k not in ours}
+        base = {k: v for k, v in row.items() if k in ours}
+        base.setdefault("task_data", {})
+        base["task_data"] = {**extra, **base["task_data"]}
+        if "task_id" not in base:
+            raw = json.dumps(row, sort_keys=True).encode()
+            base["task_id"] = hashlib.sha256(raw).hexdigest()[:16]
+        return cls.model_validate(base)
+
+
+class ErrorDetail(StrictModel):
+    """What went wrong, in a form a program can branch on and a person can act on."""
+
+    kind: str
+    message: str
+
+
+class ErrorBody(StrictModel):
+    """The body of every error answer."""
+
+    error: ErrorDetail
+
+
+class Health(StrictModel):
+    """Answer of `GET /health`."""
+
+    status: Literal["ok"] = "ok"
+    service: str
+    version: str
+
+
+# ---- resources server -------------------------------------------------------------------
+
+
+class EnvInfo(StrictModel):
+    """Answer of `GET /<env>/info`."""
+
+    name: str
+    version: str
+    description: str
+    tools: list[dict[str, Any]]
+    reward_range: tuple[float, float]
+    max_sessions: int
+
+
+class SeedRequest(StrictModel):
+    """Body of `POST /<env>/seed_session`."""
+
+    session_id: str
+    task: Task
+
+    _check = field_validator("session_id")(check_id)
+
+
+class SeedResponse(StrictModel):
+    """Answer of `POST /<env>/seed_session`."""
+
+    session_id: str
+    tools: list[dict[str, Any]]
+    instructions: str | None = None
+
+
+class ToolResult(StrictModel):
+    """Answer of `POST /<env>/tools/{name}`: what the policy sees, and an error if any."""
+
+    output: str
+    error: ErrorDetail | None = None
+
+
+class VerifyRequest(StrictModel):
+    """Body of `POST /<env>/verify`: the session and the whole Response of the rollout."""
+
+    session_id: str
+    response: Response
+
+
+class Check(StrictModel):
+    """One named verdict of a verifier."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class VerifyResult(StrictModel):
+    """What a verifier says of one rollout. `reward` is the sum of components when any."""
+
+    reward: float
+    reward_components: dict[str, float] = Field(default_factory=dict)
+    checks: list[Check] = Field(default_factory=list)
+    mask_sample: bool = False
+    failure_kind: FailureKind | None = None
+    failure_reason: str | None = None
+
+    @model_validator(mode="after")
+    def _components_sum(self) -> VerifyResult:
+        if self.reward_components:
+            total = sum(self.reward_components.values())
+            if abs(total - self.reward) > 1e-9:
+                raise ValueError(f"reward {self.reward} is not the sum of its components {total}")
+        return self
+
+
+class CloseRequest(StrictModel):
+    """Body of `POST /<env>/close_session`."""
+
+    session_id: str
+
+
+class CloseResponse(StrictModel):
+    """Answer of `POST /<env>/close_session`: whether a live session was closed."""
+
+    closed: bool
+
+
+class ControlsRequest(StrictModel):
+    """Body of `POST /<env>/controls` (a proofgym addition): the task to script controls for."""
+
+    task: Task
+
+
+class Control(StrictModel):
+    """A scripted trajectory and the outcome it must get.
+
+    `script` is a list of model turns; each turn is a list of items the scripted model emits:
+    `{"type": "function_call", "name": ..., "arguments": {...}}` or
+    `{"type": "message", "content": "..."}`.
+    """
+
+    name: str
+    expect: Literal["pass", "fail"]
+    script: list[list[dict[str, Any]]]
+    description: str = ""
+
+
+class ControlsResponse(StrictModel):
+    """Answer of `POST /<env>/controls`."""
+
+    controls: list[Control]
+
+
+# ---- agent server ------------------------------------------------------------------------
+
+
+class RunRequest(StrictModel):
+    """Body of `POST /run`.
+
+    `task` may be a proofgym task or a NeMo Gym row. `control` (a proofgym addition) runs the
+    environment's named control script through the scripted model instead of a real policy.
+    """
+
+    task: Task
+    model_params: dict[str, Any] = Field(default_factory=dict)
+    max_steps: int | None = Field(default=None, ge=1, le=1024)
+    control: str | None = None
+    rollout_id: str | None = None
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _nemo_row(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return Task.from_row(value)
+        return value
+
+    @field_validator("rollout_id")
+    @classmethod
+    def _rid(cls, value: str | None) -> str | None:
+        return None if value is None else check_id(value)
+
+
+class Timings(StrictModel):
+    """Seconds spent in each phase of a rollout."""
+
+    model: float = 0.0
+    tools: float = 0.0
+    verify: float = 0.0
+    total: float = 0.0
+
+
+class Usage(StrictModel):
+    """Token counts over the whole rollout."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+
+class RunResult(StrictModel):
+    """Everything a trainer needs of one rollout."""
+
+    rollout_id: str
+    task_id: str
+    env: str
+    env_version: str | None = None
+    reward: float
+    reward_components: dict[str, float] = Field(default_factory=dict)
+    checks: list[Check] = Field(default_factory=list)
+    response: Response
+    num_steps: int
+    termination_reason: TerminationReason
+    usage: Usage = Field(default_factory=Usage)
+    timings: Timings = Field(default_factory=Timings)
+    trainable: bool = False
+    mask_sample: bool = False
+    failure_kind: FailureKind | None = None
+    failure_reason: str | None = None

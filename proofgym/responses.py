@@ -1,0 +1,146 @@
+"""Small helpers over Responses API objects, shared by the agent, verifiers and backends."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from openai.types.responses import Response
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from pydantic import BaseModel
+
+TOKEN_FIELDS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs")
+
+
+def _zeros(model: type[BaseModel]) -> dict[str, int]:
+    return {name: 0 for name, f in model.model_fields.items() if f.is_required()}
+
+
+def new_id(prefix: str) -> str:
+    """A fresh OpenAI-style id such as `fc_1a2b...`."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def as_dict(item: Any) -> dict[str, Any]:
+    """An item (openai model or dict) as a plain dict, extra fields (token data) included."""
+    if isinstance(item, dict):
+        return item
+    dumped: dict[str, Any] = item.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+def message_text(item: dict[str, Any]) -> str:
+    """The text of a message item, whatever content form it takes."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content or []:
+        if isinstance(part, dict) and part.get("type") in ("output_text", "input_text", "text"):
+            parts.append(str(part.get("text", "")))
+        elif isinstance(part, dict) and part.get("type") == "refusal":
+            parts.append(str(part.get("refusal", "")))
+    return "".join(parts)
+
+
+def output_items(response: Response) -> list[dict[str, Any]]:
+    """Every output item of a Response as plain dicts."""
+    return [as_dict(item) for item in response.output]
+
+
+def final_message(response: Response) -> str:
+    """The text of the last assistant message of the rollout ('' when there is none)."""
+    for item in reversed(output_items(response)):
+        if item.get("type") == "message" and item.get("role", "assistant") == "assistant":
+            return message_text(item)
+    return ""
+
+
+def function_calls(response: Response) -> list[dict[str, Any]]:
+    """Every function call of the rollout, in order."""
+    return [i for i in output_items(response) if i.get("type") == "function_call"]
+
+
+def assistant_message(text: str, **extra: Any) -> dict[str, Any]:
+    """An assistant output message item."""
+    return {
+        "type": "message",
+        "id": new_id("msg"),
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+        **extra,
+    }
+
+
+def function_call(
+    name: str, arguments: str, call_id: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A function call output item."""
+    return {
+        "type": "function_call",
+        "id": new_id("fc"),
+        "call_id": call_id or new_id("call"),
+        "name": name,
+        "arguments": arguments,
+        "status": "completed",
+        **extra,
+    }
+
+
+def function_call_output(call_id: str, output: str) -> dict[str, Any]:
+    """The output of a function call, as the rollout's Response records it."""
+    return {
+        "type": "function_call_output",
+        "id": new_id("fco"),
+        "call_id": call_id,
+        "output": output,
+        "status": "completed",
+    }
+
+
+def build_response(
+    output: list[dict[str, Any]],
+    *,
+    model: str,
+    status: str = "completed",
+    incomplete_reason: str | None = None,
+    usage: dict[str, int] | None = None,
+    response_id: str | None = None,
+    **extra: Any,
+) -> Response:
+    """A Responses API `Response` holding `output`."""
+    body: dict[str, Any] = {
+        "id": response_id or new_id("resp"),
+        "object": "response",
+        "created_at": time.time(),
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "status": status,
+        **extra,
+    }
+    if incomplete_reason:
+        body["incomplete_details"] = {"reason": incomplete_reason}
+    if usage:
+        body["usage"] = {
+            "input_tokens": usage.get("input_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0),
+            "total_tokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
+            # Required detail fields differ between openai releases: fill each with 0.
+            "input_tokens_details": _zeros(InputTokensDetails),
+            "output_tokens_details": _zeros(OutputTokensDetails),
+        }
+    return Response.model_validate(body)
+
+
+def normalize_input(value: Any) -> list[dict[str, Any]]:
+    """Responses `input` as a list of items (a bare string becomes one user message)."""
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    if isinstance(value, list):
+        return [as_dict(v) for v in value]
+    raise ValueError("input must be a string or a list of items")

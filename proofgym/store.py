@@ -1,0 +1,88 @@
+"""The rollout store: one SQLite row per rollout (PROTOCOL.md, Rollout store).
+
+Every row is committed on its own, in WAL mode, so a killed collection loses nothing it had
+stored. A `(task_id, repeat)` pair is stored once: a new result for a pair replaces the old
+one, which is how a rerun completes rollouts that were stored masked.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from proofgym.protocol import RunResult
+
+COLUMNS = {
+    "rollout_id": str,
+    "task_id": str,
+    "repeat": int,
+    "env": str,
+    "env_version": str,
+    "reward": float,
+    "failure_kind": str,
+    "mask_sample": int,
+    "trainable": int,
+    "created_at": float,
+    "record": str,
+}
+
+
+class RolloutStore:
+    """A SQLite file of rollouts. Use from one thread at a time."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self.db = sqlite_utils.Database(conn)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.table = self.db.table("rollouts")
+        if not self.table.exists():
+            self.table.create(COLUMNS, pk="rollout_id", not_null={"task_id", "repeat"})
+            self.table.create_index(["task_id", "repeat"], unique=True)
+
+    def put(self, result: RunResult, repeat: int) -> None:
+        """Store one rollout, replacing any earlier row of the same (task_id, repeat)."""
+        row = {
+            "rollout_id": result.rollout_id,
+            "task_id": result.task_id,
+            "repeat": repeat,
+            "env": result.env,
+            "env_version": result.env_version,
+            "reward": result.reward,
+            "failure_kind": result.failure_kind,
+            "mask_sample": int(result.mask_sample),
+            "trainable": int(result.trainable),
+            "created_at": time.time(),
+            "record": result.model_dump_json(exclude_none=True),
+        }
+        with self.db.conn:
+            self.db.execute(
+                "DELETE FROM rollouts WHERE task_id = ? AND repeat = ?", [result.task_id, repeat]
+            )
+            self.table.insert(row, replace=True)
+
+    def done_pairs(self) -> set[tuple[str, int]]:
+        """Pairs stored with a usable (not masked) result: a rerun skips these."""
+        rows = self.db.execute("SELECT task_id, repeat FROM rollouts WHERE mask_sample = 0")
+        return {(r[0], int(r[1])) for r in rows.fetchall()}
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Every row, oldest first, with `record` parsed."""
+        for row in self.table.rows_where(order_by="created_at"):
+            yield {**row, "record": json.loads(row["record"])}
+
+    def count(self) -> int:
+        """How many rollouts are stored."""
+        return int(self.table.count)
+
+    def close(self) -> None:
+        """Close the database file."""
+        self.db.conn.close()

@@ -1,0 +1,1 @@
+"""Resources servers: the base server, the verifier library, and one folder per environment."""

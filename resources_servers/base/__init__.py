@@ -1,0 +1,6 @@
+"""The resources server base: environments, typed tools, sessions and the HTTP app."""
+
+from resources_servers.base.environment import Environment, ToolError
+from resources_servers.base.tools import tool
+
+__all__ = ["Environment", "ToolError", "tool"]

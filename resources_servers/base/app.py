@@ -1,0 +1,221 @@
+"""The resources server: hosts environments under `/<env>` (PROTOCOL.md, Resources server)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Header, Request
+
+from proofgym import VERSION
+from proofgym.errors import InvalidRequest, NotFound
+from proofgym.protocol import (
+    CloseRequest,
+    CloseResponse,
+    ControlsRequest,
+    ControlsResponse,
+    EnvInfo,
+    ErrorDetail,
+    SeedRequest,
+    SeedResponse,
+    ToolResult,
+    VerifyRequest,
+    VerifyResult,
+)
+from proofgym.service import install_common
+from proofgym.settings import ResourcesSettings
+from resources_servers.base.environment import Environment, ToolError
+from resources_servers.base.registry import discover
+from resources_servers.base.sessions import SessionRegistry
+
+log = logging.getLogger("proofgym.resources")
+
+
+class ResourcesHost:
+    """The environments of one process and their session registries. Plain class: tests call it."""
+
+    def __init__(
+        self, envs: Mapping[str, Environment[Any]], settings: ResourcesSettings, root: Path
+    ) -> None:
+        self.envs = dict(envs)
+        self.settings = settings
+        self.registries = {
+            name: SessionRegistry(env, root / name, settings.session_ttl_s, settings.max_sessions)
+            for name, env in self.envs.items()
+        }
+
+    def env(self, name: str) -> Environment[Any]:
+        """The environment called `name`, or NotFound."""
+        try:
+            return self.envs[name]
+        except KeyError:
+            raise NotFound(
+                f"no environment {name!r} here; hosted: {sorted(self.envs)}", kind="unknown_env"
+            ) from None
+
+    def registry(self, name: str) -> SessionRegistry:
+        """The session registry of environment `name`, or NotFound."""
+        self.env(name)
+        return self.registries[name]
+
+    def info(self, name: str) -> EnvInfo:
+        """What `/info` answers for environment `name`."""
+        env = self.env(name)
+        return EnvInfo(
+            name=env.name,
+            version=env.version(),
+            description=env.description,
+            tools=env.tool_schemas(),
+            reward_range=env.reward_range,
+            max_sessions=self.settings.max_sessions,
+        )
+
+    async def call_tool(
+        self, name: str, session_id: str, tool_name: str, arguments: Any
+    ) -> ToolResult:
+        """Run one tool in one session. Policy-visible failures are a ToolResult with error."""
+        env = self.env(name)
+        session = self.registry(name).get(session_id)
+        spec = env.tools().get(tool_name)
+        if spec is None:
+            raise NotFound(
+                f"no tool {tool_name!r} in {name}; tools: {sorted(env.tools())}",
+                kind="unknown_tool",
+            )
+        try:
+            kwargs = spec.parse(arguments)
+        except ValueError as exc:
+            return ToolResult(
+                output=f"Error: {exc}",
+                error=ErrorDetail(kind="invalid_arguments", message=str(exc)),
+            )
+        try:
+            if spec.is_async:
+                result = await spec.fn(env, session.state, **kwargs)
+            else:
+                result = await asyncio.to_thread(spec.fn, env, session.state, **kwargs)
+        except ToolError as exc:
+            return ToolResult(
+                output=f"Error: {exc}", error=ErrorDetail(kind=exc.kind, message=str(exc))
+            )
+        except Exception as exc:  # a tool that raises is a policy-visible outcome, not a 500
+            log.info("tool %s.%s raised %r", name, tool_name, exc)
+            message = f"{type(exc).__name__}: {exc}"
+            return ToolResult(
+                output=f"Error: {message}",
+                error=ErrorDetail(kind="tool_exception", message=message),
+            )
+        output = result if isinstance(result, str) else json.dumps(result)
+        return ToolResult(output=output)
+
+    async def verify(self, name: str, request: VerifyRequest) -> VerifyResult:
+        """Judge a session's rollout; the session stays open (closing is separate)."""
+        env = self.env(name)
+        session = self.registry(name).get(request.session_id)
+        return await asyncio.to_thread(env.verify, session.state, session.task, request.response)
+
+    async def reap_forever(self) -> None:
+        """Reap idle sessions of every environment, every `reap_interval_s`."""
+        while True:
+            await asyncio.sleep(self.settings.reap_interval_s)
+            for registry in self.registries.values():
+                try:
+                    reaped = await registry.reap()
+                except Exception:
+                    log.exception("reaping %s failed", registry.env.name)
+                    continue
+                if reaped:
+                    log.info("reaped %d idle sessions of %s", len(reaped), registry.env.name)
+
+
+def create_app(
+    settings: ResourcesSettings | None = None, envs: Mapping[str, Environment[Any]] | None = None
+) -> FastAPI:
+    """The resources server app hosting `envs` (default: every shipped environment, or the
+    ones `settings.envs` names)."""
+    settings = settings or ResourcesSettings()
+    if envs is None:
+        available = discover()
+        wanted = settings.envs or sorted(available)
+        unknown = [n for n in wanted if n not in available]
+        if unknown:
+            raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
+        envs = {n: available[n]() for n in wanted}
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    if settings.workdir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="proofgym-sessions-")
+        root = Path(tmp.name)
+    else:
+        root = settings.workdir
+    host = ResourcesHost(envs, settings, root)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        reaper = asyncio.create_task(host.reap_forever())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            for registry in host.registries.values():
+                await registry.close_all()
+            if tmp is not None:
+                tmp.cleanup()
+
+    app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
+    app.state.host = host
+    metrics = install_common(app, "resources", settings.token)
+    for name, registry in host.registries.items():
+        metrics.open_sessions.labels("resources", name).set_function(
+            lambda r=registry: len(r)  # type: ignore[misc]
+        )
+
+    @app.get("/envs")
+    async def list_envs() -> list[EnvInfo]:
+        return [host.info(n) for n in host.envs]
+
+    @app.get("/{env}/info")
+    async def info(env: str) -> EnvInfo:
+        return host.info(env)
+
+    @app.post("/{env}/seed_session")
+    async def seed_session(env: str, body: SeedRequest) -> SeedResponse:
+        environment = host.env(env)
+        session, _ = await host.registry(env).seed(body.session_id, body.task)
+        return SeedResponse(
+            session_id=session.session_id,
+            tools=environment.tool_schemas(),
+            instructions=environment.instructions(session.task),
+        )
+
+    @app.post("/{env}/tools/{tool_name}")
+    async def call_tool(
+        env: str, tool_name: str, request: Request, x_session_id: str = Header(...)
+    ) -> ToolResult:
+        raw = await request.body()
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            raise InvalidRequest(
+                f"tool arguments are not valid JSON: {exc}", kind="malformed_json"
+            ) from None
+        return await host.call_tool(env, x_session_id, tool_name, arguments)
+
+    @app.post("/{env}/verify")
+    async def verify(env: str, body: VerifyRequest) -> VerifyResult:
+        return await host.verify(env, body)
+
+    @app.post("/{env}/close_session")
+    async def close_session(env: str, body: CloseRequest) -> CloseResponse:
+        return CloseResponse(closed=await host.registry(env).close(body.session_id))
+
+    @app.post("/{env}/controls")
+    async def controls(env: str, body: ControlsRequest) -> ControlsResponse:
+        return ControlsResponse(controls=host.env(env).controls(body.task))
+
+    return app

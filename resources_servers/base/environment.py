@@ -1,0 +1,103 @@
+"""The Environment base class: what one environment folder implements.
+
+An environment is a class with a name, typed tools (methods marked `@tool`), a per-session
+state, a verifier and controls. The base server does the rest: sessions, TTL, HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from openai.types.responses import Response
+
+from proofgym.protocol import Control, Task, VerifyResult
+from resources_servers.base.tools import ToolSpec, collect_tools
+
+S = TypeVar("S")
+
+
+class ToolError(Exception):
+    """Raised by a tool to refuse an action; the policy sees the message as a tool error."""
+
+    def __init__(self, message: str, kind: str = "refused") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def source_hash(cls: type) -> str:
+    """Content hash of the folder that defines `cls`: every .py file, by relative path."""
+    folder = Path(inspect.getfile(cls)).parent
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+class Environment(Generic[S]):
+    """One environment. Subclasses set the class variables and implement the four methods.
+
+    Promises the server relies on:
+    - `create_state` builds everything one session owns (under `workdir` when
+      `needs_workdir`); nothing is shared between sessions, so no module-level mutable state.
+    - `verify` is a pure function of the state, the task and the Response: the same inputs
+      always give the same VerifyResult.
+    - `controls` returns scripted trajectories with the outcome each must get.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    needs_workdir: ClassVar[bool] = False
+    #: task_data keys that are ground truth and must never reach the policy.
+    secret_fields: ClassVar[tuple[str, ...]] = ()
+    _tools: ClassVar[dict[str, ToolSpec]]
+    _version: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tools = collect_tools(cls)
+
+    @classmethod
+    def version(cls) -> str:
+        """Content hash of the environment's source folder."""
+        if "_version" not in cls.__dict__:
+            cls._version = source_hash(cls)
+        return cls._version
+
+    @classmethod
+    def tools(cls) -> dict[str, ToolSpec]:
+        """The tools of this environment, by name."""
+        return cls._tools
+
+    @classmethod
+    def tool_schemas(cls) -> list[dict[str, Any]]:
+        """OpenAI function-tool schemas of every tool."""
+        return [spec.schema for spec in cls._tools.values()]
+
+    def validate_task(self, task: Task) -> None:
+        """Raise ValueError with a readable message when `task_data` cannot seed a session."""
+
+    def create_state(self, task: Task, workdir: Path | None) -> S:
+        """Build the state of a new session from its task (runs off the event loop)."""
+        raise NotImplementedError
+
+    def instructions(self, task: Task) -> str | None:
+        """Text for the policy beside the task prompt; never ground truth."""
+        return None
+
+    def verify(self, state: S, task: Task, response: Response) -> VerifyResult:
+        """Judge a rollout by its final state and its trajectory."""
+        raise NotImplementedError
+
+    def controls(self, task: Task) -> list[Control]:
+        """Scripted trajectories for this task with the outcome each must get."""
+        return []
+
+    def close_state(self, state: S) -> None:
+        """Release what the state holds beyond its workdir (the server removes the workdir)."""

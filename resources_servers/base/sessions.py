@@ -1,0 +1,149 @@
+"""Session registry of one environment: idempotent seed and close, idle TTL, capacity."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from proofgym.errors import AtCapacity, BadRequest, Conflict, NotFound
+from proofgym.protocol import Task
+from resources_servers.base.environment import Environment
+
+
+class Session:
+    """One live session. Slots keep an idle session small (see bench/RESULTS.md)."""
+
+    __slots__ = ("last_used", "ready", "session_id", "state", "task", "task_hash", "workdir")
+
+    def __init__(self, session_id: str, task: Task, task_hash: str, workdir: Path | None) -> None:
+        self.session_id = session_id
+        self.task = task
+        self.task_hash = task_hash
+        self.workdir = workdir
+        self.state: Any = None
+        self.ready: asyncio.Event | None = asyncio.Event()
+        self.last_used = time.monotonic()
+
+
+class SessionRegistry:
+    """The sessions of one environment.
+
+    - Seeding the same id with the same task returns the existing session; with another task
+      it is a Conflict (409). Seeding past `max_sessions` is AtCapacity (429).
+    - Closing is idempotent. Sessions idle longer than `ttl_s` are reaped by `reap`, and their
+      workdir removed.
+    """
+
+    def __init__(self, env: Environment[Any], root: Path, ttl_s: float, max_sessions: int) -> None:
+        self.env = env
+        self.root = root
+        self.ttl_s = ttl_s
+        self.max_sessions = max_sessions
+        self.sessions: dict[str, Session] = {}
+
+    def __len__(self) -> int:
+        return len(self.sessions)
+
+    async def seed(self, session_id: str, task: Task) -> tuple[Session, bool]:
+        """Return the session and whether it was created now."""
+        task_hash = task.content_hash()
+        existing = self.sessions.get(session_id)
+        if existing is not None:
+            if existing.task_hash != task_hash:
+                raise Conflict(
+                    f"session {session_id} was seeded with another task", kind="session_conflict"
+                )
+            if existing.ready is not None:
+                await existing.ready.wait()
+                if session_id not in self.sessions:
+                    raise Conflict(f"seeding session {session_id} failed", kind="seed_failed")
+            existing.last_used = time.monotonic()
+            return existing, False
+        if len(self.sessions) >= self.max_sessions:
+            raise AtCapacity(
+                f"{self.env.name} holds {self.max_sessions} sessions, its maximum", retry_after=1.0
+            )
+        if task.env != self.env.name:
+            raise BadRequest(
+                f"task is for environment {task.env!r}, not {self.env.name!r}", kind="wrong_env"
+            )
+        if task.env_version is not None and task.env_version != self.env.version():
+            raise Conflict(
+                f"task was made for {self.env.name} version {task.env_version}, this server runs "
+                f"{self.env.version()}",
+                kind="env_version_mismatch",
+            )
+        try:
+            self.env.validate_task(task)
+        except ValueError as exc:
+            raise BadRequest(f"task {task.task_id}: {exc}", kind="invalid_task") from None
+        workdir = self.root / session_id if self.env.needs_workdir else None
+        session = Session(session_id, task, task_hash, workdir)
+        self.sessions[session_id] = session  # reserve before the first await
+        try:
+            if workdir is not None:
+                session.state = await asyncio.to_thread(self._create_in, workdir, task)
+            else:
+                session.state = self.env.create_state(task, None)
+        except BaseException:
+            self.sessions.pop(session_id, None)
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
+            raise
+        finally:
+            assert session.ready is not None
+            session.ready.set()
+        session.ready = None
+        return session, True
+
+    def _create_in(self, workdir: Path, task: Task) -> Any:
+        workdir.mkdir(parents=True, exist_ok=False)
+        return self.env.create_state(task, workdir)
+
+    def get(self, session_id: str) -> Session:
+        """The live, fully seeded session, touched; NotFound otherwise."""
+        session = self.sessions.get(session_id)
+        if session is None or session.ready is not None:
+            raise NotFound(f"no session {session_id!r} in {self.env.name}", kind="unknown_session")
+        session.last_used = time.monotonic()
+        return session
+
+    async def close(self, session_id: str) -> bool:
+        """Close a session and remove its files; False when there was none."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return False
+        if session.ready is not None:
+            await session.ready.wait()
+        if self.sessions.pop(session_id, None) is None:
+            return False
+        await asyncio.to_thread(self._dispose, session)
+        return True
+
+    def _dispose(self, session: Session) -> None:
+        try:
+            if session.state is not None:
+                self.env.close_state(session.state)
+        finally:
+            if session.workdir is not None:
+                shutil.rmtree(session.workdir, ignore_errors=True)
+
+    async def reap(self, now: float | None = None) -> list[str]:
+        """Close every session idle for longer than the TTL; return their ids."""
+        now = time.monotonic() if now is None else now
+        idle = [
+            s.session_id
+            for s in self.sessions.values()
+            if s.ready is None and now - s.last_used > self.ttl_s
+        ]
+        for session_id in idle:
+            await self.close(session_id)
+        return idle
+
+    async def close_all(self) -> None:
+        """Close every session (at shutdown)."""
+        for session_id in list(self.sessions):
+            await self.close(session_id)

@@ -1,0 +1,1 @@
+"""The verifier library: state matching, trajectory constraints, claim checks, composition."""

@@ -1,0 +1,1 @@
+"""Task generators: one per environment, deterministic by seed, each task self-checked."""

@@ -1,0 +1,32 @@
+"""Shared fixtures: tasks and the in-process stack."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proofgym.testing import InProcessStack, in_process_stack
+from sdg.file_edit import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def file_edit_tasks() -> list[dict[str, Any]]:
+    return generate(6, seed=11)
+
+
+@pytest.fixture
+def example_tasks() -> list[dict[str, Any]]:
+    path = ROOT / "tasks" / "file_edit" / "example.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+async def stack() -> AsyncIterator[InProcessStack]:
+    async with in_process_stack() as s:
+        yield s

@@ -1,0 +1,1 @@
+"""Trainer adapters (TRL, NeMo RL, Unsloth): each consumes RunResults and stands alone."""
