@@ -77,8 +77,8 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
                         {
                             "role": "user",
                             "type": "message",
-                            "content": f"In the file {path}, set {key} to {value}. Do not change anything "
-                            "else in the workspace.",
+                            "content": f"In the file {path}, set {key} to {value}. "
+                            "Do not change anything else in the workspace.",
                         }
                     ]
                 },
