@@ -220,7 +220,10 @@ class RolloutRunner:
             answer = await self.client.post_json(f"{env_url}/verify", body)
             return VerifyResult.model_validate(answer)
         except CallFailed as exc:
-            kind: FailureKind = "resources_error" if exc.status is None else "verify_error"
+            # No answer, or a session the server no longer knows: the server failed, not the
+            # verifier.
+            lost = exc.status is None or exc.status == 404
+            kind: FailureKind = "resources_error" if lost else "verify_error"
             raise RolloutFailed(kind, str(exc)) from None
         except ValueError as exc:
             raise RolloutFailed("verify_error", f"unusable verify answer: {exc}") from None

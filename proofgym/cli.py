@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -87,7 +88,8 @@ def serve(
     )
 
 
-def _wait_for_signal() -> None:
+def _supervise(stack: Stack) -> None:
+    """Until SIGINT or SIGTERM: restart any service that dies, and say so."""
     stop = {"now": False}
 
     def handler(signum: int, frame: Any) -> None:
@@ -96,7 +98,12 @@ def _wait_for_signal() -> None:
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
     while not stop["now"]:
-        signal.pause()
+        for svc in stack.restart_dead():
+            err.print(
+                f"[yellow]{svc.name} at {svc.url} died; restarted it "
+                f"(pid {svc.process.pid}, restart {svc.restarts})[/yellow]"
+            )
+        time.sleep(0.2)
 
 
 @app.command()
@@ -115,10 +122,10 @@ def up(
     except RuntimeError as exc:
         fail(f"the services did not start: {exc}", 1)
     for svc in stack.processes:
-        console.print(f"{svc.name:>10}  {svc.url}")
+        console.print(f"{svc.name:>10}  {svc.url}  pid {svc.process.pid}")
     console.print("ready; Ctrl-C stops everything", style="green")
     try:
-        _wait_for_signal()
+        _supervise(stack)
     finally:
         stack.stop()
 
@@ -219,7 +226,7 @@ def rollout(
     """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
     summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps)
     _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
-    if summary.not_collected:
+    if summary.not_collected or summary.failures:
         raise typer.Exit(1)
 
 

@@ -34,11 +34,14 @@ def _die_with_parent() -> None:
 
 @dataclass
 class ServiceProcess:
-    """One started service."""
+    """One started service, and how to start it again."""
 
     name: str
     url: str
     process: subprocess.Popen[bytes]
+    cmd: list[str]
+    env: dict[str, str]
+    restarts: int = 0
 
 
 @dataclass
@@ -71,7 +74,21 @@ class Stack:
         }
         cmd = [sys.executable, "-m", "proofgym.cli", "serve", name]
         proc = subprocess.Popen(cmd, env=env, preexec_fn=_die_with_parent)
-        self.processes.append(ServiceProcess(name, self.url(port), proc))
+        self.processes.append(ServiceProcess(name, self.url(port), proc, cmd, env))
+
+    def restart_dead(self) -> list[ServiceProcess]:
+        """Start again every service whose process has exited; return those restarted.
+
+        A restarted resources server has lost its sessions: rollouts that were using them end
+        as masked `resources_error`, and a rerun of the collection completes them.
+        """
+        restarted = []
+        for svc in self.processes:
+            if svc.process.poll() is not None:
+                svc.process = subprocess.Popen(svc.cmd, env=svc.env, preexec_fn=_die_with_parent)
+                svc.restarts += 1
+                restarted.append(svc)
+        return restarted
 
     def start(self, timeout: float = 60.0) -> None:
         """Start every service and wait until each answers /health; stop all on failure."""

@@ -1,0 +1,182 @@
+"""The commands a user types, as real processes: up, rollout (killed mid-run), demo."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from proofgym.up import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "tasks" / "file_edit" / "example.jsonl"
+CLI = [sys.executable, "-m", "proofgym.cli"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead too
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def count_rows(db: Path, where: str = "1") -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute(f"select count(*) from rollouts where {where}").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.fixture
+def services() -> Iterator[tuple[str, dict[str, int], subprocess.Popen[str], dict[str, int]]]:
+    ports = {"agent": free_port(), "resources": free_port(), "model": free_port()}
+    up = subprocess.Popen(
+        [
+            *CLI,
+            "up",
+            "--agent-port",
+            str(ports["agent"]),
+            "--resources-port",
+            str(ports["resources"]),
+            "--model-port",
+            str(ports["model"]),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    pids: dict[str, int] = {}
+    assert up.stdout is not None
+    deadline = time.monotonic() + 60
+    for line in up.stdout:
+        m = re.match(r"\s*(\w+)\s+http://\S+\s+pid (\d+)", line)
+        if m:
+            pids[m.group(1)] = int(m.group(2))
+        if "ready" in line or time.monotonic() > deadline:
+            break
+    assert set(pids) == {"agent", "resources", "model"}, pids
+    try:
+        yield f"http://127.0.0.1:{ports['agent']}", pids, up, ports
+    finally:
+        if up.poll() is None:
+            up.send_signal(signal.SIGTERM)
+            up.wait(20)
+
+
+def rollout(db: Path, agent: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            *CLI,
+            "rollout",
+            str(EXAMPLES),
+            "--db",
+            str(db),
+            "--agent-url",
+            agent,
+            "--policy",
+            "reference",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_up_rollout_kill_and_resume(
+    tmp_path: Path, services: tuple[str, dict[str, int], subprocess.Popen[str], dict[str, int]]
+) -> None:
+    agent, pids, up, ports = services
+    db = tmp_path / "runs.db"
+    done = rollout(db, agent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1.000" in done.stdout and count_rows(db) == 8
+
+    big = tmp_path / "big.db"
+    run = subprocess.Popen(
+        [
+            *CLI,
+            "rollout",
+            str(EXAMPLES),
+            "--db",
+            str(big),
+            "--agent-url",
+            agent,
+            "--policy",
+            "reference",
+            "--repeats",
+            "100",
+            "--concurrency",
+            "8",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while count_rows(big) < 40 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(pids["resources"], signal.SIGKILL)  # a resources server dies mid-run
+    out, _ = run.communicate(timeout=300)
+    assert run.returncode == 1, out
+    assert "run the same command again" in out
+    masked = count_rows(big, "mask_sample = 1")
+    assert masked >= 1
+    kinds = (
+        sqlite3.connect(big)
+        .execute("select distinct failure_kind from rollouts where mask_sample = 1")
+        .fetchall()
+    )
+    assert {k for (k,) in kinds} == {"resources_error"}
+
+    # `proofgym up` restarts the dead service; a rerun completes what failed
+    resources = f"http://127.0.0.1:{ports['resources']}"
+    with httpx.Client() as client:
+        for _ in range(200):
+            try:
+                if client.get(f"{resources}/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+    again = rollout(big, agent, "--repeats", "100", "--concurrency", "8")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert count_rows(big) == 800 and count_rows(big, "mask_sample = 1") == 0
+    pairs = (
+        sqlite3.connect(big)
+        .execute("select count(distinct task_id || '#' || repeat) from rollouts")
+        .fetchone()[0]
+    )
+    assert pairs == 800
+
+    # Ctrl-C / SIGTERM on `up` stops every service: no orphans
+    children = [pid for name, pid in pids.items() if name != "resources"]
+    up.send_signal(signal.SIGTERM)
+    up.wait(20)
+    for pid in children:
+        for _ in range(100):
+            if not alive(pid):
+                break
+            time.sleep(0.05)
+        assert not alive(pid), f"service {pid} outlived proofgym up"
+
+
+def test_the_readme_run_command_prints_both_summaries() -> None:
+    done = subprocess.run([*CLI, "demo"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rewards = re.findall(r"mean reward\s+│\s+([\d.]+)", done.stdout)
+    assert rewards == ["1.000", "0.000"], done.stdout
