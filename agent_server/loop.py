@@ -7,7 +7,6 @@ as a silent reward of 0, and the session is always closed.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -16,6 +15,7 @@ from typing import Any
 
 from openai.types.responses import Response
 
+from agent_server.replicas import ReplicaSet
 from proofgym.errors import NotFound
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.protocol import (
@@ -43,12 +43,6 @@ class RolloutFailed(Exception):
         self.reason = reason
 
 
-def sticky(urls: list[str], key: str) -> str:
-    """The replica a session stays on: a stable hash of its id."""
-    digest = int(hashlib.sha1(key.encode()).hexdigest()[:12], 16)
-    return urls[digest % len(urls)]
-
-
 class _Rollout:
     """The mutable record of one rollout while it runs."""
 
@@ -68,19 +62,25 @@ class RolloutRunner:
     def __init__(self, settings: AgentSettings, client: ServiceClient) -> None:
         self.settings = settings
         self.client = client
+        self.default_set = ReplicaSet(settings.resources_urls)
+        self.env_sets = {env: ReplicaSet(urls) for env, urls in settings.env_urls.items()}
 
-    def env_url(self, env: str, session_id: str) -> str:
+    async def env_url(self, env: str, session_id: str) -> str:
         """The base URL of `env` for this session (sticky across replicas)."""
-        urls = self.settings.env_urls.get(env) or [
-            f"{u.rstrip('/')}/{env}" for u in self.settings.resources_urls
-        ]
-        return sticky(urls, session_id).rstrip("/")
+        if env in self.env_sets:
+            url = await self.env_sets[env].pick(session_id)
+        else:
+            base = await self.default_set.pick(session_id)
+            url = None if base is None else f"{base}/{env}"
+        if url is None:
+            raise RolloutFailed("resources_error", f"no resources replica found for {env}")
+        return url
 
     async def run(self, request: RunRequest) -> RunResult:
         """Run one rollout to its end and return what happened, failures included."""
         rollout_id = request.rollout_id or uuid.uuid4().hex
         task = request.task
-        env_url = self.env_url(task.env, rollout_id)
+        env_url = ""
         state = _Rollout()
         start = time.perf_counter()
         verdict: VerifyResult | None = None
@@ -88,6 +88,7 @@ class RolloutRunner:
         seeded = False
         try:
             async with asyncio.timeout(self.settings.rollout_timeout_s):
+                env_url = await self.env_url(task.env, rollout_id)
                 seed = await self._resources(
                     f"{env_url}/seed_session",
                     {"session_id": rollout_id, "task": task.model_dump(mode="json")},
@@ -104,7 +105,7 @@ class RolloutRunner:
         except RolloutFailed as exc:
             failure = exc
         finally:
-            if seeded or failure is not None:
+            if env_url and (seeded or failure is not None):
                 await self._close(env_url, rollout_id)
         state.timings.total = time.perf_counter() - start
         return self._result(request, rollout_id, state, verdict, failure)

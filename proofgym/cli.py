@@ -19,7 +19,7 @@ from rich.table import Table
 from proofgym.collect import Summary, TaskFileError, collect, load_tasks
 from proofgym.http import ServiceClient
 from proofgym.protocol import RunResult
-from proofgym.settings import AgentSettings, ClientSettings, ModelSettings, ResourcesSettings
+from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
 from proofgym.store import RolloutStore
 from proofgym.up import Stack, free_port
 
@@ -85,6 +85,7 @@ def serve(
         http="httptools",
         log_level=settings.log_level,
         timeout_graceful_shutdown=5,
+        backlog=8192,
     )
 
 
@@ -171,7 +172,8 @@ def _collect(
     control = None if policy == "model" else policy
     model_params = {"model": model} if model else {}
     store = RolloutStore(db)
-    client = ServiceClient(ClientSettings(max_retries=3))
+    settings = CollectorSettings()
+    client = ServiceClient(settings, token=settings.token)
 
     async def main(progress: Progress, bar: Any) -> Summary:
         try:

@@ -31,6 +31,13 @@ class ClientSettings(BaseSettings):
     backoff_max_s: float = 5.0
 
 
+class CollectorSettings(ClientSettings):
+    """Settings of `proofgym rollout` and other clients of the agent."""
+
+    token: str | None = Field(default=None, description="bearer token sent to the agent")
+    max_retries: int = Field(default=3, ge=0, le=20)
+
+
 class ResourcesSettings(CommonSettings):
     """Settings of a resources server process."""
 

@@ -126,8 +126,7 @@ async def test_tool_calls_of_one_turn_run_concurrently_in_call_order() -> None:
         ).json()
     outputs = [i for i in result["response"]["output"] if i["type"] == "function_call_output"]
     assert [o["output"].split()[0] for o in outputs] == ["t0", "t1", "t2"]
-    assert result["reward"] == 3.0  # three calls were in flight at once
-    assert result["timings"]["tools"] < 0.55  # not 0.3 + 0.2 + 0.1 one after another
+    assert result["reward"] == 3.0  # the verifier saw three calls in flight at once
 
 
 async def test_bad_tool_calls_become_model_visible_errors(

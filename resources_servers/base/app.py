@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, Request
+from fastapi import FastAPI, Request, Response
+from starlette.routing import Route
 
 from proofgym import VERSION
 from proofgym.errors import InvalidRequest, NotFound
@@ -98,6 +99,8 @@ class ResourcesHost:
         try:
             if spec.is_async:
                 result = await spec.fn(env, session.state, **kwargs)
+            elif spec.inline:
+                result = spec.fn(env, session.state, **kwargs)
             else:
                 result = await asyncio.to_thread(spec.fn, env, session.state, **kwargs)
         except ToolError as exc:
@@ -193,10 +196,12 @@ def create_app(
             instructions=environment.instructions(session.task),
         )
 
-    @app.post("/{env}/tools/{tool_name}")
-    async def call_tool(
-        env: str, tool_name: str, request: Request, x_session_id: str = Header(...)
-    ) -> ToolResult:
+    async def call_tool(request: Request) -> Response:
+        """POST /{env}/tools/{tool_name}: the hot path, so a plain Starlette route (FastAPI's
+        dependency solving cost more than the tool; see bench/RESULTS.md)."""
+        session_id = request.headers.get("x-session-id")
+        if not session_id:
+            raise InvalidRequest("the X-Session-Id header is required", kind="missing_session")
         raw = await request.body()
         try:
             arguments = json.loads(raw) if raw.strip() else {}
@@ -204,7 +209,12 @@ def create_app(
             raise InvalidRequest(
                 f"tool arguments are not valid JSON: {exc}", kind="malformed_json"
             ) from None
-        return await host.call_tool(env, x_session_id, tool_name, arguments)
+        params = request.path_params
+        result = await host.call_tool(params["env"], session_id, params["tool_name"], arguments)
+        return Response(result.model_dump_json(), media_type="application/json")
+
+    # First in the route table, so the hot path matches at once.
+    app.router.routes.insert(0, Route("/{env}/tools/{tool_name}", call_tool, methods=["POST"]))
 
     @app.post("/{env}/verify")
     async def verify(env: str, body: VerifyRequest) -> VerifyResult:

@@ -6,21 +6,40 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+F = TypeVar("F", bound=Callable[..., Any])
 TOOL_MARK = "__proofgym_tool__"
+INLINE_MARK = "__proofgym_inline__"
 
 
-def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+@overload
+def tool(fn: F) -> F: ...
+
+
+@overload
+def tool(*, inline: bool = False) -> Callable[[F], F]: ...
+
+
+def tool(fn: F | None = None, *, inline: bool = False) -> F | Callable[[F], F]:
     """Mark an environment method `(self, state, **arguments)` as a tool the policy can call.
 
     The first line of the docstring is the tool's description; an `Args:` section describes
     each argument. Annotations give the types, defaults make arguments optional.
+
+    A plain `def` tool runs in a worker thread, off the event loop. `@tool(inline=True)` runs
+    it on the loop instead: only for work bounded to well under a millisecond (a small file
+    read), where the thread hop costs more than the work (bench/RESULTS.md).
     """
-    setattr(fn, TOOL_MARK, True)
-    return fn
+
+    def mark(f: F) -> F:
+        setattr(f, TOOL_MARK, True)
+        setattr(f, INLINE_MARK, inline)
+        return f
+
+    return mark(fn) if fn is not None else mark
 
 
 def _doc_parts(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -61,6 +80,7 @@ class ToolSpec:
     arguments: type[BaseModel]
     fn: Callable[..., Any]
     is_async: bool
+    inline: bool = False
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -108,7 +128,12 @@ def build_spec(fn: Callable[..., Any]) -> ToolSpec:
         f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid", strict=False), **fields
     )
     return ToolSpec(
-        fn.__name__, description or fn.__name__, model, fn, inspect.iscoroutinefunction(fn)
+        fn.__name__,
+        description or fn.__name__,
+        model,
+        fn,
+        inspect.iscoroutinefunction(fn),
+        bool(getattr(fn, INLINE_MARK, False)),
     )
 
 

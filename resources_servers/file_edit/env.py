@@ -8,7 +8,7 @@ run that deleted every other file on the way; this one does not.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,14 @@ from resources_servers.verifiers.state import unchanged_except
 MAX_FILE_BYTES = 1_000_000
 
 
-@dataclass
 class Workspace:
     """The files of one session, confined to `root`."""
 
-    root: Path
+    __slots__ = ("real_root", "root")
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
 
     def resolve(self, path: str) -> Path:
         """The absolute path of `path` inside the workspace; ToolError if it would leave it."""
@@ -39,15 +42,15 @@ class Workspace:
             raise ToolError(f"absolute paths are not allowed: {path}", "path_outside_workspace")
         if ".." in Path(path).parts:
             raise ToolError(f"'..' is not allowed in paths: {path}", "path_outside_workspace")
-        target = (self.root / path).resolve()
-        root = self.root.resolve()
+        target = Path(os.path.realpath(self.real_root / path))
+        root = self.real_root
         if target != root and root not in target.parents:
             raise ToolError(f"path leaves the workspace: {path}", "path_outside_workspace")
         return target
 
     def snapshot(self) -> dict[str, bytes]:
         """Every file of the workspace by relative path, with its bytes."""
-        root = self.root.resolve()
+        root = self.real_root
         return {
             str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
         }
@@ -75,8 +78,8 @@ class FileEditEnv(Environment[Workspace]):
 
     def create_state(self, task: Task, workdir: Path | None) -> Workspace:
         assert workdir is not None
+        (workdir / "ws").mkdir()
         ws = Workspace(workdir / "ws")
-        ws.root.mkdir()
         for path, content in task.task_data["files"].items():
             target = ws.resolve(path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -90,12 +93,12 @@ class FileEditEnv(Environment[Workspace]):
             "summary of what you changed."
         )
 
-    @tool
+    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
     def list_files(self, state: Workspace) -> str:
         """List every file in the workspace, one relative path per line."""
         return "\n".join(state.snapshot()) or "(no files)"
 
-    @tool
+    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
     def read_file(self, state: Workspace, path: str) -> str:
         """Read a text file of the workspace.
 
@@ -107,7 +110,7 @@ class FileEditEnv(Environment[Workspace]):
             raise ToolError(f"no such file: {path}", "not_found")
         return target.read_text(errors="replace")
 
-    @tool
+    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
     def write_file(self, state: Workspace, path: str, content: str) -> str:
         """Create or overwrite a text file of the workspace with `content`.
 
@@ -124,7 +127,7 @@ class FileEditEnv(Environment[Workspace]):
         target.write_text(content)
         return f"wrote {len(content.encode())} bytes to {path}"
 
-    @tool
+    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
     def delete_file(self, state: Workspace, path: str) -> str:
         """Delete a file of the workspace.
 

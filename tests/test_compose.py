@@ -1,0 +1,137 @@
+"""compose.yaml and the Dockerfile, checked against the code (no Docker engine runs here)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic_settings import BaseSettings
+from typer.testing import CliRunner
+
+from proofgym.cli import app
+from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
+SERVICES: dict[str, Any] = COMPOSE["services"]
+SETTINGS: dict[str, type[BaseSettings]] = {
+    "agent": AgentSettings,
+    "resources": ResourcesSettings,
+    "model": ModelSettings,
+    "rollout": CollectorSettings,
+}
+OURS = [name for name, svc in SERVICES.items() if svc.get("image", "").startswith("proofgym")]
+
+
+def substitute(value: str, env: dict[str, str] | None = None) -> str:
+    """Compose's ${VAR:-default} substitution, with the defaults."""
+    env = env or {}
+    return re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: env.get(m.group(1), m.group(2)), value)
+
+
+def environment(name: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    return {k: substitute(str(v), env) for k, v in SERVICES[name].get("environment", {}).items()}
+
+
+def test_our_services_are_the_three_and_the_collector() -> None:
+    assert sorted(OURS) == ["agent", "model", "resources", "rollout"]
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_every_command_is_a_real_cli_command(name: str) -> None:
+    args = SERVICES[name]["command"]
+    names = {c.name or c.callback.__name__ for c in app.registered_commands if c.callback}
+    assert args[0] in names, f"{name}: proofgym has no command {args[0]!r}"
+    # every option before --help must be one the command knows, or click exits 2
+    result = CliRunner().invoke(app, [*args, "--help"])
+    assert result.exit_code == 0, result.output
+    if args[0] == "serve":
+        assert args[1] == name  # the service serves what its name says
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_every_variable_is_a_real_setting(name: str) -> None:
+    settings_cls = SETTINGS[name]
+    env = environment(name)
+    for key in env:
+        assert key.startswith("PROOFGYM_"), key
+        assert key.removeprefix("PROOFGYM_").lower() in settings_cls.model_fields, (name, key)
+    settings_cls(
+        **{
+            k.removeprefix("PROOFGYM_").lower(): _parse(v)
+            for k, v in env.items()
+            if k != "PROOFGYM_HOST"
+        }
+    )  # the values validate too
+
+
+def _parse(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+@pytest.mark.parametrize("name", ["agent", "resources", "model"])
+def test_healthchecks_hit_health_on_the_service_port(name: str) -> None:
+    port = environment(name)["PROOFGYM_PORT"]
+    test = " ".join(SERVICES[name]["healthcheck"]["test"])
+    assert f"http://127.0.0.1:{port}/health" in test
+    assert SERVICES[name].get("expose") == [port] or name == "agent"
+
+
+def test_ports_and_urls_line_up() -> None:
+    agent = environment("agent")
+    assert SERVICES["agent"]["ports"] == ["${AGENT_PORT:-8000}:8000"]
+    assert agent["PROOFGYM_PORT"] == "8000"
+    (resources_url,) = json.loads(agent["PROOFGYM_RESOURCES_URLS"])
+    assert resources_url == f"dns+http://resources:{environment('resources')['PROOFGYM_PORT']}"
+    assert agent["PROOFGYM_MODEL_URL"] == f"http://model:{environment('model')['PROOFGYM_PORT']}"
+    rollout = SERVICES["rollout"]["command"]
+    assert rollout[rollout.index("--agent-url") + 1] == "http://agent:8000"
+    for dep in ("resources", "model"):
+        assert SERVICES["agent"]["depends_on"][dep]["condition"] == "service_healthy"
+    # one shared token, the same everywhere
+    tokens = {environment(n)["PROOFGYM_TOKEN"] for n in OURS}
+    assert len(tokens) == 1
+
+
+def test_the_gpu_profile_points_the_model_interface_at_vllm() -> None:
+    assert SERVICES["vllm"]["profiles"] == ["gpu"]
+    gpu_env = dict(
+        line.split("=", 1)
+        for line in (ROOT / "compose.gpu.env").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    model = environment("model", gpu_env)
+    urls = json.loads(model["PROOFGYM_BASE_URLS"])
+    vllm_port = SERVICES["vllm"]["command"][SERVICES["vllm"]["command"].index("--port") + 1]
+    assert urls == [f"http://vllm:{vllm_port}/v1"]
+    assert (
+        model["PROOFGYM_MODEL"]
+        == SERVICES["vllm"]["command"][SERVICES["vllm"]["command"].index("--served-model-name") + 1]
+    )
+    ModelSettings(backend=model["PROOFGYM_BACKEND"], base_urls=urls)  # a valid backend
+    assert SERVICES["model"]["depends_on"]["vllm"]["required"] is False
+
+
+def test_named_volumes_hold_tasks_and_runs() -> None:
+    assert set(COMPOSE["volumes"]) == {"tasks", "runs"}
+    assert "runs:/runs" in SERVICES["rollout"]["volumes"]
+    db = SERVICES["rollout"]["command"][SERVICES["rollout"]["command"].index("--db") + 1]
+    assert db.startswith("/runs/")
+    tasks_file = SERVICES["rollout"]["command"][1]
+    assert (ROOT / "tasks" / Path(tasks_file).relative_to("/tasks")).is_file()
+
+
+def test_dockerfile_runs_the_cli_as_a_non_root_user() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^USER proofgym$", text, re.M)
+    assert 'ENTRYPOINT ["proofgym"]' in text and "HEALTHCHECK" in text
+    for package in ("proofgym", "agent_server", "resources_servers", "model_interface", "sdg"):
+        assert f"COPY {package} ./{package}" in text
+    assert "/health" in text
