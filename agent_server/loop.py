@@ -54,6 +54,7 @@ class _Rollout:
         self.usage = Usage()
         self.timings = Timings()
         self.model_name = "unknown"
+        self.response: Response | None = None  # built once the loop ends
 
 
 class RolloutRunner:
@@ -215,7 +216,7 @@ class RolloutRunner:
         return function_call_output(call_id, str(result.get("output", "")))
 
     async def _verify(self, env_url: str, rollout_id: str, state: _Rollout) -> VerifyResult:
-        response = self._response(state)
+        response = state.response = self._response(state)
         body = {"session_id": rollout_id, "response": response.model_dump(mode="json")}
         try:
             answer = await self.client.post_json(f"{env_url}/verify", body)
@@ -271,7 +272,7 @@ class RolloutRunner:
             reward=verdict.reward,
             reward_components=verdict.reward_components,
             checks=verdict.checks,
-            response=self._response(state),
+            response=state.response or self._response(state),
             num_steps=state.steps,
             termination_reason=state.termination,
             usage=state.usage,

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from proofgym.collect import Summary, TaskFileError, collect, load_tasks
-from proofgym.http import ServiceClient
+from proofgym.http import SERVER_KEEPALIVE_S, ServiceClient
 from proofgym.protocol import RunResult
 from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
 from proofgym.store import RolloutStore
@@ -86,6 +86,7 @@ def serve(
         log_level=settings.log_level,
         timeout_graceful_shutdown=5,
         backlog=8192,
+        timeout_keep_alive=SERVER_KEEPALIVE_S,
     )
 
 

@@ -19,6 +19,8 @@ import httpx
 from proofgym.settings import ClientSettings
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+KEEPALIVE_S = 15.0
+SERVER_KEEPALIVE_S = 75
 
 
 @dataclass
@@ -62,7 +64,11 @@ class AiohttpTransport:
 
     def _get(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._limit, ttl_dns_cache=300)
+            # Drop idle pooled connections well before servers do (uvicorn: 75 s, set in
+            # `proofgym serve`), so a request is never written into a closing connection.
+            connector = aiohttp.TCPConnector(
+                limit=self._limit, ttl_dns_cache=300, keepalive_timeout=KEEPALIVE_S
+            )
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
 
@@ -78,13 +84,17 @@ class AiohttpTransport:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
                 text = await r.text()
                 return HttpAnswer(r.status, dict(r.headers), _parse(text), text)
-        except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError) as exc:
-            # A disconnect before any answer happens when a server dies with the request queued;
-            # we only retry it for idempotent calls (see ServiceClient).
-            if isinstance(exc, aiohttp.ClientConnectorError):
+        except aiohttp.ClientConnectorError as exc:
+            raise ConnectFailed(str(exc)) from exc
+        except aiohttp.ClientOSError as exc:
+            # The request body could not be written: the server closed a pooled connection
+            # under us, so no handler ran and a retry is safe even for a tool call.
+            if "Can not write request body" in str(exc):
                 raise ConnectFailed(str(exc)) from exc
             raise ConnectionError(str(exc)) from exc
         except aiohttp.ClientError as exc:
+            # Includes a disconnect with no answer (a server that died with the request in
+            # flight): retried only for idempotent calls (see ServiceClient).
             raise ConnectionError(str(exc)) from exc
 
     async def aclose(self) -> None:

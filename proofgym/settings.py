@@ -45,7 +45,9 @@ class ResourcesSettings(CommonSettings):
     envs: list[str] = Field(default_factory=list, description="environments to host; empty: all")
     session_ttl_s: float = Field(default=900.0, gt=0)
     max_sessions: int = Field(default=16384, ge=1)
-    workdir: Path | None = Field(default=None, description="where session files live; default tmp")
+    workdir: Path | None = Field(
+        default=None, description="where session files live; default: /dev/shm if large, else tmp"
+    )
     reap_interval_s: float = Field(default=30.0, gt=0)
 
 
