@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym agent_server resources_servers model_interface sdg trainers
 
-.PHONY: install run test lint unit bench tasks
+.PHONY: install run test lint unit validate bench tasks
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,7 +19,7 @@ run: install
 	$(VENV)/bin/proofgym demo
 
 ## make test: lint, type-check, every test, and the validation of every environment.
-test: install lint unit
+test: install lint unit validate
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -30,6 +30,10 @@ lint: install
 unit: install
 	$(VENV)/bin/pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no test ran: the suite is broken"; exit 1; fi; exit $$rc
+
+## make validate: prove every shipped environment (controls, negatives, isolation, determinism).
+validate: install
+	$(VENV)/bin/proofgym validate
 
 bench: install
 	$(PY) bench/rollouts.py

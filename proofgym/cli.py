@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -18,7 +19,7 @@ from rich.table import Table
 
 from proofgym.collect import Summary, TaskFileError, collect, load_tasks
 from proofgym.http import SERVER_KEEPALIVE_S, ServiceClient
-from proofgym.protocol import RunResult
+from proofgym.protocol import RunResult, Task
 from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
 from proofgym.store import RolloutStore
 from proofgym.up import Stack, free_port
@@ -275,6 +276,71 @@ def demo(
                 _print_summary(f"policy {policy} ({meaning})", summary, store)
         finally:
             stack.stop()
+
+
+@app.command()
+def validate(
+    envs: Annotated[list[str] | None, typer.Argument(help="environments (default: all)")] = None,
+    tasks_file: Annotated[
+        Path | None,
+        typer.Option("--tasks", help="JSONL tasks (default: tasks/<env>/example.jsonl)"),
+    ] = None,
+    parallel: Annotated[int, typer.Option(min=1, help="sessions at once for isolation")] = 256,
+    sample: Annotated[int, typer.Option(min=1, help="tasks per environment")] = 4,
+    margin: Annotated[float, typer.Option(help="floor gap, as a share of the reward range")] = 0.5,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON report")] = False,
+) -> None:
+    """Prove each environment's reward: controls, negatives, isolation, determinism, leakage.
+
+    Exit 0 when every check passes, 1 when any fails, 2 for bad usage.
+    """
+    from proofgym.validation import EnvReport, validate_env
+    from resources_servers.base.registry import discover
+
+    available = discover()
+    names = envs or sorted(available)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        fail(f"unknown environments {unknown}; available: {sorted(available)}")
+    plan: list[tuple[str, list[Task]]] = []
+    for name in names:
+        path = tasks_file or EXAMPLES.parent.parent / name / "example.jsonl"
+        try:
+            tasks = [t for t in load_tasks(path) if t.env == name]
+        except TaskFileError as exc:
+            fail(f"{name}: {exc}")
+        if not tasks:
+            fail(f"{path} has no task for {name}")
+        plan.append((name, tasks))
+    reports: list[EnvReport] = []
+    for name, tasks in plan:
+        if not as_json:
+            err.print(f"validating {name} ...")
+        reports.append(
+            asyncio.run(
+                validate_env(
+                    available[name](), tasks, parallel=parallel, sample=sample, margin=margin
+                )
+            )
+        )
+    if as_json:
+        console.print_json(json.dumps([r.to_json() for r in reports]))
+    else:
+        for report in reports:
+            table = Table(
+                "check",
+                "verdict",
+                "detail",
+                title=f"{report.env} {report.version}: {report.tasks} tasks, "
+                f"{report.rollouts} rollouts, {report.seconds:.1f}s",
+            )
+            for v in report.verdicts:
+                table.add_row(
+                    v.name, "[green]pass[/green]" if v.passed else "[red]FAIL[/red]", v.detail
+                )
+            console.print(table)
+    if not all(r.passed for r in reports):
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -56,6 +56,10 @@ class Environment(Generic[S]):
     needs_workdir: ClassVar[bool] = False
     #: task_data keys that are ground truth and must never reach the policy.
     secret_fields: ClassVar[tuple[str, ...]] = ()
+    #: the reward at or above which a rollout counts as a pass; default: the top of the range.
+    pass_threshold: ClassVar[float | None] = None
+    #: whether the same tool call on the same state always answers the same text.
+    deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]
     _version: ClassVar[str]
 
@@ -98,6 +102,17 @@ class Environment(Generic[S]):
     def controls(self, task: Task) -> list[Control]:
         """Scripted trajectories for this task with the outcome each must get."""
         return []
+
+    @classmethod
+    def passing_reward(cls) -> float:
+        """The reward at or above which a rollout passes."""
+        return cls.reward_range[1] if cls.pass_threshold is None else cls.pass_threshold
+
+    def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]] | None:
+        """A script that writes `marker` into the session's state and then reads the state
+        back, so `proofgym validate` can check that no marker shows up in another session.
+        None when the environment has no writable state."""
+        return None
 
     def close_state(self, state: S) -> None:
         """Release what the state holds beyond its workdir (the server removes the workdir)."""

@@ -167,6 +167,15 @@ class FileEditEnv(Environment[Workspace]):
         ]
         return all_or_nothing(checks)
 
+    def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
+        write = {
+            "type": "function_call",
+            "name": "write_file",
+            "arguments": json.dumps({"path": f"probe-{marker}.txt", "content": marker}),
+        }
+        listing = {"type": "function_call", "name": "list_files", "arguments": "{}"}
+        return [[write], [listing], [{"type": "message", "content": "probe done"}]]
+
     def controls(self, task: Task) -> list[Control]:
         files: dict[str, str] = task.task_data["files"]
         goal = task.task_data["goal"]

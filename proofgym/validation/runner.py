@@ -1,0 +1,395 @@
+"""The checks of `proofgym validate`, run through the real services (in-process, scripted model).
+
+For one environment and a sample of its tasks:
+- every control gets the outcome it declares, and every generic negative fails;
+- the reward is well formed (finite, in range, no infrastructure failure);
+- the reference beats the best negative by a margin (floor gap);
+- verifying the same trajectory again gives the same result (determinism);
+- many sessions at once get exactly what each gets alone, and no session's writes appear in
+  another's (isolation);
+- no ground-truth field reaches what the policy sees (leakage).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from proofgym.protocol import Control, RunResult, Task
+from proofgym.responses import function_calls, output_items
+from proofgym.settings import ResourcesSettings
+from proofgym.testing import InProcessStack, in_process_stack
+from proofgym.validation.negatives import generic_negatives
+
+
+@dataclass
+class Verdict:
+    """One check of the validation and what it found."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class EnvReport:
+    """Everything `validate` found for one environment."""
+
+    env: str
+    version: str
+    tasks: int
+    rollouts: int = 0
+    seconds: float = 0.0
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when every check passed."""
+        return bool(self.verdicts) and all(v.passed for v in self.verdicts)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the report."""
+        return {**asdict(self), "passed": self.passed}
+
+
+def _signature(result: RunResult | dict[str, Any]) -> tuple[Any, ...]:
+    """What must be equal for two verdicts to be the same (of a RunResult or a VerifyResult)."""
+    data = result.model_dump() if isinstance(result, RunResult) else result
+    components = tuple(sorted((k, round(v, 9)) for k, v in data["reward_components"].items()))
+    checks = tuple((c["name"], c["passed"], c.get("detail", "")) for c in data["checks"])
+    return (round(data["reward"], 9), components, checks, bool(data.get("mask_sample")))
+
+
+def _tool_outputs(result: RunResult) -> list[str]:
+    return [
+        str(getattr(i, "output", ""))
+        for i in result.response.output
+        if getattr(i, "type", "") == "function_call_output"
+    ]
+
+
+def _leaves(value: Any) -> list[str]:
+    """The leaf values of a ground-truth field worth searching for (short ones match anything)."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return [text] if len(text) >= 4 else []
+
+
+class _Validator:
+    def __init__(
+        self,
+        stack: InProcessStack,
+        env: Any,
+        tasks: list[Task],
+        parallel: int,
+        margin: float,
+        seed: int,
+    ) -> None:
+        self.stack = stack
+        self.env = env
+        self.tasks = tasks
+        self.parallel = parallel
+        self.margin = margin
+        self.seed = seed
+        self.base = f"http://resources/{env.name}"
+        self.threshold = env.passing_reward()
+        self.results: list[RunResult] = []
+        self.controls: dict[str, list[Control]] = {}
+        self.solo: dict[tuple[str, str], RunResult] = {}
+        self.verdicts: list[Verdict] = []
+
+    def passes(self, result: RunResult) -> bool:
+        return not result.mask_sample and result.reward >= self.threshold - 1e-9
+
+    async def post(self, url: str, body: Any, **kw: Any) -> Any:
+        r = await self.stack.client.post(url, json=body, **kw)
+        if r.status_code != 200:
+            raise RuntimeError(f"{url} answered {r.status_code}: {r.text[:300]}")
+        return r.json()
+
+    async def run(self, task: Task, script: list[list[dict[str, Any]]]) -> RunResult:
+        body = {
+            "task": task.model_dump(mode="json"),
+            "model_params": {"model": "scripted", "script": script},
+        }
+        result = RunResult.model_validate(await self.post("http://agent/run", body))
+        self.results.append(result)
+        return result
+
+    def verdict(self, name: str, passed: bool, detail: str = "") -> None:
+        self.verdicts.append(Verdict(name, passed, detail))
+
+    async def check_controls(self) -> None:
+        by_name: dict[str, list[str]] = {}
+        for task in self.tasks:
+            answer = await self.post(f"{self.base}/controls", {"task": task.model_dump()})
+            controls = [Control.model_validate(c) for c in answer["controls"]]
+            self.controls[task.task_id] = controls
+            for control in controls:
+                result = await self.run(task, control.script)
+                self.solo[(task.task_id, control.name)] = result
+                ok = self.passes(result) == (control.expect == "pass")
+                if not ok:
+                    failed = [c.name for c in result.checks if not c.passed]
+                    by_name.setdefault(control.name, []).append(
+                        f"{task.task_id}: expected {control.expect}, got reward "
+                        f"{result.reward:g} (failed checks: {', '.join(failed) or 'none'})"
+                    )
+                else:
+                    by_name.setdefault(control.name, [])
+        declared = {c.name: c.expect for cs in self.controls.values() for c in cs}
+        has_ref = declared.get("reference") == "pass"
+        has_neg = "fail" in declared.values()
+        self.verdict(
+            "controls_declared",
+            has_ref and has_neg,
+            f"{len(declared)} controls: {', '.join(sorted(declared))}"
+            if has_ref and has_neg
+            else "needs a 'reference' (pass) and at least one 'fail' control",
+        )
+        for name, problems in sorted(by_name.items()):
+            self.verdict(
+                f"control:{name}",
+                not problems,
+                "; ".join(problems[:3]) or f"as declared on {len(self.tasks)} tasks",
+            )
+
+    async def check_negatives(self) -> dict[str, float]:
+        tools = self.env.tool_schemas()
+        best: dict[str, float] = {}
+        failures: dict[str, list[str]] = {}
+        for task in self.tasks:
+            top = -math.inf
+            for name, script in generic_negatives(task, tools, self.seed).items():
+                result = await self.run(task, script)
+                top = max(top, result.reward)
+                failures.setdefault(name, [])
+                if self.passes(result):
+                    failures[name].append(f"{task.task_id}: reward {result.reward:g}")
+            for control in self.controls.get(task.task_id, []):
+                if control.expect == "fail":
+                    top = max(top, self.solo[(task.task_id, control.name)].reward)
+            best[task.task_id] = top
+        for name, problems in sorted(failures.items()):
+            self.verdict(
+                f"negative:{name}",
+                not problems,
+                "passed: " + "; ".join(problems[:3]) if problems else "fails as it must",
+            )
+        return best
+
+    def check_floor_gap(self, best_negative: dict[str, float]) -> None:
+        lo, hi = self.env.reward_range
+        need = self.margin * (hi - lo)
+        gaps = []
+        for task in self.tasks:
+            ref = self.solo.get((task.task_id, "reference"))
+            if ref is not None:
+                gaps.append(ref.reward - best_negative[task.task_id])
+        ok = bool(gaps) and min(gaps) >= need - 1e-9
+        detail = (
+            f"smallest gap {min(gaps):g}, needed {need:g}"
+            if gaps
+            else "no reference control to measure from"
+        )
+        self.verdict("floor_gap", ok, detail)
+
+    def check_well_formed(self) -> None:
+        lo, hi = self.env.reward_range
+        problems = []
+        for r in self.results:
+            if r.mask_sample:
+                problems.append(f"{r.task_id}: {r.failure_kind}: {r.failure_reason}")
+            elif not math.isfinite(r.reward) or not lo - 1e-9 <= r.reward <= hi + 1e-9:
+                problems.append(f"{r.task_id}: reward {r.reward} outside [{lo}, {hi}]")
+            elif r.reward_components and abs(sum(r.reward_components.values()) - r.reward) > 1e-9:
+                problems.append(f"{r.task_id}: components do not sum to the reward")
+        self.verdict(
+            "reward_well_formed",
+            not problems,
+            "; ".join(problems[:3]) or f"{len(self.results)} rollouts finite, in range",
+        )
+
+    async def replay(self, task: Task, original: RunResult) -> list[str]:
+        """Replay a rollout's tool calls in a fresh session, verify twice; list differences."""
+        sid = f"replay-{uuid.uuid4().hex}"
+        await self.post(
+            f"{self.base}/seed_session", {"session_id": sid, "task": task.model_dump(mode="json")}
+        )
+        problems = []
+        try:
+            recorded = {
+                i["call_id"]: i.get("output")
+                for i in output_items(original.response)
+                if i.get("type") == "function_call_output"
+            }
+            tool_names = set(self.env.tools())
+            for call in function_calls(original.response):
+                try:
+                    args = json.loads(call.get("arguments") or "{}")
+                except ValueError:
+                    continue  # the agent answered these itself; they never reached the server
+                if not isinstance(args, dict) or call.get("name") not in tool_names:
+                    continue
+                answer = await self.post(
+                    f"{self.base}/tools/{call['name']}", args, headers={"X-Session-Id": sid}
+                )
+                same = answer["output"] == recorded.get(call.get("call_id"))
+                if self.env.deterministic_tools and not same:
+                    problems.append(f"{call['name']} answered differently on replay")
+            body = {"session_id": sid, "response": original.response.model_dump(mode="json")}
+            first = await self.post(f"{self.base}/verify", body)
+            second = await self.post(f"{self.base}/verify", body)
+            if first != second:
+                problems.append("verifying twice gave two results")
+            if _signature(first) != _signature(original):
+                problems.append(
+                    f"replay got reward {first['reward']:g}, run got {original.reward:g}"
+                )
+        finally:
+            await self.post(f"{self.base}/close_session", {"session_id": sid})
+        return problems
+
+    async def check_determinism(self) -> None:
+        problems = []
+        for (task_id, name), result in self.solo.items():
+            task = next(t for t in self.tasks if t.task_id == task_id)
+            for p in await self.replay(task, result):
+                problems.append(f"{task_id}/{name}: {p}")
+        self.verdict(
+            "determinism",
+            not problems,
+            "; ".join(problems[:3]) or f"{len(self.solo)} trajectories replayed",
+        )
+
+    async def check_isolation(self) -> None:
+        jobs = list(self.solo.items())
+        if not jobs:
+            self.verdict("isolation_parallel", False, "no control to run in parallel")
+            return
+        picked = [jobs[i % len(jobs)] for i in range(self.parallel)]
+        tasks = {t.task_id: t for t in self.tasks}
+        results = await asyncio.gather(
+            *(
+                self.run(tasks[tid], next(c for c in self.controls[tid] if c.name == name).script)
+                for (tid, name), _ in picked
+            )
+        )
+        problems = []
+        for ((tid, name), solo), got in zip(picked, results, strict=True):
+            same = _signature(got) == _signature(solo)
+            if same and self.env.deterministic_tools:
+                same = _tool_outputs(got) == _tool_outputs(solo)
+            if not same:
+                problems.append(
+                    f"{tid}/{name}: reward {got.reward:g} in parallel, {solo.reward:g} alone"
+                )
+        self.verdict(
+            "isolation_parallel",
+            not problems,
+            f"{len(problems)}/{len(picked)} differ: " + "; ".join(problems[:3])
+            if problems
+            else f"{len(picked)} sessions at once, each as alone",
+        )
+        await self.check_probe()
+
+    async def check_probe(self) -> None:
+        markers = [f"m{uuid.uuid4().hex[:12]}" for _ in range(self.parallel)]
+        task = self.tasks[0]
+        if self.env.isolation_probe(task, markers[0]) is None:
+            self.verdict("isolation_probe", True, "no writable state declared; not applicable")
+            return
+        results = await asyncio.gather(
+            *(
+                self.run(
+                    self.tasks[i % len(self.tasks)],
+                    self.env.isolation_probe(self.tasks[i % len(self.tasks)], m),
+                )
+                for i, m in enumerate(markers)
+            )
+        )
+        leaks = []
+        for own, result in zip(markers, results, strict=True):
+            seen = " ".join(_tool_outputs(result))
+            if own not in seen:
+                leaks.append(f"session {own} cannot read its own write")
+            leaks += [
+                f"{other} seen by {own}" for other in markers if other != own and other in seen
+            ][:1]
+        self.verdict(
+            "isolation_probe",
+            not leaks,
+            "; ".join(leaks[:3]) or f"{len(markers)} sessions wrote markers; none crossed",
+        )
+
+    async def check_leakage(self) -> None:
+        secrets = self.env.secret_fields
+        if not secrets:
+            self.verdict("no_ground_truth_leak", True, "no secret fields declared")
+            return
+        problems = []
+        for task in self.tasks:
+            sid = f"leak-{uuid.uuid4().hex}"
+            seed = await self.post(
+                f"{self.base}/seed_session",
+                {"session_id": sid, "task": task.model_dump(mode="json")},
+            )
+            await self.post(f"{self.base}/close_session", {"session_id": sid})
+            seen = [
+                json.dumps(task.responses_create_params),
+                seed.get("instructions") or "",
+                json.dumps(seed.get("tools")),
+            ]
+            ref = self.solo.get((task.task_id, "reference"))
+            if ref is not None:
+                seen += _tool_outputs(ref)
+            text = "\n".join(seen)
+            for key in secrets:
+                for leaf in _leaves(task.task_data.get(key)):
+                    if leaf in text:
+                        problems.append(f"{task.task_id}: task_data.{key} value {leaf[:40]!r}")
+        self.verdict(
+            "no_ground_truth_leak",
+            not problems,
+            "; ".join(problems[:3]) or f"secret fields {', '.join(secrets)} never shown",
+        )
+
+
+async def validate_env(
+    env: Any,
+    tasks: list[Task],
+    *,
+    parallel: int = 256,
+    sample: int = 4,
+    margin: float = 0.5,
+    seed: int = 0,
+) -> EnvReport:
+    """Validate one environment instance on up to `sample` of `tasks`."""
+    start = time.perf_counter()
+    tasks = [t for t in tasks if t.env == env.name][:sample]
+    report = EnvReport(env=env.name, version=env.version(), tasks=len(tasks))
+    if not tasks:
+        report.verdicts.append(Verdict("tasks", False, f"no task for {env.name}"))
+        return report
+    settings = ResourcesSettings(max_sessions=max(1024, parallel * 4))
+    async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
+        v = _Validator(stack, env, tasks, parallel, margin, seed)
+        await v.check_controls()
+        best = await v.check_negatives()
+        v.check_floor_gap(best)
+        await v.check_determinism()
+        await v.check_isolation()
+        await v.check_leakage()
+        v.check_well_formed()
+        report.verdicts = v.verdicts
+        report.rollouts = len(v.results)
+    report.seconds = time.perf_counter() - start
+    return report

@@ -1,0 +1,87 @@
+"""Trajectory constraints over the rollout's function calls."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.protocol import Check
+from proofgym.responses import function_calls
+
+
+def calls(response: Response) -> list[tuple[str, dict[str, Any]]]:
+    """Every function call as (name, parsed arguments); unparseable arguments become {}."""
+    out = []
+    for call in function_calls(response):
+        try:
+            args = json.loads(call.get("arguments") or "{}")
+        except ValueError:
+            args = {}
+        out.append((str(call.get("name")), args if isinstance(args, dict) else {}))
+    return out
+
+
+def forbidden_tools(
+    response: Response, names: Collection[str], name: str = "no_forbidden_tools"
+) -> Check:
+    """Fail when any tool in `names` was called."""
+    used = sorted({n for n, _ in calls(response) if n in names})
+    return Check(name=name, passed=not used, detail=f"called {', '.join(used)}" if used else "")
+
+
+def forbidden_arguments(
+    response: Response,
+    tool: str,
+    predicate: Callable[[dict[str, Any]], bool],
+    name: str = "no_forbidden_arguments",
+    why: str = "",
+) -> Check:
+    """Fail when `tool` was called with arguments for which `predicate` is true."""
+    bad = [args for n, args in calls(response) if n == tool and predicate(args)]
+    detail = f"{tool} called with {json.dumps(bad[0])[:200]}" + (f": {why}" if why else "")
+    return Check(name=name, passed=not bad, detail=detail if bad else "")
+
+
+def required_before(
+    response: Response,
+    first: str,
+    then: Collection[str],
+    key: Callable[[dict[str, Any]], Any] | None = None,
+    name: str | None = None,
+) -> Check:
+    """Fail when a tool in `then` is called before `first` was.
+
+    With `key`, `first` must have been called earlier with the same key (for example: verify
+    the identity of this customer before refunding this customer's order).
+    """
+    seen: set[Any] = set()
+    any_first = False
+    for tool, args in calls(response):
+        if tool == first:
+            any_first = True
+            if key is not None:
+                seen.add(key(args))
+        elif tool in then:
+            ok = (key(args) in seen) if key is not None else any_first
+            if not ok:
+                return Check(
+                    name=name or f"{first}_before_{tool}",
+                    passed=False,
+                    detail=f"{tool} was called before {first}",
+                )
+    return Check(name=name or f"{first}_first", passed=True)
+
+
+def call_limit(
+    response: Response, limit: int, tool: str | None = None, name: str = "call_limit"
+) -> Check:
+    """Fail when more than `limit` calls (of `tool`, or of any tool) were made."""
+    count = sum(1 for n, _ in calls(response) if tool is None or n == tool)
+    return Check(
+        name=name,
+        passed=count <= limit,
+        detail=f"{count} calls{f' of {tool}' if tool else ''}, limit {limit}",
+    )
