@@ -74,13 +74,17 @@ def _tool_outputs(result: RunResult) -> list[str]:
 
 
 def _leaves(value: Any) -> list[str]:
-    """The leaf values of a ground-truth field worth searching for (short ones match anything)."""
+    """The leaf values of a ground-truth field distinctive enough to search for: strings of 6
+    characters or more, numbers of 5 characters or more (short ones match anything)."""
     if isinstance(value, dict):
         return [leaf for v in value.values() for leaf in _leaves(v)]
     if isinstance(value, list):
         return [leaf for v in value for leaf in _leaves(v)]
-    text = json.dumps(value) if not isinstance(value, str) else value
-    return [text] if len(text) >= 4 else []
+    if isinstance(value, str):
+        return [value] if len(value.strip()) >= 6 else []
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [json.dumps(value)] if len(json.dumps(value)) >= 5 else []
+    return []
 
 
 class _Validator:
@@ -382,13 +386,16 @@ async def validate_env(
     settings = ResourcesSettings(max_sessions=max(1024, parallel * 4))
     async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
         v = _Validator(stack, env, tasks, parallel, margin, seed)
-        await v.check_controls()
-        best = await v.check_negatives()
-        v.check_floor_gap(best)
-        await v.check_determinism()
-        await v.check_isolation()
-        await v.check_leakage()
-        v.check_well_formed()
+        try:
+            await v.check_controls()
+            best = await v.check_negatives()
+            v.check_floor_gap(best)
+            await v.check_determinism()
+            await v.check_isolation()
+            await v.check_leakage()
+            v.check_well_formed()
+        except Exception as exc:  # a service error is a failed validation, not a crash
+            v.verdict("services_answer", False, f"{type(exc).__name__}: {exc}"[:500])
         report.verdicts = v.verdicts
         report.rollouts = len(v.results)
     report.seconds = time.perf_counter() - start

@@ -41,8 +41,10 @@ def forbidden_arguments(
 ) -> Check:
     """Fail when `tool` was called with arguments for which `predicate` is true."""
     bad = [args for n, args in calls(response) if n == tool and predicate(args)]
+    if not bad:
+        return Check(name=name, passed=True)
     detail = f"{tool} called with {json.dumps(bad[0])[:200]}" + (f": {why}" if why else "")
-    return Check(name=name, passed=not bad, detail=detail if bad else "")
+    return Check(name=name, passed=False, detail=detail)
 
 
 def required_before(
