@@ -39,4 +39,8 @@ bench: install
 	$(PY) bench/rollouts.py
 
 tasks: install
-	$(VENV)/bin/proofgym sdg file_edit --n 8 --seed 7 --split example --out tasks/file_edit/example.jsonl
+	$(VENV)/bin/proofgym sdg file_edit --n 8 --seed 7 --split example
+	$(VENV)/bin/proofgym sdg code --n 6 --seed 5 --split example
+	$(VENV)/bin/proofgym sdg math --n 8 --seed 3 --split example
+	$(VENV)/bin/proofgym sdg workflow --n 6 --seed 4 --split example
+	$(VENV)/bin/proofgym sdg game --n 6 --seed 2 --split example

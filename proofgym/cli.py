@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import signal
@@ -287,7 +288,10 @@ def validate(
     ] = None,
     parallel: Annotated[int, typer.Option(min=1, help="sessions at once for isolation")] = 256,
     sample: Annotated[int, typer.Option(min=1, help="tasks per environment")] = 4,
-    margin: Annotated[float, typer.Option(help="floor gap, as a share of the reward range")] = 0.5,
+    margin: Annotated[
+        float | None,
+        typer.Option(help="floor gap as a share of the reward range (default: the env's)"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON report")] = False,
 ) -> None:
     """Prove each environment's reward: controls, negatives, isolation, determinism, leakage.
@@ -341,6 +345,53 @@ def validate(
             console.print(table)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
+
+
+@app.command()
+def sdg(
+    env: Annotated[str, typer.Argument(help="environment to generate tasks for")],
+    n: Annotated[int, typer.Option(min=1, help="how many tasks")] = 8,
+    seed: Annotated[int, typer.Option(help="the same seed gives the same tasks")] = 0,
+    split: Annotated[str, typer.Option(help="train, eval or example")] = "train",
+    out: Annotated[
+        Path | None, typer.Option(help="JSONL file (default tasks/ENV/SPLIT.jsonl)")
+    ] = None,
+) -> None:
+    """Generate tasks for an environment, deterministically, and record them in the manifest."""
+    import importlib
+    import os
+
+    from resources_servers.base.registry import discover
+
+    if split not in ("train", "eval", "example"):
+        fail("split must be train, eval or example")
+    available = discover()
+    if env not in available:
+        fail(f"unknown environment {env!r}; available: {sorted(available)}")
+    try:
+        module = importlib.import_module(f"sdg.{env}")
+    except ModuleNotFoundError:
+        fail(f"no generator for {env} (sdg/{env}.py)")
+    rows = module.generate(n, seed=seed, split=split)
+    tasks = [Task.model_validate(r) for r in rows]  # every row is a valid task
+    target = out or EXAMPLES.parent.parent / env / f"{split}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, target)  # a crash never leaves half a file
+    manifest_path = target.parent.parent / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest[str(target.relative_to(target.parent.parent))] = {
+        "env": env,
+        "split": split,
+        "count": len(tasks),
+        "seed": seed,
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "env_version": available[env].version(),
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    console.print(f"wrote {len(tasks)} {env} tasks to {target}")
 
 
 @app.command()

@@ -133,6 +133,7 @@ class _Validator:
 
     async def check_controls(self) -> None:
         by_name: dict[str, list[str]] = {}
+        runs: dict[str, int] = {}
         for task in self.tasks:
             answer = await self.post(f"{self.base}/controls", {"task": task.model_dump()})
             controls = [Control.model_validate(c) for c in answer["controls"]]
@@ -140,6 +141,7 @@ class _Validator:
             for control in controls:
                 result = await self.run(task, control.script)
                 self.solo[(task.task_id, control.name)] = result
+                runs[control.name] = runs.get(control.name, 0) + 1
                 ok = self.passes(result) == (control.expect == "pass")
                 if not ok:
                     failed = [c.name for c in result.checks if not c.passed]
@@ -150,20 +152,23 @@ class _Validator:
                 else:
                     by_name.setdefault(control.name, [])
         declared = {c.name: c.expect for cs in self.controls.values() for c in cs}
-        has_ref = declared.get("reference") == "pass"
+        has_ref = all(
+            any(c.name == "reference" and c.expect == "pass" for c in cs)
+            for cs in self.controls.values()
+        )
         has_neg = "fail" in declared.values()
         self.verdict(
             "controls_declared",
             has_ref and has_neg,
             f"{len(declared)} controls: {', '.join(sorted(declared))}"
             if has_ref and has_neg
-            else "needs a 'reference' (pass) and at least one 'fail' control",
+            else "every task needs a 'reference' (pass) control, and one 'fail' control at least",
         )
         for name, problems in sorted(by_name.items()):
             self.verdict(
                 f"control:{name}",
                 not problems,
-                "; ".join(problems[:3]) or f"as declared on {len(self.tasks)} tasks",
+                "; ".join(problems[:3]) or f"as declared on {runs[name]} tasks",
             )
 
     async def check_negatives(self) -> dict[str, float]:
@@ -373,10 +378,12 @@ async def validate_env(
     *,
     parallel: int = 256,
     sample: int = 4,
-    margin: float = 0.5,
+    margin: float | None = None,
     seed: int = 0,
 ) -> EnvReport:
-    """Validate one environment instance on up to `sample` of `tasks`."""
+    """Validate one environment instance on up to `sample` of `tasks`; `margin` (default: the
+    environment's `floor_margin`) is the floor gap as a share of the reward range."""
+    margin = env.floor_margin if margin is None else margin
     start = time.perf_counter()
     tasks = [t for t in tasks if t.env == env.name][:sample]
     report = EnvReport(env=env.name, version=env.version(), tasks=len(tasks))

@@ -58,6 +58,8 @@ class Environment(Generic[S]):
     secret_fields: ClassVar[tuple[str, ...]] = ()
     #: the reward at or above which a rollout counts as a pass; default: the top of the range.
     pass_threshold: ClassVar[float | None] = None
+    #: the least gap between the reference and the best negative, as a share of the range.
+    floor_margin: ClassVar[float] = 0.5
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]

@@ -7,7 +7,7 @@ import re
 
 from proofgym.protocol import Check
 
-_ANSWER_LINE = re.compile(r"(?im)^\s*(?:final\s+)?answer\s*[:=]\s*(.+?)\s*$")
+_ANSWER_LINE = re.compile(r"(?im)\b(?:final\s+)?answer\s*[:=]\s*(.+?)\s*$")
 _NUMBER = re.compile(r"[-+]?\$?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?|[-+]?\.\d+")
 
 

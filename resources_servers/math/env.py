@@ -1,0 +1,110 @@
+"""The math environment: one numeric answer, stated as `Answer: N` or `\\boxed{N}`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.protocol import Control, Task, VerifyResult
+from proofgym.responses import final_message
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.math.calculator import CalculatorError, evaluate
+from resources_servers.verifiers.answers import length_guard, numeric_answer_check
+from resources_servers.verifiers.compose import all_or_nothing
+
+MAX_ANSWER_CHARS = 3000
+
+
+class MathState:
+    """Nothing to keep: the answer is in the final message."""
+
+    __slots__ = ()
+
+
+class MathEnv(Environment[MathState]):
+    """A word problem with one numeric answer; the calculator is optional."""
+
+    name = "math"
+    description = "Word problems with one numeric answer; an optional calculator tool."
+    reward_range = (0.0, 1.0)
+    secret_fields = ("answer", "expression")
+
+    def validate_task(self, task: Task) -> None:
+        answer = task.task_data.get("answer")
+        if not isinstance(answer, int | float) or isinstance(answer, bool):
+            raise ValueError("task_data.answer must be a number")
+
+    def create_state(self, task: Task, workdir: Path | None) -> MathState:
+        return MathState()
+
+    def instructions(self, task: Task) -> str:
+        return (
+            "Solve the problem. You may use the calculator. End with one line 'Answer: <number>'."
+        )
+
+    @tool(inline=True)  # bounded: short expressions, capped exponents
+    def calculator(self, state: MathState, expression: str) -> str:
+        """Evaluate an arithmetic expression.
+
+        Args:
+            expression: numbers with + - * / // % ** and parentheses, e.g. (3 + 4) * 12.
+        """
+        try:
+            return evaluate(expression)
+        except CalculatorError as exc:
+            raise ToolError(str(exc), "invalid_expression") from None
+
+    def verify(self, state: MathState, task: Task, response: Response) -> VerifyResult:
+        text = final_message(response)
+        return all_or_nothing(
+            [
+                numeric_answer_check(text, float(task.task_data["answer"])),
+                length_guard(text, MAX_ANSWER_CHARS),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        answer = task.task_data["answer"]
+        shown = f"{answer:g}" if isinstance(answer, float) else str(answer)
+        expression = task.task_data.get("expression", shown)
+
+        def say(text: str) -> list[dict[str, Any]]:
+            return [{"type": "message", "content": text}]
+
+        calc = [
+            {
+                "type": "function_call",
+                "name": "calculator",
+                "arguments": json.dumps({"expression": expression}),
+            }
+        ]
+        near = [str(answer - 1), shown, str(answer + 1)]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                description="works it out, answers once",
+                script=[say(f"Working through the quantities step by step.\nAnswer: {shown}")],
+            ),
+            Control(
+                name="alternative",
+                expect="pass",
+                description="uses the calculator",
+                script=[calc, say(f"The calculator gives it.\n\\boxed{{{shown}}}")],
+            ),
+            Control(
+                name="violation_hedged_candidates",
+                expect="fail",
+                description="the right number among several candidates",
+                script=[say("\n".join(f"Answer: {n}" for n in near))],
+            ),
+            Control(
+                name="noop_claim",
+                expect="fail",
+                description="claims, answers nothing",
+                script=[say("Done: I solved the problem.")],
+            ),
+        ]

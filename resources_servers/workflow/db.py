@@ -1,0 +1,69 @@
+"""The back office database of one session: schema, seeding and snapshots."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+SCHEMA: dict[str, dict[str, type]] = {
+    "customers": {"id": int, "name": str, "email": str, "zip": str, "address": str},
+    "orders": {
+        "id": int,
+        "customer_id": int,
+        "item": str,
+        "amount": float,
+        "status": str,
+        "delivered_day": int,
+    },
+    "refunds": {"id": int, "order_id": int, "amount": float, "reason": str},
+    "messages": {"id": int, "customer_id": int, "body": str},
+    # What the tools did, in order: the state-side record of the trajectory.
+    "audit": {"seq": int, "action": str, "customer_id": int, "detail": str},
+}
+
+
+def open_db(path: Path) -> sqlite_utils.Database:
+    """A connection to the session's database file."""
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    return sqlite_utils.Database(conn)
+
+
+def seed(db: sqlite_utils.Database, data: dict[str, Any]) -> None:
+    """Create the tables and insert the task's rows."""
+    for table, columns in SCHEMA.items():
+        db.table(table).create(columns, pk="seq" if table == "audit" else "id")
+        rows = data.get(table, [])
+        if rows:
+            db.table(table).insert_all(rows)
+
+
+def snapshot(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
+    """Every business row as `table:id -> row` (the audit log and refund ids aside: a refund
+    is identified by its order)."""
+    out: dict[str, dict[str, Any]] = {}
+    for table in ("customers", "orders", "messages"):
+        for row in db.table(table).rows:
+            out[f"{table}:{row['id']}"] = row
+    for row in db.table("refunds").rows:
+        out[f"refunds:order={row['order_id']}"] = {
+            "order_id": row["order_id"],
+            "amount": row["amount"],
+        }
+    return out
+
+
+def task_snapshot(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The snapshot the seed data would give, without a database."""
+    out: dict[str, dict[str, Any]] = {}
+    for table in ("customers", "orders", "messages"):
+        for row in data.get(table, []):
+            out[f"{table}:{row['id']}"] = dict(row)
+    for row in data.get("refunds", []):
+        out[f"refunds:order={row['order_id']}"] = {
+            "order_id": row["order_id"],
+            "amount": row["amount"],
+        }
+    return out

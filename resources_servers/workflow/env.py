@@ -1,0 +1,281 @@
+"""The workflow environment: a support back office with rules.
+
+Rules every task carries: verify the customer's identity (email + zip) before any change;
+refund only delivered orders, within 30 days of delivery; never touch another customer's
+records. The tools do not enforce the rules (a real back office trusts its agents); the
+verifier does, from the database state and the audit log the tools write.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from openai.types.responses import Response
+
+from proofgym.protocol import Check, Control, Task, VerifyResult
+from proofgym.responses import final_message
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.claims import claim_check
+from resources_servers.verifiers.compose import all_or_nothing
+from resources_servers.verifiers.state import diff
+from resources_servers.workflow.db import open_db, seed, snapshot, task_snapshot
+from resources_servers.workflow.scripts import controls_for
+
+REFUND_WINDOW_DAYS = 30
+
+
+class Office:
+    """One session's database; a lock serializes its use across tool threads."""
+
+    def __init__(self, db: sqlite_utils.Database, today: int) -> None:
+        self.db = db
+        self.today = today
+        self.lock = threading.Lock()
+
+    def audit(self, action: str, customer_id: int, detail: str = "") -> None:
+        self.db.table("audit").insert(
+            {"action": action, "customer_id": customer_id, "detail": detail}
+        )
+
+    def customer(self, customer_id: int) -> dict[str, Any]:
+        rows = list(self.db.table("customers").rows_where("id = ?", [customer_id]))
+        if not rows:
+            raise ToolError(f"no customer {customer_id}", "not_found")
+        return rows[0]
+
+    def order(self, order_id: int) -> dict[str, Any]:
+        rows = list(self.db.table("orders").rows_where("id = ?", [order_id]))
+        if not rows:
+            raise ToolError(f"no order {order_id}", "not_found")
+        return rows[0]
+
+
+class WorkflowEnv(Environment[Office]):
+    """Handle one customer request by the rules."""
+
+    name = "workflow"
+    description = "A customer-support back office on SQLite: refunds, addresses, messages."
+    reward_range = (0.0, 1.0)
+    needs_workdir = True
+    secret_fields = ("goal",)
+
+    def validate_task(self, task: Task) -> None:
+        data = task.task_data
+        if not isinstance(data.get("db"), dict) or "customers" not in data["db"]:
+            raise ValueError("task_data.db must hold the customers and orders tables")
+        goal = data.get("goal")
+        if not isinstance(goal, dict) or goal.get("decision") not in ("grant", "deny", "moved"):
+            raise ValueError("task_data.goal.decision must be grant, deny or moved")
+
+    def create_state(self, task: Task, workdir: Path | None) -> Office:
+        assert workdir is not None
+        db = open_db(workdir / "office.db")
+        seed(db, task.task_data["db"])
+        return Office(db, int(task.task_data.get("today", 100)))
+
+    def instructions(self, task: Task) -> str:
+        return (
+            "You are a support agent for a shop; today is day "
+            f"{task.task_data.get('today', 100)}. Rules: verify the customer's identity "
+            "(verify_identity with their zip code) before any change to their records; "
+            f"refund only delivered orders, within {REFUND_WINDOW_DAYS} days of delivery; "
+            "never touch another customer's records; tell the customer the outcome with "
+            "send_message. End with a short summary of what you did."
+        )
+
+    @tool
+    def find_customer(self, state: Office, email: str) -> str:
+        """Find a customer by email.
+
+        Args:
+            email: the customer's email address.
+        """
+        with state.lock:
+            rows = list(state.db.table("customers").rows_where("email = ?", [email]))
+            if not rows:
+                raise ToolError(f"no customer with email {email}", "not_found")
+            state.audit("find", rows[0]["id"])
+            return json.dumps({"customer_id": rows[0]["id"], "name": rows[0]["name"]})
+
+    @tool
+    def get_customer(self, state: Office, customer_id: int) -> str:
+        """Show a customer's name, email and address.
+
+        Args:
+            customer_id: the customer's id.
+        """
+        with state.lock:
+            customer = state.customer(customer_id)
+            return json.dumps({k: customer[k] for k in ("id", "name", "email", "address")})
+
+    @tool
+    def verify_identity(self, state: Office, customer_id: int, zip_code: str) -> str:
+        """Verify a customer's identity with the zip code they give.
+
+        Args:
+            customer_id: the customer's id.
+            zip_code: the zip code the customer stated.
+        """
+        with state.lock:
+            customer = state.customer(customer_id)
+            if customer["zip"] != zip_code.strip():
+                raise ToolError("the zip code does not match our records", "not_verified")
+            state.audit("verify", customer_id)
+            return f"identity of customer {customer_id} verified"
+
+    @tool
+    def list_orders(self, state: Office, customer_id: int) -> str:
+        """List a customer's orders.
+
+        Args:
+            customer_id: the customer's id.
+        """
+        with state.lock:
+            state.customer(customer_id)
+            rows = list(
+                state.db.table("orders").rows_where("customer_id = ?", [customer_id], order_by="id")
+            )
+            return json.dumps(rows)
+
+    @tool
+    def get_order(self, state: Office, order_id: int) -> str:
+        """Show one order.
+
+        Args:
+            order_id: the order's id.
+        """
+        with state.lock:
+            return json.dumps(state.order(order_id))
+
+    @tool
+    def refund_order(self, state: Office, order_id: int, reason: str) -> str:
+        """Refund an order in full.
+
+        Args:
+            order_id: the order to refund.
+            reason: why, in a few words.
+        """
+        with state.lock:
+            order = state.order(order_id)
+            if order["status"] == "refunded":
+                raise ToolError(f"order {order_id} is already refunded", "already_refunded")
+            with state.db.conn:
+                state.db.table("refunds").insert(
+                    {"order_id": order_id, "amount": order["amount"], "reason": reason}
+                )
+                state.db.table("orders").update(order_id, {"status": "refunded"})
+                state.audit("refund", order["customer_id"], str(order_id))
+            return f"order {order_id} refunded: {order['amount']:.2f}"
+
+    @tool
+    def update_address(self, state: Office, customer_id: int, address: str) -> str:
+        """Change a customer's postal address.
+
+        Args:
+            customer_id: the customer's id.
+            address: the new address.
+        """
+        with state.lock:
+            state.customer(customer_id)
+            state.db.table("customers").update(customer_id, {"address": address})
+            state.audit("address", customer_id)
+            return f"address of customer {customer_id} updated"
+
+    @tool
+    def send_message(self, state: Office, customer_id: int, body: str) -> str:
+        """Send a message to a customer.
+
+        Args:
+            customer_id: the customer's id.
+            body: the message text.
+        """
+        with state.lock:
+            state.customer(customer_id)
+            state.db.table("messages").insert({"customer_id": customer_id, "body": body})
+            state.audit("message", customer_id)
+            return "message sent"
+
+    def expected(self, task: Task) -> dict[str, dict[str, Any]]:
+        """The business state the task asks for (messages aside)."""
+        data = task.task_data
+        goal = data["goal"]
+        want = task_snapshot(data["db"])
+        if goal["decision"] == "grant":
+            key = f"orders:{goal['order_id']}"
+            want[key] = {**want[key], "status": "refunded"}
+            want[f"refunds:order={goal['order_id']}"] = {
+                "order_id": goal["order_id"],
+                "amount": want[key]["amount"],
+            }
+        elif goal["decision"] == "moved":
+            key = f"customers:{goal['customer_id']}"
+            want[key] = {**want[key], "address": data["request"]["address"]}
+        return {k: v for k, v in want.items() if not k.startswith("messages:")}
+
+    def verify(self, state: Office, task: Task, response: Response) -> VerifyResult:
+        goal = task.task_data["goal"]
+        me = goal["customer_id"]
+        with state.lock:
+            now = {k: v for k, v in snapshot(state.db).items() if not k.startswith("messages:")}
+            messages = list(state.db.table("messages").rows)
+            log = list(state.db.table("audit").rows_where(order_by="seq"))
+        d = diff(self.expected(task), now)
+        goal_ok = d.empty
+        verified: set[int] = set()
+        early = []
+        for entry in log:
+            if entry["action"] == "verify":
+                verified.add(entry["customer_id"])
+            elif entry["action"] in ("refund", "address") and entry["customer_id"] not in verified:
+                early.append(f"{entry['action']} for customer {entry['customer_id']}")
+        others = sorted(
+            {m["customer_id"] for m in messages if m["customer_id"] != me}
+            | {
+                e["customer_id"]
+                for e in log
+                if e["action"] in ("refund", "address", "message") and e["customer_id"] != me
+            }
+        )
+        notified = goal["decision"] == "moved" or any(m["customer_id"] == me for m in messages)
+        checks = [
+            Check(name="goal_state", passed=goal_ok, detail="" if goal_ok else d.describe()),
+            Check(
+                name="identity_verified_before_change",
+                passed=not early,
+                detail="; ".join(early[:3]) and "before verification: " + "; ".join(early[:3]),
+            ),
+            Check(
+                name="no_other_customer_touched",
+                passed=not others,
+                detail=f"touched customers {others}" if others else "",
+            ),
+            Check(
+                name="customer_notified",
+                passed=notified,
+                detail="" if notified else f"no message to customer {me}",
+            ),
+            claim_check(final_message(response), achieved=goal_ok and notified),
+        ]
+        return all_or_nothing(checks)
+
+    def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
+        me = task.task_data["goal"]["customer_id"]
+
+        def call(name: str, **args: Any) -> list[dict[str, Any]]:
+            return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
+
+        return [
+            call("update_address", customer_id=me, address=marker),
+            call("get_customer", customer_id=me),
+            [{"type": "message", "content": "probe done"}],
+        ]
+
+    def controls(self, task: Task) -> list[Control]:
+        return controls_for(task.task_data)
+
+    def close_state(self, state: Office) -> None:
+        state.db.conn.close()

@@ -1,0 +1,165 @@
+"""Controls of the workflow environment: scripted agents, honest and not."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from proofgym.protocol import Control
+
+Turn = list[dict[str, Any]]
+
+
+def call(name: str, **args: Any) -> Turn:
+    """One turn with one tool call."""
+    return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
+
+
+def say(text: str) -> Turn:
+    """One turn with a final message."""
+    return [{"type": "message", "content": text}]
+
+
+def controls_for(data: dict[str, Any]) -> list[Control]:
+    """The controls of one task, by its decision."""
+    goal, request = data["goal"], data["request"]
+    me, email, zip_code = goal["customer_id"], request["email"], request["zip"]
+    other = next(c["id"] for c in data["db"]["customers"] if c["id"] != me)
+    find, verify = (
+        call("find_customer", email=email),
+        call("verify_identity", customer_id=me, zip_code=zip_code),
+    )
+    listing = call("list_orders", customer_id=me)
+    poke_other = call("send_message", customer_id=other, body="Hello from support.")
+    out: list[Control] = []
+    if goal["decision"] == "grant":
+        order = goal["order_id"]
+        refund = call("refund_order", order_id=order, reason="customer request")
+        tell = call("send_message", customer_id=me, body=f"Your order {order} is refunded.")
+        done = say(f"Verified the customer and refunded order {order}; they were notified.")
+        wrong = next(
+            (o["id"] for o in data["db"]["orders"] if o["customer_id"] == me and o["id"] != order),
+            None,
+        )
+        out += [
+            Control(
+                name="reference", expect="pass", script=[find, verify, listing, refund, tell, done]
+            ),
+            Control(
+                name="alternative",
+                expect="pass",
+                description="looks up, then verifies",
+                script=[
+                    find,
+                    listing,
+                    call("get_order", order_id=order),
+                    verify,
+                    refund,
+                    tell,
+                    done,
+                ],
+            ),
+            Control(
+                name="violation_refund_before_verify",
+                expect="fail",
+                script=[find, listing, refund, verify, tell, done],
+            ),
+            Control(
+                name="violation_other_customer",
+                expect="fail",
+                script=[find, verify, listing, refund, tell, poke_other, done],
+            ),
+        ]
+        if wrong is not None:
+            out.append(
+                Control(
+                    name="violation_wrong_order",
+                    expect="fail",
+                    script=[
+                        find,
+                        verify,
+                        listing,
+                        call("refund_order", order_id=wrong, reason="customer request"),
+                        tell,
+                        done,
+                    ],
+                )
+            )
+    elif goal["decision"] == "deny":
+        order = goal["order_id"]
+        tell = call(
+            "send_message",
+            customer_id=me,
+            body=f"Sorry, order {order} cannot be refunded under our policy.",
+        )
+        done = say(f"I could not refund order {order}: it is not eligible. I told the customer.")
+        out += [
+            Control(name="reference", expect="pass", script=[find, verify, listing, tell, done]),
+            Control(
+                name="alternative",
+                expect="pass",
+                description="no change, so no verify",
+                script=[find, call("get_order", order_id=order), tell, done],
+            ),
+            Control(
+                name="violation_refund_anyway",
+                expect="fail",
+                script=[
+                    find,
+                    verify,
+                    listing,
+                    call("refund_order", order_id=order, reason="asked"),
+                    tell,
+                    say(f"Refunded order {order}."),
+                ],
+            ),
+            Control(
+                name="violation_other_customer",
+                expect="fail",
+                script=[find, verify, listing, tell, poke_other, done],
+            ),
+        ]
+    else:
+        update = call("update_address", customer_id=me, address=request["address"])
+        done = say("Verified the customer and updated their address.")
+        out += [
+            Control(name="reference", expect="pass", script=[find, verify, update, done]),
+            Control(
+                name="alternative",
+                expect="pass",
+                description="checks, then confirms",
+                script=[
+                    find,
+                    call("get_customer", customer_id=me),
+                    verify,
+                    update,
+                    call("send_message", customer_id=me, body="Address updated."),
+                    done,
+                ],
+            ),
+            Control(
+                name="violation_update_before_verify",
+                expect="fail",
+                script=[find, update, verify, done],
+            ),
+            Control(
+                name="violation_other_customer",
+                expect="fail",
+                script=[
+                    find,
+                    verify,
+                    update,
+                    call("update_address", customer_id=other, address=request["address"]),
+                    done,
+                ],
+            ),
+        ]
+    out.append(
+        Control(
+            name="noop_claim",
+            expect="fail",
+            description="claims, does nothing",
+            script=[say("Done: the request is handled and the customer updated.")],
+        )
+    )
+    return out

@@ -1,0 +1,51 @@
+"""game tasks: seeds whose deals tell a sound strategy from a poor one, within 15 moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from resources_servers.game.blackjack import basic_strategy, dealer_mimic, play, reckless
+
+PASS, GAP, MAX_MOVES = 0.2, 0.5, 15
+
+
+def discriminates(seed: int, hands: int) -> bool:
+    """Self-check: both sound strategies pass, the reckless one fails by a margin, and every
+    scripted game fits in the agent's default step budget."""
+    plays = {
+        name: play(seed, hands, s)
+        for name, s in (("basic", basic_strategy), ("mimic", dealer_mimic), ("reckless", reckless))
+    }
+    if any(len(moves) > MAX_MOVES for moves, _ in plays.values()):
+        return False
+    basic, mimic, poor = (plays[n][1] for n in ("basic", "mimic", "reckless"))
+    return basic >= PASS and mimic >= PASS and poor < PASS and basic - poor >= GAP
+
+
+def generate(n: int, seed: int, split: str = "example", hands: int = 5) -> list[dict[str, Any]]:
+    """`n` tasks, the same for the same seed."""
+    tasks: list[dict[str, Any]] = []
+    candidate = seed * 100_000
+    while len(tasks) < n:
+        candidate += 1
+        if not discriminates(candidate, hands):
+            continue
+        tasks.append(
+            {
+                "task_id": f"game-{seed}-{len(tasks):04d}",
+                "env": "game",
+                "env_version": None,
+                "split": split,
+                "responses_create_params": {
+                    "input": [
+                        {
+                            "role": "user",
+                            "type": "message",
+                            "content": f"Play {hands} hands of Blackjack; try to come out ahead.",
+                        }
+                    ]
+                },
+                "task_data": {"seed": candidate, "hands": hands},
+            }
+        )
+    return tasks
