@@ -9,7 +9,9 @@ CODE := proofgym agent_server resources_servers model_interface sdg trainers
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	# torch first, pinned: an unpinned one pulls a multi-gigabyte CUDA build
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev,local]'
 	touch $(STAMP)
 
 install: $(STAMP)

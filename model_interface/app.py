@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Header, Request
@@ -30,7 +31,15 @@ def build_backend(settings: ModelSettings, transport: Transport | None = None) -
 
         client = ServiceClient(settings, transport)
         return OpenAIChatBackend(client, settings.base_urls, settings.model, settings.api_key)
-    raise ValueError(f"backend {settings.backend!r} is not available in this build")
+    if settings.backend == "local":
+        from model_interface.backends.local import build_local
+
+        return build_local(Path(settings.model), settings)
+    if settings.backend == "vllm":
+        from model_interface.backends.vllm import build_vllm
+
+        return build_vllm(settings, ServiceClient(settings, transport))
+    raise ValueError(f"unknown backend {settings.backend!r}")
 
 
 def route_key(header: str | None, body: Any) -> str:

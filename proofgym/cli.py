@@ -43,15 +43,33 @@ def fail(message: str, code: int = 2) -> None:
 
 @app.command()
 def serve(
-    service: Annotated[str, typer.Argument(help="agent, resources or model")],
+    service: Annotated[str, typer.Argument(help="agent, resources, model or vllm")],
     host: Annotated[str | None, typer.Option(help="interface to bind")] = None,
     port: Annotated[int | None, typer.Option(help="port to bind")] = None,
-    backend: Annotated[str | None, typer.Option(help="model backend (model service)")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="model backend: scripted, openai, vllm or local")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model name or folder")] = None,
+    base_url: Annotated[
+        list[str] | None, typer.Option(help="upstream URL (repeat for several)")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="vllm: print the command, start nothing")] = False,
 ) -> None:
-    """Start one service. Other settings come from PROOFGYM_ environment variables."""
+    """Start one service. Other settings come from PROOFGYM_ environment variables.
+
+    `serve vllm --model DIR` starts vLLM's OpenAI server with the flags the vllm backend
+    needs (the `vllm` extra must be installed).
+    """
     import uvicorn
 
+    if service == "vllm":
+        _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
+        return
     overrides: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v}
+    if model:
+        overrides["model"] = model
+    if base_url:
+        overrides["base_urls"] = base_url
     settings: AgentSettings | ResourcesSettings | ModelSettings
     if service == "agent":
         from agent_server.app import create_app as agent_app
@@ -77,7 +95,7 @@ def serve(
         except ValueError as exc:
             fail(str(exc))
     else:
-        fail(f"unknown service {service!r}; choose agent, resources or model")
+        fail(f"unknown service {service!r}; choose agent, resources, model or vllm")
     logging.basicConfig(level=settings.log_level.upper())
     uvicorn.run(
         application,
@@ -90,6 +108,45 @@ def serve(
         backlog=8192,
         timeout_keep_alive=SERVER_KEEPALIVE_S,
     )
+
+
+def vllm_command(model: str, host: str, port: int) -> list[str]:
+    """vLLM's OpenAI server with what the vllm backend relies on: token ids in and out
+    (`return_token_ids` needs no flag in vLLM 0.10.2+; the flag below covers older logprob
+    output), and Hermes tool parsing for the chat fallback mode."""
+    return [
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        model,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--return-tokens-as-token-ids",
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--generation-config",
+        "vllm",
+    ]
+
+
+def _serve_vllm(model: str | None, host: str, port: int, dry_run: bool) -> None:
+    import importlib.util
+    import os
+
+    if not model:
+        fail("serve vllm needs --model (a folder or a model name)")
+    assert model is not None
+    cmd = vllm_command(model, host, port)
+    if dry_run:
+        console.print(" ".join(cmd))
+        return
+    if importlib.util.find_spec("vllm") is None:
+        fail("vLLM is not installed: pip install 'proofgym[vllm]' (needs a GPU machine)")
+    os.execv(cmd[0], cmd)
 
 
 def _supervise(stack: Stack) -> None:
@@ -235,6 +292,20 @@ def rollout(
         raise typer.Exit(1)
 
 
+@app.command("tiny-model")
+def tiny_model(
+    out: Annotated[Path, typer.Argument(help="folder to write the model into")],
+    seed: Annotated[int, typer.Option(help="weight initialisation seed")] = 0,
+) -> None:
+    """Build an untrained tiny causal LM and tokenizer (seconds, no download); for tests."""
+    try:
+        from model_interface.tiny_model import build
+    except ImportError:
+        fail("the tiny model needs torch and transformers: pip install 'proofgym[local]'")
+    build(out, seed=seed)
+    console.print(f"wrote an untrained tiny model to {out} (random weights: it writes noise)")
+
+
 @app.command()
 def envs() -> None:
     """List the shipped environments with their versions and tools."""
@@ -253,13 +324,21 @@ def demo(
         Path | None, typer.Option(help="folder for one store per policy (default: temporary)")
     ] = None,
 ) -> None:
-    """Start the services, run the example tasks with the reference and no-op policies, stop."""
+    """Start the services, run the example tasks with the reference and no-op policies and
+    with the tiny local model, then stop."""
     host = "127.0.0.1"
     stack = Stack(
         host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
     )
     with tempfile.TemporaryDirectory(prefix="proofgym-demo-") as tmp:
         folder = out_dir or Path(tmp)
+        tiny = _demo_model(Path(tmp) / "tiny-model")
+        if tiny is not None:
+            stack.model_env = {
+                "PROOFGYM_BACKEND": "local",
+                "PROOFGYM_MODEL": str(tiny),
+                "PROOFGYM_DEFAULT_MAX_TOKENS": "32",
+            }
         console.print("starting agent, resources and model services ...")
         try:
             stack.start()
@@ -275,8 +354,29 @@ def demo(
                 store = folder / f"demo-{policy}.db"
                 summary = _collect(tasks_file, store, stack.agent_url, 1, 8, policy, None, None)
                 _print_summary(f"policy {policy} ({meaning})", summary, store)
+            if tiny is not None:
+                store = folder / "demo-tiny-model.db"
+                summary = _collect(tasks_file, store, stack.agent_url, 1, 8, "model", None, 3)
+                _print_summary(
+                    "the tiny local model (untrained: reward ~0 is expected; every "
+                    "rollout should be trainable)",
+                    summary,
+                    store,
+                )
         finally:
             stack.stop()
+
+
+def _demo_model(out: Path) -> Path | None:
+    try:
+        from model_interface.tiny_model import build
+    except ImportError:
+        console.print(
+            "[yellow]torch/transformers missing: skipping the tiny-model rollouts "
+            "(pip install 'proofgym[local]')[/yellow]"
+        )
+        return None
+    return build(out)
 
 
 @app.command()

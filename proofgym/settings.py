@@ -73,5 +73,13 @@ class ModelSettings(CommonSettings, ClientSettings):
     port: int = 8002
     backend: Literal["scripted", "openai", "vllm", "local"] = "scripted"
     base_urls: list[str] = Field(default_factory=list, description="OpenAI-compatible endpoints")
-    model: str = "scripted"
+    model: str = Field(default="scripted", description="model name, or its folder (local)")
     api_key: str | None = None
+    tokenizer: str | None = Field(default=None, description="tokenizer folder (default: model)")
+    vllm_mode: Literal["completions", "chat"] = "completions"
+    context_length: int | None = Field(default=None, ge=16)
+    default_max_tokens: int = Field(default=512, ge=1)
+    pinned_sampling: dict[str, float] = Field(
+        default_factory=dict, description="sampling values that override requests' (on-policy)"
+    )
+    device: str = "cpu"

@@ -53,6 +53,7 @@ class Stack:
     resources_ports: list[int] = field(default_factory=lambda: [8001])
     model_port: int = 8002
     env: dict[str, str] = field(default_factory=dict)
+    model_env: dict[str, str] = field(default_factory=dict)  # e.g. the backend to serve
     processes: list[ServiceProcess] = field(default_factory=list)
 
     def url(self, port: int) -> str:
@@ -96,7 +97,7 @@ class Stack:
         try:
             for port in self.resources_ports:
                 self._spawn("resources", port, {})
-            self._spawn("model", self.model_port, {})
+            self._spawn("model", self.model_port, self.model_env)
             self._spawn(
                 "agent",
                 self.agent_port,

@@ -30,3 +30,20 @@ def example_tasks() -> list[dict[str, Any]]:
 async def stack() -> AsyncIterator[InProcessStack]:
     async with in_process_stack() as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The untrained tiny model, built once per test session."""
+    pytest.importorskip("transformers", reason="the local extra (torch, transformers) is needed")
+    from model_interface.tiny_model import build
+
+    return build(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="session")
+def tool_calling_model_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model taught to call list_files every turn."""
+    from tiny_policy import teach_tool_calls
+
+    return teach_tool_calls(tiny_model_dir, tmp_path_factory.mktemp("taught"))

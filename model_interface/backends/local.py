@@ -1,0 +1,152 @@
+"""The `local` backend: a Hugging Face causal LM in this process (CPU or GPU).
+
+Generation runs in a worker thread, off the event loop; requests that arrive together and
+sample alike are generated as one left-padded batch. Logprobs are those of the raw model
+distribution (temperature 1, before top-p), as a trainer recomputes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from model_interface.backends.token_exact import Generation, Sampling, TokenExactBackend
+
+
+@dataclass
+class _Job:
+    prompt: list[int]
+    sampling: Sampling
+    future: asyncio.Future[Generation] = field(repr=False)
+
+
+class LocalGenerator:
+    """Batches concurrent requests onto one in-process model."""
+
+    def __init__(
+        self, model_dir: Path, *, device: str = "cpu", max_batch: int = 8, wait_s: float = 0.005
+    ) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        self.torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        model = AutoModelForCausalLM.from_pretrained(model_dir)
+        self.model = model.to(device).eval()  # type: ignore[arg-type]
+        self.device = device
+        self.name = Path(model_dir).name
+        self.max_batch = max_batch
+        self.wait_s = wait_s
+        self.context_length = int(getattr(self.model.config, "max_position_embeddings", 2048))
+        self.eos = self.tokenizer.eos_token_id
+        self.pad = (
+            self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos
+        )
+        self._queue: asyncio.Queue[_Job] | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._lock = threading.Lock()
+
+    async def generate(
+        self, prompt_ids: list[int], sampling: Sampling, route_key: str
+    ) -> Generation:
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._worker = asyncio.create_task(self._serve())
+        future: asyncio.Future[Generation] = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Job(prompt_ids, sampling, future))
+        return await future
+
+    async def _serve(self) -> None:
+        assert self._queue is not None
+        while True:
+            jobs = [await self._queue.get()]
+            await asyncio.sleep(self.wait_s)  # let concurrent requests join the batch
+            while len(jobs) < self.max_batch and not self._queue.empty():
+                jobs.append(self._queue.get_nowait())
+            groups: dict[tuple[float, float], list[_Job]] = {}
+            for job in jobs:
+                key = (job.sampling.temperature, job.sampling.top_p)
+                groups.setdefault(key, []).append(job)
+            for group in groups.values():
+                try:
+                    results = await asyncio.to_thread(self._run, group)
+                except Exception as exc:  # one broken batch fails its requests, not the server
+                    for job in group:
+                        if not job.future.done():
+                            job.future.set_exception(exc)
+                    continue
+                for job, result in zip(group, results, strict=True):
+                    if not job.future.done():
+                        job.future.set_result(result)
+
+    def _run(self, jobs: list[_Job]) -> list[Generation]:
+        torch = self.torch
+        width = max(len(j.prompt) for j in jobs)
+        ids = torch.full((len(jobs), width), self.pad, dtype=torch.long)
+        mask = torch.zeros((len(jobs), width), dtype=torch.long)
+        for row, job in enumerate(jobs):
+            ids[row, width - len(job.prompt) :] = torch.tensor(job.prompt)
+            mask[row, width - len(job.prompt) :] = 1
+        sampling = jobs[0].sampling
+        greedy = sampling.temperature <= 0
+        with self._lock, torch.no_grad():
+            out = self.model.generate(
+                input_ids=ids.to(self.device),
+                attention_mask=mask.to(self.device),
+                max_new_tokens=max(j.sampling.max_tokens for j in jobs),
+                do_sample=not greedy,
+                temperature=None if greedy else sampling.temperature,
+                top_p=None if greedy else sampling.top_p,
+                top_k=None,
+                output_logits=True,
+                return_dict_in_generate=True,
+                eos_token_id=self.eos,
+                pad_token_id=self.pad,
+            )
+        results = []
+        for row, job in enumerate(jobs):
+            tokens: list[int] = []
+            logps: list[float] = []
+            finish = "length"
+            for step, logits in enumerate(out.logits):
+                if step >= job.sampling.max_tokens:
+                    break
+                token = int(out.sequences[row, width + step])
+                logp = torch.log_softmax(logits[row].float(), dim=-1)[token]
+                tokens.append(token)
+                logps.append(float(logp))
+                if token == self.eos:
+                    finish = "stop"
+                    break
+            results.append(Generation(tokens, logps, finish))  # type: ignore[arg-type]
+        return results
+
+    def models(self) -> list[str]:
+        return [self.name]
+
+    async def aclose(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._worker = None
+            self._queue = None
+
+
+def build_local(model_dir: Path, settings: Any) -> TokenExactBackend:
+    """The local backend for a model folder."""
+    generator = LocalGenerator(model_dir, device=settings.device)
+    return TokenExactBackend(
+        generator.tokenizer,
+        generator,
+        model=generator.name,
+        context_length=settings.context_length or generator.context_length,
+        default_max_tokens=settings.default_max_tokens,
+        pinned=settings.pinned_sampling,
+    )

@@ -1,0 +1,157 @@
+"""The `vllm` backend: vLLM's OpenAI server, token-exact.
+
+Default mode sends the prompt as token ids to `/v1/completions` with `return_token_ids`, so
+vLLM samples exactly after the ids we built and returns the sampled ids and their logprobs.
+The `chat` mode goes through `/v1/chat/completions` (vLLM renders the prompt itself, with its
+`return_token_ids`); its prompts may not extend the previous turn's ids, and the agent marks
+such rollouts not trainable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openai.types.responses import Response
+
+from model_interface.backends.openai_chat import pick
+from model_interface.backends.token_exact import (
+    Finish,
+    Generation,
+    Sampling,
+    TokenExactBackend,
+)
+from model_interface.convert import chat_message_to_items, chat_request
+from model_interface.request import ResponsesRequest
+from proofgym.errors import Unavailable, UpstreamError
+from proofgym.http import CallFailed, ServiceClient
+from proofgym.responses import build_response
+
+
+def _token_ids(choice: dict[str, Any]) -> list[int]:
+    if isinstance(choice.get("token_ids"), list):
+        return [int(t) for t in choice["token_ids"]]
+    tokens = (choice.get("logprobs") or {}).get("tokens") or []
+    if tokens and all(isinstance(t, str) and t.startswith("token_id:") for t in tokens):
+        return [int(t.removeprefix("token_id:")) for t in tokens]
+    raise UpstreamError(
+        "vLLM returned no token ids: it needs return_token_ids support "
+        "(vLLM 0.10.2 or newer) or --return-tokens-as-token-ids",
+        kind="backend_error",
+    )
+
+
+class VLLMGenerator:
+    """Token-id completions against one or more vLLM servers (a rollout sticks to one)."""
+
+    def __init__(self, client: ServiceClient, base_urls: list[str], model: str) -> None:
+        if not base_urls:
+            raise ValueError("the vllm backend needs at least one base URL")
+        self.client = client
+        self.base_urls = [u.rstrip("/") for u in base_urls]
+        self.model = model
+
+    async def post(self, path: str, body: dict[str, Any], route_key: str) -> dict[str, Any]:
+        """POST to the upstream this rollout sticks to; map its failures to our errors."""
+        url = pick(self.base_urls, route_key) + path
+        try:
+            answer = await self.client.call("POST", url, body)
+        except CallFailed as exc:
+            raise Unavailable(f"vLLM unreachable: {exc}", kind="backend_unavailable") from None
+        if answer.status >= 400 or not isinstance(answer.body, dict):
+            raise UpstreamError(
+                f"vLLM answered {answer.status}: {answer.text[:300]}", kind="backend_error"
+            )
+        return answer.body
+
+    async def generate(
+        self, prompt_ids: list[int], sampling: Sampling, route_key: str
+    ) -> Generation:
+        body = {
+            "model": self.model,
+            "prompt": prompt_ids,
+            "max_tokens": sampling.max_tokens,
+            "temperature": sampling.temperature,
+            "top_p": sampling.top_p,
+            "logprobs": 1,
+            "return_token_ids": True,
+            "return_tokens_as_token_ids": True,
+            "skip_special_tokens": False,
+        }
+        answer = await self.post("/completions", body, route_key)
+        try:
+            choice = answer["choices"][0]
+        except (KeyError, IndexError, TypeError):
+            raise UpstreamError("vLLM answered no choice", kind="backend_error") from None
+        ids = _token_ids(choice)
+        logps = (choice.get("logprobs") or {}).get("token_logprobs") or []
+        if len(logps) != len(ids):
+            raise UpstreamError(
+                f"vLLM returned {len(ids)} ids but {len(logps)} logprobs", kind="backend_error"
+            )
+        echoed = choice.get("prompt_token_ids")
+        if echoed is not None and list(echoed) != prompt_ids:
+            raise UpstreamError("vLLM changed the prompt ids", kind="backend_error")
+        finish: Finish = "length" if choice.get("finish_reason") == "length" else "stop"
+        return Generation(ids, [float(x) for x in logps], finish)
+
+    def models(self) -> list[str]:
+        return [self.model]
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+class VLLMChatBackend(TokenExactBackend):
+    """The fallback mode: vLLM renders and parses; we keep the ids it reports."""
+
+    async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
+        assert isinstance(self.generator, VLLMGenerator)
+        body = chat_request(request.model_dump(exclude_none=True), self.generator.model)
+        for key, value in self.pinned.items():
+            body[key] = value
+        body.update(logprobs=True, return_token_ids=True, skip_special_tokens=False)
+        answer = await self.generator.post("/chat/completions", body, route_key)
+        try:
+            choice = answer["choices"][0]
+            items = chat_message_to_items(choice["message"])
+        except (KeyError, IndexError, TypeError):
+            raise UpstreamError(
+                "vLLM answered an unusable completion", kind="backend_error"
+            ) from None
+        ids = _token_ids(choice)
+        content = (choice.get("logprobs") or {}).get("content") or []
+        logps = [float(c.get("logprob", 0.0)) for c in content]
+        prompt = answer.get("prompt_token_ids")
+        if isinstance(prompt, list) and len(logps) == len(ids):
+            items[-1].update(
+                prompt_token_ids=[int(t) for t in prompt],
+                generation_token_ids=ids,
+                generation_log_probs=logps,
+            )
+        cut = choice.get("finish_reason") == "length"
+        return build_response(
+            items,
+            model=self.generator.model,
+            status="incomplete" if cut else "completed",
+            incomplete_reason="max_output_tokens" if cut else None,
+            usage={"input_tokens": len(prompt or []), "output_tokens": len(ids)},
+        )
+
+
+def build_vllm(settings: Any, client: ServiceClient) -> TokenExactBackend:
+    """The vllm backend the settings describe (tokenizer from `settings.tokenizer`)."""
+    from transformers import AutoTokenizer
+
+    source = settings.tokenizer or settings.model
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    generator = VLLMGenerator(client, settings.base_urls, settings.model)
+    context = settings.context_length or int(getattr(tokenizer, "model_max_length", 32768))
+    cls = VLLMChatBackend if settings.vllm_mode == "chat" else TokenExactBackend
+    return cls(
+        tokenizer,
+        generator,
+        model=settings.model,
+        context_length=min(context, 10**7),
+        default_max_tokens=settings.default_max_tokens,
+        pinned=settings.pinned_sampling,
+    )
