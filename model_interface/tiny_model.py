@@ -68,7 +68,7 @@ def build(
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     out.mkdir(parents=True, exist_ok=True)
     core = Tokenizer(models.BPE())
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

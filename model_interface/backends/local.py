@@ -34,7 +34,7 @@ class LocalGenerator:
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         model = AutoModelForCausalLM.from_pretrained(model_dir)
