@@ -13,7 +13,6 @@ COPY agent_server ./agent_server
 COPY resources_servers ./resources_servers
 COPY model_interface ./model_interface
 COPY sdg ./sdg
-COPY trainers ./trainers
 COPY tasks /tasks
 RUN pip install . && mkdir -p /data/sessions /runs && chown -R proofgym /data /runs /tasks
 

@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
-CODE := proofgym agent_server resources_servers model_interface sdg trainers
+CODE := proofgym agent_server resources_servers model_interface sdg
 
 .PHONY: install run test lint unit validate bench tasks
 

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sdg.rows import task_row
+
 
 @dataclass(frozen=True)
 class Family:
@@ -145,22 +147,13 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
             if not any(isinstance(a, str) and a.strip() and a in prompt for a in c["args"])
         ][:8]
         tasks.append(
-            {
-                "task_id": f"code-{seed}-{index:04d}",
-                "env": "code",
-                "env_version": None,
-                "split": split,
-                "responses_create_params": {
-                    "input": [
-                        {
-                            "role": "user",
-                            "type": "message",
-                            "content": f"Implement `{family.signature}` in solution.py.\n"
-                            f"{family.description}\nExamples:\n{examples}",
-                        }
-                    ]
-                },
-                "task_data": {
+            task_row(
+                "code",
+                f"code-{seed}-{index:04d}",
+                split,
+                f"Implement `{family.signature}` in solution.py.\n"
+                f"{family.description}\nExamples:\n{examples}",
+                {
                     "function": family.function,
                     "visible_tests": visible,
                     "hidden_tests": hidden,
@@ -168,6 +161,6 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
                     "alternative": family.alternative,
                     "stub": f"{family.signature}:\n    raise NotImplementedError\n",
                 },
-            }
+            )
         )
     return tasks

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from resources_servers.file_edit.config import set_value, values_of
+from sdg.rows import task_row
 
 FILES = [
     "config/app.conf",
@@ -67,22 +68,13 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
         ]
         assert len(changed) == 1, "a goal must change exactly one line"
         tasks.append(
-            {
-                "task_id": f"file_edit-{seed}-{index:04d}",
-                "env": "file_edit",
-                "env_version": None,
-                "split": split,
-                "responses_create_params": {
-                    "input": [
-                        {
-                            "role": "user",
-                            "type": "message",
-                            "content": f"In the file {path}, set {key} to {value}. "
-                            "Do not change anything else in the workspace.",
-                        }
-                    ]
-                },
-                "task_data": {"files": files, "goal": {"path": path, "key": key, "value": value}},
-            }
+            task_row(
+                "file_edit",
+                f"file_edit-{seed}-{index:04d}",
+                split,
+                f"In the file {path}, set {key} to {value}. "
+                "Do not change anything else in the workspace.",
+                {"files": files, "goal": {"path": path, "key": key, "value": value}},
+            )
         )
     return tasks

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from resources_servers.game.blackjack import basic_strategy, dealer_mimic, play, reckless
+from sdg.rows import task_row
 
 PASS, GAP, MAX_MOVES = 0.2, 0.5, 15
 
@@ -31,21 +32,12 @@ def generate(n: int, seed: int, split: str = "example", hands: int = 5) -> list[
         if not discriminates(candidate, hands):
             continue
         tasks.append(
-            {
-                "task_id": f"game-{seed}-{len(tasks):04d}",
-                "env": "game",
-                "env_version": None,
-                "split": split,
-                "responses_create_params": {
-                    "input": [
-                        {
-                            "role": "user",
-                            "type": "message",
-                            "content": f"Play {hands} hands of Blackjack; try to come out ahead.",
-                        }
-                    ]
-                },
-                "task_data": {"seed": candidate, "hands": hands},
-            }
+            task_row(
+                "game",
+                f"game-{seed}-{len(tasks):04d}",
+                split,
+                f"Play {hands} hands of Blackjack; try to come out ahead.",
+                {"seed": candidate, "hands": hands},
+            )
         )
     return tasks

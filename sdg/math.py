@@ -6,6 +6,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from sdg.rows import task_row
+
 NAMES = ["Ava", "Ben", "Chloe", "Dev", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas"]
 Template = Callable[[random.Random, str], tuple[str, str]]
 
@@ -74,15 +76,12 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
         if answer <= 0 or str(answer) in text:
             continue
         tasks.append(
-            {
-                "task_id": f"math-{seed}-{len(tasks):04d}",
-                "env": "math",
-                "env_version": None,
-                "split": split,
-                "responses_create_params": {
-                    "input": [{"role": "user", "type": "message", "content": text}]
-                },
-                "task_data": {"answer": answer, "expression": expression},
-            }
+            task_row(
+                "math",
+                f"math-{seed}-{len(tasks):04d}",
+                split,
+                text,
+                {"answer": answer, "expression": expression},
+            )
         )
     return tasks

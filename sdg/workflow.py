@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from sdg.rows import task_row
+
 FIRST = ["Ava", "Ben", "Chloe", "Dev", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas"]
 LAST = ["Stone", "Ng", "Okafor", "Lind", "Moreau", "Patel", "Quinn", "Rossi"]
 ITEMS = ["kettle", "lamp", "backpack", "keyboard", "blender", "tent", "jacket", "speaker"]
@@ -82,15 +84,12 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
             )
             goal = {"decision": kind, "customer_id": me["id"], "order_id": order["id"]}
         tasks.append(
-            {
-                "task_id": f"workflow-{seed}-{len(tasks):04d}",
-                "env": "workflow",
-                "env_version": None,
-                "split": split,
-                "responses_create_params": {
-                    "input": [{"role": "user", "type": "message", "content": text}]
-                },
-                "task_data": {"db": db, "today": TODAY, "request": request, "goal": goal},
-            }
+            task_row(
+                "workflow",
+                f"workflow-{seed}-{len(tasks):04d}",
+                split,
+                text,
+                {"db": db, "today": TODAY, "request": request, "goal": goal},
+            )
         )
     return tasks

@@ -17,6 +17,7 @@ from openai.types.responses import Response
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
 from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import other_lines, set_value, values_of
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
@@ -168,13 +169,7 @@ class FileEditEnv(Environment[Workspace]):
         return all_or_nothing(checks)
 
     def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
-        write = {
-            "type": "function_call",
-            "name": "write_file",
-            "arguments": json.dumps({"path": f"probe-{marker}.txt", "content": marker}),
-        }
-        listing = {"type": "function_call", "name": "list_files", "arguments": "{}"}
-        return [[write], [listing], [{"type": "message", "content": "probe done"}]]
+        return write_then_list(marker)
 
     def controls(self, task: Task) -> list[Control]:
         files: dict[str, str] = task.task_data["files"]

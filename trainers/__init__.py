@@ -1,1 +1,0 @@
-"""Trainer adapters (TRL, NeMo RL, Unsloth): each consumes RunResults and stands alone."""
