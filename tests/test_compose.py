@@ -116,7 +116,16 @@ def test_the_gpu_profile_points_the_model_interface_at_vllm() -> None:
         == SERVICES["vllm"]["command"][SERVICES["vllm"]["command"].index("--served-model-name") + 1]
     )
     ModelSettings(backend=model["PROOFGYM_BACKEND"], base_urls=urls)  # a valid backend
+    assert model["PROOFGYM_BACKEND"] == "vllm"
+    vllm_model = SERVICES["vllm"]["command"][SERVICES["vllm"]["command"].index("--model") + 1]
+    assert substitute(vllm_model) == model["PROOFGYM_TOKENIZER"]  # same weights, same tokenizer
     assert SERVICES["model"]["depends_on"]["vllm"]["required"] is False
+    # the same flags `proofgym serve vllm` passes
+    from proofgym.cli import vllm_command
+
+    wanted = vllm_command("m", "h", 1)
+    flags = [f for f in wanted if f.startswith("--") and f not in ("--model", "--host", "--port")]
+    assert all(f in SERVICES["vllm"]["command"] for f in flags)
 
 
 def test_named_volumes_hold_tasks_and_runs() -> None:
