@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 
-from agent_server.replicas import ReplicaSet, resolve_all
+from agent_server.replicas import ReplicaSet, resolve_all, sticky
 from proofgym.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +59,14 @@ async def test_a_dns_failure_keeps_the_last_known_replicas() -> None:
 
 async def test_the_real_resolver_resolves_localhost() -> None:
     assert "127.0.0.1" in await resolve_all("localhost", 80)
+
+
+def rows(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("select count(*) from rollouts").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
 
 
 def metric(url: str, route: str) -> float:
@@ -120,16 +130,29 @@ def test_up_with_three_replicas_spreads_sessions_and_survives_a_kill(tmp_path: P
         assert all(s > 0 for s in seeds), seeds  # every replica got sessions
         assert sum(seeds) == 80
 
-        os.kill(replicas[1][1], signal.SIGKILL)  # one replica dies
-        args[args.index("--repeats") + 1] = "20"
-        second = subprocess.run(args, capture_output=True, text=True, timeout=300)
-        # The other replicas go on; what the dead one held is masked, and a rerun completes it.
-        third = subprocess.run(args, capture_output=True, text=True, timeout=300)
-        assert third.returncode == 0, second.stdout + third.stdout + third.stderr
-        import sqlite3
-
+        args[args.index("--repeats") + 1] = "60"
+        run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while rows(db) < 120 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(replicas[1][1], signal.SIGKILL)  # one replica dies mid-run
+        run.communicate(timeout=300)
+        urls = sorted(url for url, _ in replicas)
         with sqlite3.connect(db) as conn:
-            assert conn.execute("select count(*) from rollouts").fetchone()[0] == 160
+            masked = conn.execute(
+                "select rollout_id, failure_kind from rollouts where mask_sample = 1"
+            ).fetchall()
+            assert (
+                conn.execute("select count(*) from rollouts where mask_sample = 0").fetchone()[0]
+                > 80
+            )  # the other replicas went on
+        # only the dead replica's sessions failed, and as resources_error
+        assert all(sticky(urls, rid) == replicas[1][0] for rid, _ in masked), masked
+        assert {kind for _, kind in masked} <= {"resources_error"}
+        again = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stdout + again.stderr
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("select count(*) from rollouts").fetchone()[0] == 480
             assert (
                 conn.execute("select count(*) from rollouts where mask_sample = 1").fetchone()[0]
                 == 0

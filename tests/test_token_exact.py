@@ -354,3 +354,23 @@ def test_tiny_model_command(tmp_path: Path) -> None:
     assert config["architectures"] == ["LlamaForCausalLM"]
     assert (tmp_path / "m" / "tokenizer.json").is_file()
     assert "untrained" in (tmp_path / "m" / "PROOFGYM_README.md").read_text().lower()
+
+
+async def test_concurrent_requests_are_batched_without_changing_results(tiny_model_dir: Path
+                                                                        ) -> None:
+    import asyncio
+
+    from model_interface.backends.local import LocalGenerator
+    from model_interface.backends.token_exact import Sampling
+
+    generator = LocalGenerator(tiny_model_dir, max_batch=8, wait_s=0.05)
+    prompts = [generator.tokenizer.encode(t, add_special_tokens=False)
+               for t in ("a", "hello there", "set version to 2 now", "x y z")]
+    greedy = Sampling(max_tokens=8, temperature=0.0)
+    alone = [await generator.generate(p, greedy, "k") for p in prompts]
+    together = await asyncio.gather(*(generator.generate(p, greedy, "k") for p in prompts))
+    assert max(generator.batch_sizes) == 4  # left-padded into one batch
+    for one, batched in zip(alone, together, strict=True):
+        assert batched.token_ids == one.token_ids
+        assert batched.log_probs == pytest.approx(one.log_probs, abs=1e-4)
+    await generator.aclose()

@@ -51,6 +51,7 @@ class LocalGenerator:
         self._queue: asyncio.Queue[_Job] | None = None
         self._worker: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
+        self.batch_sizes: list[int] = []  # what ran together, for tests and metrics
 
     async def generate(
         self, prompt_ids: list[int], sampling: Sampling, route_key: str
@@ -74,6 +75,7 @@ class LocalGenerator:
                 key = (job.sampling.temperature, job.sampling.top_p)
                 groups.setdefault(key, []).append(job)
             for group in groups.values():
+                self.batch_sizes.append(len(group))
                 try:
                     results = await asyncio.to_thread(self._run, group)
                 except Exception as exc:  # one broken batch fails its requests, not the server
