@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from helpers import count_rows
 
 from proofgym.up import free_port
 
@@ -30,16 +31,6 @@ def alive(pid: int) -> bool:
     # a zombie is dead too
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split()[2] != "Z"
-
-
-def count_rows(db: Path, where: str = "1") -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute(f"select count(*) from rollouts where {where}").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
 
 
 @pytest.fixture

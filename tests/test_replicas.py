@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+from helpers import count_rows
 
 from agent_server.replicas import ReplicaSet, resolve_all, sticky
 from proofgym.up import free_port
@@ -59,14 +60,6 @@ async def test_a_dns_failure_keeps_the_last_known_replicas() -> None:
 
 async def test_the_real_resolver_resolves_localhost() -> None:
     assert "127.0.0.1" in await resolve_all("localhost", 80)
-
-
-def rows(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute("select count(*) from rollouts").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
 
 
 def metric(url: str, route: str) -> float:
@@ -133,7 +126,7 @@ def test_up_with_three_replicas_spreads_sessions_and_survives_a_kill(tmp_path: P
         args[args.index("--repeats") + 1] = "60"
         run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 60
-        while rows(db) < 120 and time.monotonic() < deadline:
+        while count_rows(db) < 120 and time.monotonic() < deadline:
             time.sleep(0.01)
         os.kill(replicas[1][1], signal.SIGKILL)  # one replica dies mid-run
         run.communicate(timeout=300)

@@ -356,16 +356,19 @@ def test_tiny_model_command(tmp_path: Path) -> None:
     assert "untrained" in (tmp_path / "m" / "PROOFGYM_README.md").read_text().lower()
 
 
-async def test_concurrent_requests_are_batched_without_changing_results(tiny_model_dir: Path
-                                                                        ) -> None:
+async def test_concurrent_requests_are_batched_without_changing_results(
+    tiny_model_dir: Path,
+) -> None:
     import asyncio
 
     from model_interface.backends.local import LocalGenerator
     from model_interface.backends.token_exact import Sampling
 
     generator = LocalGenerator(tiny_model_dir, max_batch=8, wait_s=0.05)
-    prompts = [generator.tokenizer.encode(t, add_special_tokens=False)
-               for t in ("a", "hello there", "set version to 2 now", "x y z")]
+    prompts = [
+        generator.tokenizer.encode(t, add_special_tokens=False)
+        for t in ("a", "hello there", "set version to 2 now", "x y z")
+    ]
     greedy = Sampling(max_tokens=8, temperature=0.0)
     alone = [await generator.generate(p, greedy, "k") for p in prompts]
     together = await asyncio.gather(*(generator.generate(p, greedy, "k") for p in prompts))

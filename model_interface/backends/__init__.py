@@ -14,16 +14,12 @@ class Backend(Protocol):
 
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
         """Answer one Responses create; `route_key` keeps a rollout on one upstream."""
-        ...
 
     async def chat(self, body: dict[str, Any], route_key: str) -> dict[str, Any]:
         """Pass a Chat Completions request through to the upstream."""
-        ...
 
     def models(self) -> list[str]:
         """The model names this backend serves."""
-        ...
 
     async def aclose(self) -> None:
         """Release connections and models."""
-        ...

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -39,7 +40,7 @@ def source_hash(cls: type) -> str:
     return digest.hexdigest()[:16]
 
 
-class Environment(Generic[S]):
+class Environment(ABC, Generic[S]):
     """One environment. Subclasses set the class variables and implement the four methods.
 
     Promises the server relies on:
@@ -89,17 +90,17 @@ class Environment(Generic[S]):
     def validate_task(self, task: Task) -> None:
         """Raise ValueError with a readable message when `task_data` cannot seed a session."""
 
+    @abstractmethod
     def create_state(self, task: Task, workdir: Path | None) -> S:
         """Build the state of a new session from its task (runs off the event loop)."""
-        raise NotImplementedError
 
     def instructions(self, task: Task) -> str | None:
         """Text for the policy beside the task prompt; never ground truth."""
         return None
 
+    @abstractmethod
     def verify(self, state: S, task: Task, response: Response) -> VerifyResult:
         """Judge a rollout by its final state and its trajectory."""
-        raise NotImplementedError
 
     def controls(self, task: Task) -> list[Control]:
         """Scripted trajectories for this task with the outcome each must get."""
