@@ -63,11 +63,23 @@ class RolloutStore:
             "created_at": time.time(),
             "record": result.model_dump_json(exclude_none=True),
         }
-        with self.db.conn:
-            self.db.execute(
+        # One transaction: a kill between the two statements must not drop the old row.
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
                 "DELETE FROM rollouts WHERE task_id = ? AND repeat = ?", [result.task_id, repeat]
             )
-            self.table.insert(row, replace=True)
+            columns = ", ".join(f"[{c}]" for c in COLUMNS)
+            marks = ", ".join("?" for _ in COLUMNS)
+            conn.execute(
+                f"INSERT OR REPLACE INTO rollouts ({columns}) VALUES ({marks})",
+                [row[c] for c in COLUMNS],
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def done_pairs(self) -> set[tuple[str, int]]:
         """Pairs stored with a usable (not masked) result: a rerun skips these."""

@@ -119,3 +119,16 @@ async def test_an_unreachable_agent_is_not_stored(
         load_tasks(path), agent_url="http://agent", store=store, client=client, control="reference"
     )
     assert summary.not_collected == 1 and store.count() == 0 and "down" in summary.errors[0]
+
+
+def test_a_failed_replacement_keeps_the_old_row(tmp_path: Path) -> None:
+    store = RolloutStore(tmp_path / "s.db")
+    store.put(result("a", masked=True, rid="a" * 20), 0)
+    # the INSERT fails after the DELETE ran (a disk error, a kill: the same for SQLite)
+    store.db.execute(
+        "CREATE TRIGGER boom BEFORE INSERT ON rollouts WHEN NEW.rollout_id = "
+        "'" + "b" * 20 + "' BEGIN SELECT RAISE(ABORT, 'boom'); END"
+    )
+    with pytest.raises(sqlite3.Error, match="boom"):
+        store.put(result("a", rid="b" * 20), 0)
+    assert [r["rollout_id"] for r in store.rows()] == ["a" * 20]
