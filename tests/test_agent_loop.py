@@ -254,18 +254,24 @@ async def test_a_slow_rollout_times_out_as_data(file_edit_tasks: list[dict[str, 
 
 
 async def test_a_token_protected_stack_runs_and_refuses_strangers(
-        file_edit_tasks: list[dict[str, Any]]) -> None:
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
     token = "t0k3n"
-    agent = AgentSettings(resources_urls=["http://resources"], model_url="http://model",
-                          token=token)
-    async with in_process_stack(resources_settings=ResourcesSettings(token=token),
-                                model_settings=ModelSettings(token=token),
-                                agent_settings=agent) as stack:
+    agent = AgentSettings(
+        resources_urls=["http://resources"], model_url="http://model", token=token
+    )
+    async with in_process_stack(
+        resources_settings=ResourcesSettings(token=token),
+        model_settings=ModelSettings(token=token),
+        agent_settings=agent,
+    ) as stack:
         denied = await stack.run({"task": file_edit_tasks[0], "control": "reference"})
         assert denied.status_code == 401
-        ok = await stack.client.post("http://agent/run", json={
-            "task": file_edit_tasks[0], "control": "reference"},
-            headers={"Authorization": f"Bearer {token}"})
+        ok = await stack.client.post(
+            "http://agent/run",
+            json={"task": file_edit_tasks[0], "control": "reference"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         assert ok.status_code == 200 and ok.json()["reward"] == 1.0  # the agent sent the token on
         health = await stack.client.get("http://model/health")
         assert health.status_code == 200

@@ -385,9 +385,23 @@ def test_serve_model_with_the_local_backend_from_the_command_line(tiny_model_dir
     from proofgym.up import free_port
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "proofgym.cli", "serve", "model", "--backend",
-                             "local", "--model", str(tiny_model_dir), "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proofgym.cli",
+            "serve",
+            "model",
+            "--backend",
+            "local",
+            "--model",
+            str(tiny_model_dir),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(200):
@@ -397,8 +411,9 @@ def test_serve_model_with_the_local_backend_from_the_command_line(tiny_model_dir
             except httpx.HTTPError:
                 time.sleep(0.1)
         assert httpx.get(f"{url}/v1/models").json()["data"][0]["id"] == tiny_model_dir.name
-        out = httpx.post(f"{url}/v1/responses", json={"input": "hi", "max_output_tokens": 4},
-                         timeout=60).json()
+        out = httpx.post(
+            f"{url}/v1/responses", json={"input": "hi", "max_output_tokens": 4}, timeout=60
+        ).json()
         assert len(out["output"][-1]["generation_token_ids"]) <= 4
     finally:
         proc.terminate()
