@@ -16,7 +16,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
-from proofgym.errors import NotFound
+from proofgym.errors import BadRequest, Conflict, InvalidRequest, NotFound, ProofgymError
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.protocol import (
     FailureKind,
@@ -32,6 +32,14 @@ from proofgym.settings import AgentSettings
 from proofgym.tokens import is_trainable
 
 log = logging.getLogger("proofgym.agent")
+
+
+REJECTIONS: dict[int, type[ProofgymError]] = {
+    400: BadRequest,
+    404: NotFound,
+    409: Conflict,
+    422: InvalidRequest,
+}
 
 
 class RolloutFailed(Exception):
@@ -90,10 +98,7 @@ class RolloutRunner:
         try:
             async with asyncio.timeout(self.settings.rollout_timeout_s):
                 env_url = await self.env_url(task.env, rollout_id)
-                seed = await self._resources(
-                    f"{env_url}/seed_session",
-                    {"session_id": rollout_id, "task": task.model_dump(mode="json")},
-                )
+                seed = await self._seed(env_url, rollout_id, request)
                 seeded = True
                 params = await self._params(request, env_url, seed)
                 await self._loop(request, params, env_url, rollout_id, state)
@@ -118,6 +123,23 @@ class RolloutRunner:
             return await self.client.post_json(url, body, headers=headers, idempotent=idempotent)
         except CallFailed as exc:
             raise RolloutFailed("resources_error", str(exc)) from None
+
+    async def _seed(self, env_url: str, rollout_id: str, request: RunRequest) -> Any:
+        body = {"session_id": rollout_id, "task": request.task.model_dump(mode="json")}
+        try:
+            return await self.client.post_json(f"{env_url}/seed_session", body)
+        except CallFailed as exc:
+            rejected = REJECTIONS.get(exc.status or 0)
+            if rejected is None:
+                raise RolloutFailed("resources_error", str(exc)) from None
+            # The environment refused the task itself (wrong version, bad task_data): that is
+            # the caller's input to fix, not an outage to mask and retry.
+            error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+            raise rejected(
+                f"{request.task.env} refused task {request.task.task_id}: "
+                f"{error.get('message', exc)}",
+                kind=error.get("kind"),
+            ) from None
 
     async def _params(
         self, request: RunRequest, env_url: str, seed: dict[str, Any]

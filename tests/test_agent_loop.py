@@ -275,3 +275,17 @@ async def test_a_token_protected_stack_runs_and_refuses_strangers(
         assert ok.status_code == 200 and ok.json()["reward"] == 1.0  # the agent sent the token on
         health = await stack.client.get("http://model/health")
         assert health.status_code == 200
+
+
+async def test_a_task_the_environment_refuses_is_the_callers_error(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    stale = dict(file_edit_tasks[0], env_version="0000000000000000")
+    broken = dict(file_edit_tasks[0], task_data={"files": {}})
+    async with in_process_stack() as stack:
+        r = await stack.run({"task": stale, "control": "reference"})
+        assert r.status_code == 409 and r.json()["error"]["kind"] == "env_version_mismatch"
+        r = await stack.run({"task": broken, "control": "reference"})
+        assert r.status_code == 400 and r.json()["error"]["kind"] == "invalid_task"
+        r = await stack.run({"task": dict(file_edit_tasks[0], env="nope")})
+        assert r.status_code == 404 and r.json()["error"]["kind"] == "unknown_env"
