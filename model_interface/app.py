@@ -16,7 +16,7 @@ from model_interface.backends import Backend
 from model_interface.backends.scripted import ScriptedBackend
 from model_interface.request import ResponsesRequest
 from proofgym import VERSION
-from proofgym.errors import InvalidRequest
+from proofgym.errors import BadRequest, InvalidRequest
 from proofgym.http import ServiceClient, Transport
 from proofgym.service import install_common
 from proofgym.settings import ModelSettings
@@ -74,6 +74,8 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
     async def responses(
         body: ResponsesRequest, x_rollout_id: str | None = Header(default=None)
     ) -> JSONResponse:
+        if body.stream:  # PROTOCOL.md: non-streaming is required, streaming optional
+            raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         target = scripted if body.script is not None else main
         response = await target.respond(body, route_key(x_rollout_id, body.input))
         return JSONResponse(response.model_dump(mode="json", exclude_none=True))

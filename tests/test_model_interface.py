@@ -174,6 +174,10 @@ async def test_bad_requests_are_4xx() -> None:
         assert no_script.json()["error"]["kind"] == "missing_script"
         bad_item = await c.post("/v1/responses", json={"input": "hi", "script": [[{"type": "x"}]]})
         assert bad_item.status_code == 400 and bad_item.json()["error"]["kind"] == "invalid_script"
+        stream = await c.post(
+            "/v1/responses", json={"input": "hi", "stream": True, "script": [[{"type": "message"}]]}
+        )
+        assert stream.status_code == 400 and stream.json()["error"]["kind"] == "unsupported"
         models = (await c.get("/v1/models")).json()
         assert models["data"][0]["id"] == "scripted"
 

@@ -12,7 +12,7 @@ from openai.types.responses import Response
 
 from model_interface.convert import chat_message_to_items, chat_request
 from model_interface.request import ResponsesRequest
-from proofgym.errors import BadRequest, Unavailable, UpstreamError
+from proofgym.errors import Unavailable, UpstreamError
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.responses import build_response
 
@@ -51,8 +51,6 @@ class OpenAIChatBackend:
         return answer.body
 
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
-        if request.stream:
-            raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         body = request.model_dump(exclude_none=True)
         model = request.model if request.model and request.model != "default" else self.model
         chat = await self._post("/chat/completions", chat_request(body, model), route_key)

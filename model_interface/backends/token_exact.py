@@ -101,8 +101,6 @@ class TokenExactBackend:
         )
 
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
-        if request.stream:
-            raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         prompt_ids, _ = self.renderer.prompt(request.input, request.instructions, request.tools)
         if len(prompt_ids) >= self.context_length:
             return build_response(
