@@ -14,7 +14,8 @@ COPY resources_servers ./resources_servers
 COPY model_interface ./model_interface
 COPY sdg ./sdg
 COPY tasks /tasks
-RUN pip install . && mkdir -p /data/sessions /runs && chown -R proofgym /data /runs /tasks
+# the vllm extra: the tokenizer the gpu profile's token-exact backend needs (no torch)
+RUN pip install ".[vllm]" && mkdir -p /data/sessions /runs && chown -R proofgym /data /runs /tasks
 
 USER proofgym
 # Each service listens on PROOFGYM_PORT; /health answers without the bearer token.

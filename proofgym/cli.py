@@ -145,7 +145,7 @@ def _serve_vllm(model: str | None, host: str, port: int, dry_run: bool) -> None:
         console.print(" ".join(cmd))
         return
     if importlib.util.find_spec("vllm") is None:
-        fail("vLLM is not installed: pip install 'proofgym[vllm]' (needs a GPU machine)")
+        fail("vLLM is not installed: pip install 'proofgym[vllm-server]' (needs a GPU machine)")
     os.execv(cmd[0], cmd)
 
 

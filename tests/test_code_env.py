@@ -6,7 +6,7 @@ import json
 import os
 import socket
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,10 @@ TASKS = generate(6, seed=21)
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    return Sandbox(wall_s=4, cpu_s=2, memory_mb=256)
+def sandbox() -> Iterator[Sandbox]:
+    box = Sandbox(wall_s=4, cpu_s=2, memory_mb=256)
+    yield box
+    box.close()
 
 
 @pytest.fixture

@@ -139,6 +139,13 @@ def test_named_volumes_hold_tasks_and_runs() -> None:
 
 def test_dockerfile_runs_the_cli_as_a_non_root_user() -> None:
     text = (ROOT / "Dockerfile").read_text()
+    assert 'pip install ".[vllm]"' in text  # the tokenizer the gpu profile's backend loads
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert not any(d.startswith("torch") for d in extras["vllm"])  # slim: no torch
     assert re.search(r"^USER proofgym$", text, re.M)
     assert 'ENTRYPOINT ["proofgym"]' in text and "HEALTHCHECK" in text
     for package in ("proofgym", "agent_server", "resources_servers", "model_interface", "sdg"):

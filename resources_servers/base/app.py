@@ -184,6 +184,8 @@ def create_app(
             reaper.cancel()
             for registry in host.registries.values():
                 await registry.close_all()
+            for env in host.envs.values():
+                env.shutdown()
             if tmp is not None:
                 tmp.cleanup()
 

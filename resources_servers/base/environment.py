@@ -117,5 +117,8 @@ class Environment(ABC, Generic[S]):
         None when the environment has no writable state."""
         return None
 
+    def shutdown(self) -> None:
+        """Release what the environment itself holds (a sandbox, a pool) when the server stops."""
+
     def close_state(self, state: S) -> None:
         """Release what the state holds beyond its workdir (the server removes the workdir)."""

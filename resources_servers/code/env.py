@@ -87,6 +87,7 @@ class CodeEnv(Environment[Workspace]):
     secret_fields = ("hidden_tests", "solution", "alternative")
 
     def __init__(self, sandbox: Sandbox | None = None) -> None:
+        self._owns_sandbox = sandbox is None  # a sandbox handed in is its owner's to close
         self.sandbox = sandbox or Sandbox()
 
     def validate_task(self, task: Task) -> None:
@@ -246,5 +247,6 @@ class CodeEnv(Environment[Workspace]):
             )
         return controls
 
-    def close_state(self, state: Workspace) -> None:
-        return None
+    def shutdown(self) -> None:
+        if self._owns_sandbox:
+            self.sandbox.close()
