@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -210,3 +211,22 @@ async def test_256_parallel_sessions_see_only_their_own_state(
 
         results = await asyncio.gather(*(one(i) for i in range(256)))
     assert all(secret == read for secret, read in results)
+
+
+def test_folders_of_dead_processes_are_swept(tmp_path: Path) -> None:
+    import subprocess
+
+    from resources_servers.base.scratch import private_dir, sweep
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"proofgym-sessions-{dead.pid}-abc"
+    (stale / "ws").mkdir(parents=True)
+    alive = tmp_path / f"proofgym-sessions-{os.getpid()}-xyz"
+    alive.mkdir()
+    other_kind = tmp_path / f"proofgym-sandbox-{dead.pid}-abc"
+    other_kind.mkdir()
+    fresh = private_dir("sessions", str(tmp_path))
+    assert not stale.exists() and alive.exists() and other_kind.exists()
+    assert fresh.name.startswith(f"proofgym-sessions-{os.getpid()}-")
+    assert sweep("sandbox", str(tmp_path)) == [other_kind]

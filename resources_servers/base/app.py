@@ -7,7 +7,8 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
+import shutil
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from proofgym.service import install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.registry import discover
+from resources_servers.base.scratch import private_dir
 from resources_servers.base.sessions import SessionRegistry
 
 log = logging.getLogger("proofgym.resources")
@@ -167,13 +169,12 @@ def create_app(
         if unknown:
             raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
         envs = {n: available[n]() for n in wanted}
-    tmp: tempfile.TemporaryDirectory[str] | None = None
-    if settings.workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="proofgym-sessions-", dir=memory_tmpdir())
-        root = Path(tmp.name)
-    else:
-        root = settings.workdir
+    own_root = settings.workdir is None
+    root = private_dir("sessions", memory_tmpdir()) if own_root else settings.workdir
+    assert root is not None
     host = ResourcesHost(envs, settings, root)
+    if own_root:  # removed at shutdown, or when the app is garbage-collected
+        weakref.finalize(host, shutil.rmtree, root, True)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -186,8 +187,8 @@ def create_app(
                 await registry.close_all()
             for env in host.envs.values():
                 env.shutdown()
-            if tmp is not None:
-                tmp.cleanup()
+            if own_root:
+                shutil.rmtree(root, ignore_errors=True)
 
     app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
     app.state.host = host

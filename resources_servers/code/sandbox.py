@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from resources_servers.base.scratch import private_dir
+
 CHILD = Path(__file__).with_name("sandbox_child.py")
 MARK = "@@proofgym-result@@"
 Status = Literal["ok", "timeout", "crashed", "import_error"]
@@ -84,7 +86,7 @@ class Sandbox:
         self._uids: queue.Queue[int] = queue.Queue()
         for i in range(slots):
             self._uids.put(uid_base + i)
-        self.root = Path(tempfile.mkdtemp(prefix="proofgym-sandbox-"))  # 0700, root's
+        self.root = private_dir("sandbox")  # 0700, the server's own
 
     def run(self, source: str, function: str, cases: list[list[Any]]) -> SandboxResult:
         """Import `source` as `solution` and call `function(*args)` for each case."""
