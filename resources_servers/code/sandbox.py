@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -87,6 +88,7 @@ class Sandbox:
         for i in range(slots):
             self._uids.put(uid_base + i)
         self.root = private_dir("sandbox")  # 0700, the server's own
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, True)
 
     def run(self, source: str, function: str, cases: list[list[Any]]) -> SandboxResult:
         """Import `source` as `solution` and call `function(*args)` for each case."""
@@ -146,5 +148,5 @@ class Sandbox:
         proc.wait()
 
     def close(self) -> None:
-        """Remove the sandbox's scratch root."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Remove the sandbox's scratch root (also done when the sandbox is collected)."""
+        self._cleanup()
