@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import echo_server  # noqa: E402
 from bench.rollouts import drive  # noqa: E402
 from proofgym.http import AiohttpTransport, HttpxTransport, ServiceClient  # noqa: E402
 from proofgym.settings import ClientSettings  # noqa: E402
@@ -55,25 +55,7 @@ def main() -> None:
     parser.add_argument("--levels", default="1,64,1024")
     args = parser.parse_args()
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "bench.echo_server:app",
-            "--port",
-            str(port),
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "--log-level",
-            "warning",
-            "--backlog",
-            "8192",
-        ],
-        cwd=ROOT,
-    )
+    server = echo_server.start(port)
     try:
         time.sleep(1.5)
         rows = asyncio.run(

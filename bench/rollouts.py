@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -28,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import echo_server  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.protocol import Task  # noqa: E402
 from proofgym.settings import ClientSettings, ResourcesSettings  # noqa: E402
@@ -215,25 +215,7 @@ def main() -> None:
     memory = idle_session_bytes()
     print(json.dumps(memory), flush=True)
     echo_port = free_port()
-    echo = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "bench.echo_server:app",
-            "--port",
-            str(echo_port),
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "--log-level",
-            "warning",
-            "--backlog",
-            "8192",
-        ],
-        cwd=ROOT,
-    )
+    echo = echo_server.start(echo_port)
     stack = Stack(agent_port=free_port(), resources_ports=[free_port()], model_port=free_port())
     try:
         with stack.running():
