@@ -9,12 +9,15 @@ one address per replica, and this turns them into distinct, sticky replicas.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import ipaddress
 import socket
 import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
+
+from proofgym.routing import sticky
+
+__all__ = ["ReplicaSet", "resolve_all", "sticky"]
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
@@ -23,12 +26,6 @@ async def resolve_all(host: str, port: int) -> list[str]:
     """Every address of `host`, sorted (resolution runs off the event loop)."""
     infos = await asyncio.to_thread(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
     return sorted({str(info[4][0]) for info in infos})
-
-
-def sticky(urls: list[str], key: str) -> str:
-    """The member of `urls` that `key` always maps to while the list stays the same."""
-    digest = int(hashlib.sha1(key.encode()).hexdigest()[:12], 16)
-    return urls[digest % len(urls)]
 
 
 def _host_port(address: str, port: int, scheme: str) -> str:

@@ -8,7 +8,6 @@ one whose history carries no token data, is rendered whole with the chat templat
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from model_interface.backends.scripted import is_model_item
@@ -164,8 +163,3 @@ class Renderer:
         ):
             closing = closing[len(self._eos_text) :]
         return self.encode(closing + full[len(self._probe_text) :])
-
-
-def describe_ids(ids: list[int]) -> str:
-    """A short printable form of an id list, for error messages."""
-    return json.dumps(ids[:8])[:-1] + (", ...]" if len(ids) > 8 else "]")

@@ -5,7 +5,6 @@ It carries no token data, so the agent marks its rollouts not trainable.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from openai.types.responses import Response
@@ -15,12 +14,7 @@ from model_interface.request import ResponsesRequest
 from proofgym.errors import Unavailable, UpstreamError
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.responses import build_response
-
-
-def pick(urls: list[str], key: str) -> str:
-    """The URL a route key sticks to: a stable hash, so a rollout always meets the same one."""
-    digest = int(hashlib.sha1(key.encode()).hexdigest()[:12], 16)
-    return urls[digest % len(urls)]
+from proofgym.routing import sticky
 
 
 class OpenAIChatBackend:
@@ -37,7 +31,7 @@ class OpenAIChatBackend:
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def _post(self, path: str, body: dict[str, Any], route_key: str) -> dict[str, Any]:
-        url = pick(self.base_urls, route_key) + path
+        url = sticky(self.base_urls, route_key) + path
         try:
             answer = await self.client.call("POST", url, body, headers=self.headers)
         except CallFailed as exc:

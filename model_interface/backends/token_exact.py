@@ -4,6 +4,7 @@ generator that returns ids and logprobs, and items parsed from the text with the
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -101,7 +102,10 @@ class TokenExactBackend:
         )
 
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
-        prompt_ids, _ = self.renderer.prompt(request.input, request.instructions, request.tools)
+        # Templating and tokenizing a long history is CPU work: keep it off the event loop.
+        prompt_ids, _ = await asyncio.to_thread(
+            self.renderer.prompt, request.input, request.instructions, request.tools
+        )
         if len(prompt_ids) >= self.context_length:
             return build_response(
                 [assistant_message("")],
@@ -114,9 +118,7 @@ class TokenExactBackend:
         sampling = self.sampling(request, len(prompt_ids))
         gen = await self.generator.generate(prompt_ids, sampling, route_key)
         ids = gen.token_ids
-        body = ids[:-1] if ids and ids[-1] == self.tokenizer.eos_token_id else ids
-        text = self.tokenizer.decode(body, skip_special_tokens=False)
-        items = items_from_generation(text, self.parser)
+        items = await asyncio.to_thread(self._items, ids)
         items[-1].update(
             prompt_token_ids=prompt_ids,
             generation_token_ids=ids,
@@ -129,6 +131,12 @@ class TokenExactBackend:
             status="incomplete" if cut else "completed",
             incomplete_reason="max_output_tokens" if cut else None,
             usage={"input_tokens": len(prompt_ids), "output_tokens": len(ids)},
+        )
+
+    def _items(self, ids: list[int]) -> list[dict[str, Any]]:
+        body = ids[:-1] if ids and ids[-1] == self.tokenizer.eos_token_id else ids
+        return items_from_generation(
+            self.tokenizer.decode(body, skip_special_tokens=False), self.parser
         )
 
     async def chat(self, body: dict[str, Any], route_key: str) -> dict[str, Any]:

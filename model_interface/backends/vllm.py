@@ -13,7 +13,6 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from model_interface.backends.openai_chat import pick
 from model_interface.backends.token_exact import (
     Finish,
     Generation,
@@ -25,6 +24,7 @@ from model_interface.request import ResponsesRequest
 from proofgym.errors import Unavailable, UpstreamError
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.responses import build_response
+from proofgym.routing import sticky
 
 
 def _token_ids(choice: dict[str, Any]) -> list[int]:
@@ -52,7 +52,7 @@ class VLLMGenerator:
 
     async def post(self, path: str, body: dict[str, Any], route_key: str) -> dict[str, Any]:
         """POST to the upstream this rollout sticks to; map its failures to our errors."""
-        url = pick(self.base_urls, route_key) + path
+        url = sticky(self.base_urls, route_key) + path
         try:
             answer = await self.client.call("POST", url, body)
         except CallFailed as exc:

@@ -27,13 +27,3 @@ def weighted(parts: dict[str, tuple[float, Check]], *, gates: Iterable[Check] = 
     return VerifyResult(
         reward=sum(components.values()), reward_components=components, checks=checks
     )
-
-
-def masked(kind: str, reason: str) -> VerifyResult:
-    """A verdict that could not be reached: masked, never a silent 0."""
-    return VerifyResult(
-        reward=0.0,
-        mask_sample=True,
-        failure_kind="verify_error" if kind != "timeout" else "timeout",
-        failure_reason=reason,
-    )
