@@ -5,6 +5,9 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     PROOFGYM_HOST=0.0.0.0
 
+# bubblewrap: the code environment's sandbox (compose.yaml grants it what it needs)
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 proofgym
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -309,11 +309,16 @@ def tiny_model(
 @app.command()
 def envs() -> None:
     """List the shipped environments with their versions and tools."""
+    from proofgym.settings import ResourcesSettings
     from resources_servers.base.registry import discover
 
-    table = Table("environment", "version", "tools", "description")
+    settings = ResourcesSettings()
+    table = Table("environment", "version", "tools", "runs policy code", "description")
     for name, cls in sorted(discover().items()):
-        table.add_row(name, cls.version(), ", ".join(cls.tools()), cls.description)
+        env = cls.from_settings(settings)
+        sandbox = env.sandbox_mode() or "no"
+        table.add_row(name, cls.version(), ", ".join(cls.tools()), sandbox, cls.description)
+        env.shutdown()
     console.print(table)
 
 
@@ -423,7 +428,11 @@ def validate(
         reports.append(
             asyncio.run(
                 validate_env(
-                    available[name](), tasks, parallel=parallel, sample=sample, margin=margin
+                    available[name].from_settings(ResourcesSettings()),
+                    tasks,
+                    parallel=parallel,
+                    sample=sample,
+                    margin=margin,
                 )
             )
         )

@@ -74,3 +74,10 @@ class Unavailable(ProofgymError):
 
     kind = "unavailable"
     status = 503
+
+
+class SandboxUnavailable(Unavailable):
+    """An environment cannot isolate policy code here and refuses to run it (what to grant is
+    in the message)."""
+
+    kind = "sandbox_unavailable"

@@ -109,6 +109,10 @@ class EnvInfo(StrictModel):
     tools: list[dict[str, Any]]
     reward_range: tuple[float, float]
     max_sessions: int
+    sandbox: str | None = Field(
+        default=None,
+        description="how the environment runs code the policy wrote (null: it runs none)",
+    )
 
 
 class SeedRequest(StrictModel):

@@ -49,6 +49,11 @@ class ResourcesSettings(CommonSettings):
         default=None, description="where session files live; default: /dev/shm if large, else tmp"
     )
     reap_interval_s: float = Field(default=30.0, gt=0)
+    code_sandbox: Literal["bwrap", "unsafe-no-isolation"] = Field(
+        default="bwrap",
+        description="how policy-written code runs: bubblewrap, or (trusted code only) without "
+        "isolation; with bwrap unusable, such environments refuse to run code",
+    )
 
 
 class AgentSettings(CommonSettings, ClientSettings):

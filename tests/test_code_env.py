@@ -109,10 +109,9 @@ async def test_no_write_outside_the_sandbox(
     task = TASKS[0]
     body = f"for p in ({str(target)!r}, {str(host_tmp)!r}):\n    open(p, 'w').write('x')\nreturn 0"
     result = await run(stack, submit(fn(task, body), task))
-    assert result["reward"] == 0.0
+    assert result["reward"] == 0.0 and not result["mask_sample"]
     assert not target.exists()
-    if sandbox.mode == "full":  # /tmp inside the sandbox is its own, thrown away
-        assert not host_tmp.exists()
+    assert not host_tmp.exists()  # /tmp inside the sandbox is its own, thrown away
 
 
 async def test_no_reading_another_sessions_files(stack: InProcessStack) -> None:
@@ -143,9 +142,7 @@ async def test_no_reading_another_sessions_files(stack: InProcessStack) -> None:
     assert secret not in json.dumps(result)
 
 
-async def test_no_network(stack: InProcessStack, sandbox: Sandbox) -> None:
-    if sandbox.mode != "full":
-        pytest.skip("network isolation needs root and namespaces; see the code README section")
+async def test_no_network(stack: InProcessStack) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -193,9 +190,8 @@ async def test_editing_or_deleting_the_tests_gains_nothing(stack: InProcessStack
     assert "read-only" in outputs[0]
 
 
-def test_limited_mode_still_judges_and_times_out() -> None:
-    box = Sandbox(wall_s=2, cpu_s=1)
-    box.mode = "limited"
+def test_unsafe_mode_still_judges_and_times_out() -> None:
+    box = Sandbox(wall_s=2, cpu_s=1, mode="unsafe-no-isolation")
     ok = box.run("def f(a):\n    return a * 2\n", "f", [[2], [5]])
     assert ok.status == "ok" and [r["value"] for r in ok.results] == [4, 10]
     loop = box.run("def f(a):\n    while True:\n        pass\n", "f", [[1]])

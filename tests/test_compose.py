@@ -151,3 +151,31 @@ def test_dockerfile_runs_the_cli_as_a_non_root_user() -> None:
     for package in ("proofgym", "agent_server", "resources_servers", "model_interface", "sdg"):
         assert f"COPY {package} ./{package}" in text
     assert "/health" in text
+
+
+def test_the_resources_service_gets_the_full_code_sandbox_and_no_more() -> None:
+    # bwrap runs as the image's unprivileged user: it needs user, mount, PID and network
+    # namespaces and a fresh /proc. Docker refuses each by default; these lift exactly that.
+    resources = SERVICES["resources"]
+    assert sorted(resources["security_opt"]) == [
+        "apparmor=unconfined",
+        "seccomp=unconfined",
+        "systempaths=unconfined",
+    ]
+    assert not resources.get("privileged") and not resources.get("cap_add")
+    assert "user" not in resources  # the Dockerfile's non-root user
+    assert environment("resources")["PROOFGYM_CODE_SANDBOX"] == "bwrap"
+    for name in OURS:  # nothing else needs them
+        if name != "resources":
+            assert "security_opt" not in SERVICES[name], name
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"apt-get install [^\n]*\bbubblewrap\b", dockerfile)
+    assert dockerfile.index("bubblewrap") < dockerfile.index("USER proofgym")
+
+
+def test_make_install_installs_bubblewrap_where_it_is_missing() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    stamp = makefile[makefile.index("$(STAMP): pyproject.toml") :]
+    assert stamp.splitlines()[1].strip() == "@command -v bwrap >/dev/null || $(MAKE) system-deps"
+    deps = makefile[makefile.index("system-deps:") :]
+    assert "apt-get install -y -qq bubblewrap" in deps

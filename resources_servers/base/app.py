@@ -78,6 +78,7 @@ class ResourcesHost:
             tools=env.tool_schemas(),
             reward_range=env.reward_range,
             max_sessions=self.settings.max_sessions,
+            sandbox=env.sandbox_mode(),
         )
 
     async def call_tool(
@@ -168,7 +169,7 @@ def create_app(
         unknown = [n for n in wanted if n not in available]
         if unknown:
             raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
-        envs = {n: available[n]() for n in wanted}
+        envs = {n: available[n].from_settings(settings) for n in wanted}
     own_root = settings.workdir is None
     root = private_dir("sessions", memory_tmpdir()) if own_root else settings.workdir
     assert root is not None

@@ -10,12 +10,17 @@ import hashlib
 import inspect
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from openai.types.responses import Response
 
 from proofgym.protocol import Control, Task, VerifyResult
 from resources_servers.base.tools import ToolSpec, collect_tools
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from proofgym.settings import ResourcesSettings
 
 S = TypeVar("S")
 
@@ -69,6 +74,16 @@ class Environment(ABC, Generic[S]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._tools = collect_tools(cls)
+
+    @classmethod
+    def from_settings(cls, settings: ResourcesSettings) -> Self:
+        """The environment as the resources server builds it; override to read a setting."""
+        return cls()
+
+    def sandbox_mode(self) -> str | None:
+        """How this environment runs code the policy wrote (shown by /info and `proofgym
+        envs`), or None when it runs none."""
+        return None
 
     @classmethod
     def version(cls) -> str:

@@ -15,8 +15,10 @@ from typing import Any
 
 from openai.types.responses import Response
 
+from proofgym.errors import SandboxUnavailable
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
+from proofgym.settings import ResourcesSettings
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.code.sandbox import Sandbox, SandboxResult
@@ -40,6 +42,13 @@ def same(got: Any, expected: Any) -> bool:
     if isinstance(got, list) and isinstance(expected, list):
         return len(got) == len(expected) and all(map(same, got, expected))
     return bool(got == expected) and type(got) is type(expected)
+
+
+def touches_tests(path: str) -> bool:
+    """Whether writing `path` would touch the tests: a path inside the `tests` folder (a file
+    that merely starts with "tests", like tests_scratch.py, does not)."""
+    parts = Path(path).parts
+    return bool(parts) and parts[0] == "tests"
 
 
 def score(result: SandboxResult, cases: list[dict[str, Any]]) -> tuple[int, list[str]]:
@@ -90,6 +99,16 @@ class CodeEnv(Environment[Workspace]):
         self._owns_sandbox = sandbox is None  # a sandbox handed in is its owner's to close
         self.sandbox = sandbox or Sandbox()
 
+    @classmethod
+    def from_settings(cls, settings: ResourcesSettings) -> CodeEnv:
+        """The code environment with the sandbox mode the settings ask for."""
+        env = cls(Sandbox(mode=settings.code_sandbox))
+        env._owns_sandbox = True
+        return env
+
+    def sandbox_mode(self) -> str:
+        return self.sandbox.describe()
+
     def validate_task(self, task: Task) -> None:
         data = task.task_data
         for key in ("function", "visible_tests", "hidden_tests", "solution"):
@@ -100,6 +119,8 @@ class CodeEnv(Environment[Workspace]):
 
     def create_state(self, task: Task, workdir: Path | None) -> Workspace:
         assert workdir is not None
+        if self.sandbox.problem:  # refuse the session rather than judge code we cannot isolate
+            raise SandboxUnavailable(f"{self.name} cannot run submissions: {self.sandbox.problem}")
         root = workdir / "ws"
         (root / "tests").mkdir(parents=True)
         stub = (
@@ -143,7 +164,7 @@ class CodeEnv(Environment[Workspace]):
             path: path relative to the workspace root, e.g. solution.py.
             content: the whole new content.
         """
-        if Path(path).parts[:1] == ("tests",):
+        if touches_tests(path):
             raise ToolError("the tests are read-only", "read_only")
         if len(content.encode()) > MAX_BYTES:
             raise ToolError(f"content over {MAX_BYTES} bytes", "too_large")
@@ -189,7 +210,7 @@ class CodeEnv(Environment[Workspace]):
             forbidden_arguments(
                 response,
                 "write_file",
-                lambda a: str(a.get("path", "")).startswith("tests"),
+                lambda a: touches_tests(str(a.get("path", ""))),
                 name="no_test_edits",
                 why="tests are read-only",
             ),

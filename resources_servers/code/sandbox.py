@@ -1,16 +1,18 @@
-"""Runs untrusted Python in a subprocess sandbox (see sandbox_child.py for what runs inside).
+"""Runs untrusted Python: under bubblewrap, or not at all unless the operator says it is unsafe.
 
-What protects the host, by mode:
-- `full` (the server runs as root and may create namespaces; used here and in CI): a new
-  network namespace (no network at all), a new mount namespace whose only writable places are
-  16 MB tmpfs mounts private to the run, a new PID namespace (every process the submission
-  starts dies with it), a uid of its own (no access to other sessions' files, which live in
-  root-only folders), and resource limits: CPU seconds, address space, file size, processes,
-  open files. A wall-clock timeout kills the whole run.
-- `limited` (not root, or namespaces refused, as in a default Docker container): resource
-  limits, a process group killed at the end, a wall-clock timeout and a scrubbed environment,
-  but the submission can reach the network and read what the server's user can read. Run the
-  resources server as root in its own VM or container if submissions are hostile.
+Modes:
+- `bwrap` (the default): each run is a bubblewrap sandbox (see bwrap.py for what it sees and
+  what it does not); the harness (harness.py) reports on a channel the submission cannot
+  write. When bwrap is missing or cannot make its namespaces here, the sandbox is
+  *unavailable*: `run` raises SandboxUnavailable, whose message says what to install or grant.
+  Nothing falls back to weaker isolation by itself.
+- `unsafe-no-isolation`: only when the operator asks for it by that name
+  (`PROOFGYM_CODE_SANDBOX=unsafe-no-isolation`). Resource limits, a process group killed at
+  the end, a wall-clock timeout and an empty environment, but the submission can read what
+  the server's user can read and reach the network: for trusted submissions only.
+
+Whatever a submission does, `run` answers a SandboxResult (never raises for it): `ok` with one
+result per case, or `timeout`, `crashed`, `import_error` or `protocol_error` with a reason.
 """
 
 from __future__ import annotations
@@ -19,52 +21,44 @@ import contextlib
 import json
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
+import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from proofgym.errors import SandboxUnavailable
+from proofgym.jsonlimits import JSONTooDeep, loads_limited
 from resources_servers.base.scratch import private_dir
+from resources_servers.code import bwrap
 
-CHILD = Path(__file__).with_name("sandbox_child.py")
-MARK = "@@proofgym-result@@"
-Status = Literal["ok", "timeout", "crashed", "import_error"]
+SandboxMode = Literal["bwrap", "unsafe-no-isolation"]
+Status = Literal["ok", "timeout", "crashed", "import_error", "protocol_error"]
+NOBODY = 65534
+MAX_CHANNEL_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
 class SandboxResult:
-    """What one run produced: a status, one result per case, and the tail of stderr."""
+    """What one run produced: a status, one result per case, and a reason."""
 
     status: Status
     results: list[dict[str, Any]] = field(default_factory=list)
     detail: str = ""
 
 
-def _probe_isolation() -> bool:
-    """Whether a sandbox child can create its namespaces here."""
-    if os.geteuid() != 0:
-        return False
-    code = (
-        "import ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\n"
-        "sys.exit(0 if libc.unshare(0x00020000|0x40000000|0x20000000)==0 else 1)"
-    )
-    try:
-        return subprocess.run([sys.executable, "-I", "-c", code], timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
 class Sandbox:
-    """A pool of sandbox slots; `run` blocks (call it off the event loop)."""
+    """A pool of sandbox slots, each with a uid of its own; `run` blocks (call it off the loop)."""
 
     def __init__(
         self,
         *,
+        mode: SandboxMode = "bwrap",
         cpu_s: int = 5,
         wall_s: float = 10.0,
         memory_mb: int = 512,
@@ -73,80 +67,193 @@ class Sandbox:
         tmpfs_mb: int = 16,
         slots: int = 16,
         uid_base: int = 61000,
+        program: str | None = None,
     ) -> None:
         self.limits = {
             "cpu_s": cpu_s,
             "memory_mb": memory_mb,
             "file_mb": file_mb,
             "nproc": nproc,
-            "tmpfs_mb": tmpfs_mb,
         }
+        self.tmpfs_mb = tmpfs_mb
         self.wall_s = wall_s
-        self.mode: Literal["full", "limited"] = "full" if _probe_isolation() else "limited"
-        # One uid per slot: a run's process limit and its files are its own.
+        self.requested: SandboxMode = mode
+        self.privileged = os.geteuid() == 0
+        # One uid per slot: a run's process limit is its own, and no run can signal another.
         self._uids: queue.Queue[int] = queue.Queue()
         for i in range(slots):
             self._uids.put(uid_base + i)
         self.root = private_dir("sandbox")  # 0700, the server's own
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, True)
+        self.program = program or bwrap.bwrap_path()
+        self._mounts = bwrap.mount_args() if mode == "bwrap" else []
+        self.problem = self._probe() if mode == "bwrap" else None
+
+    @property
+    def mode(self) -> str:
+        """`bwrap`, `unsafe-no-isolation`, or `unavailable` (see `problem`)."""
+        return "unavailable" if self.problem else self.requested
+
+    def describe(self) -> str:
+        """One line for /info and `proofgym envs`: the mode and what it means."""
+        if self.problem:
+            return f"unavailable: {self.problem}"
+        if self.requested == "unsafe-no-isolation":
+            return "unsafe-no-isolation: resource limits only; submissions can read the host"
+        how = "a uid of its own per run" if self.privileged else "a user namespace"
+        return f"bwrap: no network, no host files, fresh /proc, {how}"
+
+    def _probe(self) -> str | None:
+        """Why bwrap cannot run submissions here, or None when a real run works."""
+        if self.program is None:
+            return (
+                "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap); "
+                "or set PROOFGYM_CODE_SANDBOX=unsafe-no-isolation for trusted code only"
+            )
+        try:
+            result = self._run("def probe():\n    return 42\n", "probe", [[]], wall_s=30.0)
+        except OSError as exc:
+            result = SandboxResult("crashed", detail=f"{self.program}: {exc}")
+        if result.status == "ok" and result.results == [{"ok": True, "value": 42}]:
+            return None
+        return (
+            f"bubblewrap cannot create its sandbox here ({result.status}: "
+            f"{result.detail.strip()[-300:]}); it needs user namespaces (or root), and in a "
+            "container the seccomp, AppArmor and /proc settings of compose.yaml's resources "
+            "service; or set PROOFGYM_CODE_SANDBOX=unsafe-no-isolation for trusted code only"
+        )
 
     def run(self, source: str, function: str, cases: list[list[Any]]) -> SandboxResult:
         """Import `source` as `solution` and call `function(*args)` for each case."""
+        if self.problem:
+            raise SandboxUnavailable(f"the code sandbox is unavailable: {self.problem}")
+        return self._run(source, function, cases)
+
+    def _run(
+        self, source: str, function: str, cases: list[list[Any]], wall_s: float | None = None
+    ) -> SandboxResult:
         uid = self._uids.get()
         scratch = Path(tempfile.mkdtemp(dir=self.root))
         try:
-            (scratch / "solution.py").write_text(source)
-            (scratch / "cases.json").write_text(json.dumps({"function": function, "cases": cases}))
-            return self._run(scratch, uid)
+            spec = json.dumps({"function": function, "cases": cases}).encode()
+            return self._launch(scratch, uid, source, spec, wall_s or self.wall_s)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
             self._uids.put(uid)
 
-    def _run(self, scratch: Path, uid: int) -> SandboxResult:
-        cfg = {**self.limits, "uid": uid, "isolate": self.mode == "full"}
-        if self.mode == "limited":
+    def _launch(
+        self, scratch: Path, uid: int, source: str, spec: bytes, wall_s: float
+    ) -> SandboxResult:
+        cfg: dict[str, Any] = {**self.limits}
+        stdin = _memfile("cases", spec)
+        solution = _memfile("solution", source.encode(errors="surrogatepass"))
+        read_end, write_end = os.pipe()
+        cfg["channel_fd"] = write_end
+        if self.requested == "bwrap":
+            if self.privileged:
+                cfg.update(drop_to=uid, parent_uid=NOBODY)
+            cfg["solution"] = bwrap.INSIDE_SOLUTION
+            argv = bwrap.command(
+                self.program or "bwrap",
+                privileged=self.privileged,
+                tmpfs_mb=self.tmpfs_mb,
+                solution_fd=solution,
+                config=json.dumps(cfg),
+                mounts=self._mounts,
+            )
+        else:
             os.chmod(scratch, 0o700)
-        out_path, err_path = scratch / ".stdout", scratch / ".stderr"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(CHILD), json.dumps(cfg)],
-                cwd=scratch,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
-                start_new_session=True,
-            )
-            try:
-                code = proc.wait(timeout=self.wall_s)
-            except subprocess.TimeoutExpired:
-                self._kill(proc)
-                return SandboxResult("timeout", detail=f"killed after {self.wall_s:g}s")
-            finally:
-                self._kill(proc)
-        stdout = out_path.read_bytes()[-65536:].decode(errors="replace")
+            (scratch / "solution.py").write_bytes(source.encode(errors="surrogatepass"))
+            cfg["solution"] = str(scratch / "solution.py")
+            argv = [bwrap.executable(), "-I", "-S", "-B", str(bwrap.HARNESS), json.dumps(cfg)]
+        err_path = scratch / ".stderr"
+        try:
+            with open(err_path, "wb") as err:
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=scratch,
+                    stdin=stdin,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"},
+                    start_new_session=True,
+                    pass_fds=(solution, write_end),
+                )
+        finally:
+            for fd in (stdin, solution, write_end):
+                os.close(fd)
+        deadline = time.monotonic() + wall_s
+        try:
+            raw = _read_until_eof(read_end, deadline)
+            code = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raw = None
+        finally:
+            os.close(read_end)
+            _kill(proc)
         stderr = err_path.read_bytes()[-2000:].decode(errors="replace")
-        lines = [ln for ln in stdout.splitlines() if ln.startswith(MARK)]
-        if not lines:
-            why = f"exit code {code}" + (
-                f" ({signal.Signals(code - 128).name})"
-                if code > 128 and code - 128 in signal.valid_signals()
-                else ""
-            )
-            return SandboxResult("crashed", detail=f"{why}; stderr: {stderr[-300:]}")
-        payload = json.loads(lines[0][len(MARK) :])
-        if "import_error" in payload:
-            return SandboxResult("import_error", detail=payload["import_error"])
-        return SandboxResult("ok", results=payload["results"], detail=stderr[-300:])
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen[bytes]) -> None:
-        # The process group: in limited mode, whatever the submission started; in full mode the
-        # launcher, whose death takes the PID namespace with it.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        if raw is None:
+            return SandboxResult("timeout", detail=f"killed after {wall_s:g}s")
+        return _judge(raw, code, stderr)
 
     def close(self) -> None:
         """Remove the sandbox's scratch root (also done when the sandbox is collected)."""
         self._cleanup()
+
+
+def _memfile(name: str, data: bytes) -> int:
+    """An anonymous in-memory file holding `data`, positioned at its start."""
+    fd = os.memfd_create(name, 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _read_until_eof(fd: int, deadline: float) -> bytes | None:
+    """What the harness wrote on the channel, or None when the deadline passed first."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size <= MAX_CHANNEL_BYTES:
+            chunks.append(chunk)
+
+
+def _judge(raw: bytes, code: int, stderr: str) -> SandboxResult:
+    """The SandboxResult of what the harness said (or failed to say)."""
+    tail = stderr.strip()[-300:]
+    if not raw.strip():
+        why = f"exit code {code}"
+        if code < 0 or code > 128:
+            number = -code if code < 0 else code - 128
+            if number in signal.valid_signals():
+                why += f" ({signal.Signals(number).name})"
+        return SandboxResult("crashed", detail=f"the harness said nothing: {why}; stderr: {tail}")
+    try:
+        answer = loads_limited(raw, max_bytes=MAX_CHANNEL_BYTES, max_depth=256)
+    except (ValueError, JSONTooDeep) as exc:
+        return SandboxResult("protocol_error", detail=f"unreadable result: {exc}")
+    status = answer.get("status") if isinstance(answer, dict) else None
+    if status == "ok" and isinstance(answer.get("results"), list):
+        return SandboxResult("ok", results=answer["results"], detail=tail)
+    if status in ("crashed", "import_error", "protocol_error"):
+        detail = str(answer.get("detail", ""))[:400]
+        return SandboxResult(status, detail=f"{detail}; stderr: {tail}" if tail else detail)
+    return SandboxResult("protocol_error", detail="the harness answered an unknown status")
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    # The process group: bwrap (whose death takes its PID namespace with it), or in the unsafe
+    # mode the harness and whatever the submission started.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

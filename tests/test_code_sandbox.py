@@ -1,0 +1,386 @@
+"""The code sandbox attacked the way a policy would: each escape class ends scored 0, unmasked,
+with the host untouched; honest code that uses the standard library scores 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proofgym.settings import ResourcesSettings
+from proofgym.testing import InProcessStack, in_process_stack
+from resources_servers.code.env import CodeEnv
+from resources_servers.code.sandbox import Sandbox
+from sdg.code import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+TASKS = generate(6, seed=21)
+TASK_FILE = ROOT / "tasks" / "code" / "example.jsonl"
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Sandbox]:
+    box = Sandbox(wall_s=6, cpu_s=3, memory_mb=256)
+    assert box.mode == "bwrap", box.problem  # the project installs bubblewrap: no excuses here
+    yield box
+    box.close()
+
+
+@pytest.fixture
+async def stack(sandbox: Sandbox) -> AsyncIterator[InProcessStack]:
+    async with in_process_stack(envs={"code": CodeEnv(sandbox)}) as s:
+        yield s
+
+
+def solution(task: dict[str, Any], body: str, prelude: str = "") -> str:
+    """A module defining the task's function with `body` (and `prelude` at import time)."""
+    name = task["task_data"]["function"]
+    return (
+        textwrap.dedent(prelude)
+        + f"\ndef {name}(*args):\n"
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+
+
+def script(source: str, *extra: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    write = {
+        "type": "function_call",
+        "name": "write_file",
+        "arguments": json.dumps({"path": "solution.py", "content": source}),
+    }
+    done = {"type": "message", "content": "Done: implemented, all tests pass."}
+    return [[write], *extra, [done]]
+
+
+async def rollout(stack: InProcessStack, task: dict[str, Any], steps: Any) -> dict[str, Any]:
+    body = {"task": task, "model_params": {"model": "scripted", "script": steps}}
+    r = await stack.run(body)
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def hidden(result: dict[str, Any]) -> dict[str, Any]:
+    return next(c for c in result["checks"] if c["name"] == "hidden_tests_pass")
+
+
+def scored_zero(result: dict[str, Any]) -> bool:
+    return result["reward"] == 0.0 and not result["mask_sample"] and not hidden(result)["passed"]
+
+
+# A lookup table built from whatever holds the expected values: a task file on the host. It
+# scored 1.0 on every example task when the sandbox could read the host's files.
+HOST_FILES = """
+import glob, json, os
+TABLE = {}
+for path in glob.glob("/**/*.jsonl", recursive=True) + [TASK_FILE]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        try:
+            row = json.loads(line)
+            for case in row["task_data"]["hidden_tests"]:
+                TABLE[json.dumps(case["args"])] = case["expected"]
+        except Exception:
+            pass
+"""
+
+
+async def test_host_task_files_are_out_of_reach(stack: InProcessStack) -> None:
+    rows = [json.loads(line) for line in TASK_FILE.read_text().splitlines() if line.strip()]
+    for task in rows[:3]:
+        source = solution(
+            task,
+            "return TABLE.get(json.dumps(list(args)))",
+            HOST_FILES.replace("TASK_FILE", repr(str(TASK_FILE))),
+        )
+        result = await rollout(stack, task, script(source))
+        assert scored_zero(result), result["checks"]
+
+
+async def test_host_processes_are_invisible(stack: InProcessStack) -> None:
+    task = TASKS[0]
+    os.environ["PROOFGYM_TEST_CANARY"] = canary = "canary-" + os.urandom(8).hex()
+    try:
+        body = """
+        import os
+        seen = []
+        for pid in os.listdir('/proc'):
+            if pid.isdigit():
+                for part in ('cmdline', 'environ'):
+                    try:
+                        raw = open(f'/proc/{pid}/{part}', 'rb').read()
+                        seen.append(raw.decode(errors='replace'))
+                    except OSError:
+                        pass
+        return ' '.join(seen)
+        """
+        result = await rollout(stack, task, script(solution(task, body)))
+    finally:
+        del os.environ["PROOFGYM_TEST_CANARY"]
+    text = json.dumps(result)
+    assert scored_zero(result)
+    assert canary not in text and "pytest" not in hidden(result)["detail"]
+
+
+async def test_the_server_cannot_be_killed_or_called(stack: InProcessStack) -> None:
+    task = TASKS[0]
+    me = os.getpid()
+    body = f"""
+    import os, signal, socket
+    out = []
+    for pid in ({me}, os.getppid(), 1):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            out.append(f'killed {{pid}}')
+        except OSError as exc:
+            out.append(type(exc).__name__)
+    try:
+        socket.create_connection(('127.0.0.1', 8001), timeout=1)
+        out.append('connected')
+    except OSError as exc:
+        out.append(type(exc).__name__)
+    return out
+    """
+    result = await rollout(stack, task, script(solution(task, body)))
+    assert scored_zero(result)
+    assert os.getpid() == me  # still here to assert it
+    assert (await stack.client.get("http://resources/health")).status_code == 200
+
+
+def _processes_of(uids: range) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        uid_line = next(line for line in status.splitlines() if line.startswith("Uid:"))
+        if int(uid_line.split()[1]) in uids:
+            found.append(int(pid))
+    return found
+
+
+async def test_nothing_outlives_the_run(stack: InProcessStack) -> None:
+    task = TASKS[0]
+    prelude = """
+    import os, time
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    """
+    result = await rollout(stack, task, script(solution(task, "return None", prelude)))
+    assert scored_zero(result)
+    deadline = time.monotonic() + 5
+    while _processes_of(range(61000, 61100)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_of(range(61000, 61100)) == []
+
+
+@pytest.mark.parametrize(
+    "prelude",
+    [
+        # the old harness's result line, claiming every case passed
+        """
+        import os, sys
+        line = '@@proofgym-result@@' + '{"results": [{"ok": true, "value": true}]}'
+        print(line); sys.stdout.flush()
+        for fd in range(3, 64):
+            try:
+                os.write(fd, b'{"status": "ok", "results": [{"ok": true, "value": true}]}')
+            except OSError:
+                pass
+        os._exit(0)
+        """,
+        # malformed answers on every descriptor it can find, then a crash
+        """
+        import os
+        for fd in range(0, 64):
+            try:
+                os.write(fd, b'@@proofgym-result@@{"results": [' + b'[' * 5000)
+            except OSError:
+                pass
+        os._exit(3)
+        """,
+    ],
+    ids=["forged_pass", "malformed"],
+)
+async def test_forged_or_malformed_results_score_zero(stack: InProcessStack, prelude: str) -> None:
+    for task in TASKS[:2]:
+        result = await rollout(stack, task, script(solution(task, "return None", prelude)))
+        assert scored_zero(result), result
+
+
+async def test_no_host_path_is_writable_and_nothing_persists(stack: InProcessStack) -> None:
+    task = TASKS[0]
+    marker = "persist-" + os.urandom(6).hex()
+    places = ["/run/lock", "/var/lock", "/var/tmp", "/dev/shm", "/tmp", "/work", "/root", "/"]
+    body = f"""
+    import os
+    wrote = []
+    for place in {places!r}:
+        try:
+            with open(os.path.join(place, {marker!r}), 'w') as f:
+                f.write('x')
+            wrote.append(place)
+        except OSError:
+            pass
+    return wrote
+    """
+    first = await rollout(stack, task, script(solution(task, body)))
+    assert scored_zero(first)
+    for place in places:
+        assert not Path(place, marker).exists(), place
+    look = f"""
+    import os
+    return [p for p in {places!r} if os.path.exists(os.path.join(p, {marker!r}))]
+    """
+    second = await rollout(stack, task, script(solution(task, look)))
+    assert "got []" in hidden(second)["detail"]  # a later run sees nothing of an earlier one
+
+
+async def test_honest_code_using_the_standard_library_passes(stack: InProcessStack) -> None:
+    for task in TASKS[:3]:
+        data = task["task_data"]
+        source = "import hashlib, queue, uuid, pprint, sqlite3, decimal\n\n" + data["solution"]
+        scratch = {
+            "type": "function_call",
+            "name": "write_file",
+            "arguments": json.dumps({"path": "tests_scratch.py", "content": "print(1)\n"}),
+        }
+        result = await rollout(stack, task, script(source, [scratch]))
+        assert result["reward"] == 1.0, result["checks"]
+
+
+def test_every_standard_library_module_imports(sandbox: Sandbox) -> None:
+    probe = textwrap.dedent(
+        """
+        import importlib, sys
+        def f():
+            bad = []
+            for name in sorted(sys.stdlib_module_names):
+                try:
+                    importlib.import_module(name)
+                except Exception as exc:
+                    bad.append(name)
+            return bad
+        """
+    )
+    outside = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe + "\nprint(' '.join(f()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    inside = sandbox.run(probe, "f", [[]])
+    assert inside.status == "ok", inside.detail
+    assert set(inside.results[0]["value"]) <= set(outside)
+
+
+def test_without_bwrap_the_environment_refuses_and_says_what_to_grant(tmp_path: Path) -> None:
+    box = Sandbox(program=str(tmp_path / "no-bwrap-here"))
+    assert box.mode == "unavailable"
+    assert "bubblewrap" in box.describe() and "unsafe-no-isolation" in box.describe()
+    with pytest.raises(Exception, match="unavailable"):
+        box.run("def f():\n    return 1\n", "f", [[]])
+    box.close()
+
+
+async def test_an_unavailable_sandbox_refuses_sessions_with_503(tmp_path: Path) -> None:
+    env = CodeEnv(Sandbox(program="/bin/false"))
+    async with in_process_stack(envs={"code": env}) as s:
+        info = (await s.client.get("http://resources/code/info")).json()
+        assert info["sandbox"].startswith("unavailable")
+        seeded = await s.client.post(
+            "http://resources/code/seed_session",
+            json={"session_id": "refused-session-0001", "task": TASKS[0]},
+        )
+        assert seeded.status_code == 503
+        assert seeded.json()["error"]["kind"] == "sandbox_unavailable"
+        assert "unsafe-no-isolation" in seeded.json()["error"]["message"]
+    env.sandbox.close()
+
+
+async def test_the_setting_picks_the_mode_and_info_shows_it() -> None:
+    for mode, shown in (("bwrap", "bwrap:"), ("unsafe-no-isolation", "unsafe-no-isolation")):
+        settings = ResourcesSettings(envs=["code"], code_sandbox=mode)  # type: ignore[arg-type]
+        async with in_process_stack(resources_settings=settings) as s:
+            info = (await s.client.get("http://resources/code/info")).json()
+            assert info["sandbox"].startswith(shown)
+            file_edit = (await s.client.get("http://resources/envs")).json()
+            assert all(e["sandbox"] is None for e in file_edit if e["name"] != "code")
+
+
+UNPRIVILEGED = """
+import json, sys
+from resources_servers.code.sandbox import Sandbox
+box = Sandbox(memory_mb=256)
+steal = '''
+import os
+def f():
+    got = []
+    for pid in os.listdir('/proc'):
+        if pid.isdigit() and int(pid) != os.getpid():
+            try:
+                for fd in os.listdir(f'/proc/{pid}/fd'):
+                    os.open(f'/proc/{pid}/fd/{fd}', os.O_WRONLY)
+                    if int(pid) == os.getppid() or int(fd) > 2:  # the harness, or no stdio
+                        got.append((pid, fd))
+            except OSError:
+                pass
+    return [got, os.path.exists(%r)]
+'''
+honest = box.run("import hashlib\\ndef f(a):\\n    return a * 2\\n", "f", [[2]])
+thief = box.run(steal % sys.argv[1], "f", [[]])
+print(json.dumps([box.describe(), honest.status, honest.results, thief.status, thief.results]))
+"""
+
+
+def test_an_unprivileged_server_gets_the_full_sandbox_too() -> None:
+    # The resources server in a container runs as a plain user: bwrap then makes a user
+    # namespace and the harness cannot change uid, so its channel is guarded by not being
+    # dumpable. Run that path for real, as `nobody`, with the system's interpreter (ours may
+    # live under a 0700 /root).
+    system_python = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if os.geteuid() != 0 or not system_python.exists():
+        pytest.skip("needs root (to become nobody) and a system Python of this version")
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    out = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            f"PYTHONPATH={ROOT}:{site}",
+            str(system_python),
+            "-c",
+            UNPRIVILEGED,
+            str(TASK_FILE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    mode, honest, honest_results, thief, thief_results = json.loads(out.stdout)
+    assert mode.startswith("bwrap") and "user namespace" in mode
+    assert (honest, honest_results) == ("ok", [{"ok": True, "value": 4}])
+    assert thief == "ok"
+    assert thief_results[0]["value"] == [[], False]  # no writable channel, no host task file
