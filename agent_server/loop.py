@@ -7,7 +7,6 @@ as a silent reward of 0, and the session is always closed.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -18,6 +17,7 @@ from openai.types.responses import Response
 from agent_server.replicas import ReplicaSet
 from proofgym.errors import BadRequest, Conflict, InvalidRequest, NotFound, ProofgymError
 from proofgym.http import CallFailed, ServiceClient
+from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.protocol import (
     FailureKind,
     RunRequest,
@@ -73,6 +73,7 @@ class RolloutRunner:
         self.client = client
         self.default_set = ReplicaSet(settings.resources_urls)
         self.env_sets = {env: ReplicaSet(urls) for env, urls in settings.env_urls.items()}
+        self.running: set[str] = set()  # rollout ids (= session ids) in flight
 
     async def env_url(self, env: str, session_id: str) -> str:
         """The base URL of `env` for this session (sticky across replicas)."""
@@ -88,6 +89,15 @@ class RolloutRunner:
     async def run(self, request: RunRequest) -> RunResult:
         """Run one rollout to its end and return what happened, failures included."""
         rollout_id = request.rollout_id or uuid.uuid4().hex
+        if rollout_id in self.running:  # two callers must never share one session
+            raise Conflict(f"rollout {rollout_id} is already running", kind="rollout_running")
+        self.running.add(rollout_id)
+        try:
+            return await self._run(request, rollout_id)
+        finally:
+            self.running.discard(rollout_id)
+
+    async def _run(self, request: RunRequest, rollout_id: str) -> RunResult:
         task = request.task
         env_url = ""
         state = _Rollout()
@@ -179,7 +189,9 @@ class RolloutRunner:
             state.timings.model += time.perf_counter() - model_start
             state.steps += 1
             state.model_name = response.get("model", state.model_name)
-            items = list(response.get("output") or [])
+            # Policy content: a lone surrogate cannot be encoded as UTF-8 and would fail every
+            # later hop (and the RunResult itself), turning the policy's text into an outage.
+            items = scrub_surrogates(list(response.get("output") or []))
             state.outputs.extend(items)
             state.turns.append(items)
             usage = response.get("usage") or {}
@@ -223,9 +235,11 @@ class RolloutRunner:
                 call_id, f"Error: unknown tool {name!r}; available: {sorted(map(str, tool_names))}"
             )
         try:
-            arguments = json.loads(call.get("arguments") or "{}")
+            arguments = scrub_surrogates(loads_limited(call.get("arguments") or "{}"))
         except ValueError as exc:
-            return function_call_output(call_id, f"Error: arguments are not valid JSON: {exc}")
+            return function_call_output(
+                call_id, f"Error: arguments are not valid JSON (or too deep or too large): {exc}"
+            )
         if not isinstance(arguments, dict):
             return function_call_output(call_id, "Error: arguments must be a JSON object")
         # Tools may have effects, so a call that may have reached the server is not retried.

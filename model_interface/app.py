@@ -18,6 +18,7 @@ from model_interface.request import ResponsesRequest
 from proofgym import VERSION
 from proofgym.errors import BadRequest, InvalidRequest
 from proofgym.http import ServiceClient, Transport
+from proofgym.jsonlimits import scrub_surrogates
 from proofgym.service import install_common
 from proofgym.settings import ModelSettings
 
@@ -78,7 +79,9 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
             raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         target = scripted if body.script is not None else main
         response = await target.respond(body, route_key(x_rollout_id, body.input))
-        return JSONResponse(response.model_dump(mode="json", exclude_none=True))
+        # Model text may hold lone surrogates (an endpoint's JSON escapes, a script), which no
+        # UTF-8 body can carry; token ids stay exact, the text shows U+FFFD instead.
+        return JSONResponse(scrub_surrogates(response.model_dump(mode="json", exclude_none=True)))
 
     @app.post("/v1/chat/completions")
     async def chat(
@@ -90,7 +93,8 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
             raise InvalidRequest(f"body is not valid JSON: {exc}", kind="malformed_json") from None
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise InvalidRequest("chat completions need a JSON object with 'messages'")
-        return JSONResponse(await main.chat(body, route_key(x_rollout_id, body["messages"])))
+        answer = await main.chat(body, route_key(x_rollout_id, body["messages"]))
+        return JSONResponse(scrub_surrogates(answer))
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

@@ -111,8 +111,14 @@ class HttpxTransport:
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
     ) -> HttpAnswer:
+        # Encoded as the aiohttp transport encodes it (non-ASCII escaped), so both behave alike.
+        data = None if body is None else json.dumps(body)
+        if data is not None:
+            headers = {**headers, "Content-Type": "application/json"}
         try:
-            r = await self.client.request(method, url, json=body, headers=headers, timeout=timeout)
+            r = await self.client.request(
+                method, url, content=data, headers=headers, timeout=timeout
+            )
         except httpx.ConnectError as exc:
             raise ConnectFailed(str(exc)) from exc
         except httpx.TimeoutException as exc:

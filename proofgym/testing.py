@@ -7,6 +7,7 @@ call goes through the same client code as in production, only the transport diff
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +46,12 @@ class InProcessStack:
     client: httpx.AsyncClient
 
     async def run(self, body: dict[str, Any]) -> httpx.Response:
-        """POST /run on the agent."""
-        return await self.client.post("http://agent/run", json=body)
+        """POST /run on the agent (JSON with non-ASCII escaped, as most clients send it)."""
+        return await self.client.post(
+            "http://agent/run",
+            content=json.dumps(body),
+            headers={"content-type": "application/json"},
+        )
 
 
 @contextlib.asynccontextmanager

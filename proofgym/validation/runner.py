@@ -20,6 +20,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Control, RunResult, Task
 from proofgym.responses import function_calls, output_items
 from proofgym.settings import ResourcesSettings
@@ -243,7 +244,7 @@ class _Validator:
             tool_names = set(self.env.tools())
             for call in function_calls(original.response):
                 try:
-                    args = json.loads(call.get("arguments") or "{}")
+                    args = loads_limited(call.get("arguments") or "{}")
                 except ValueError:
                     continue  # the agent answered these itself; they never reached the server
                 if not isinstance(args, dict) or call.get("name") not in tool_names:

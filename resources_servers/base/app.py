@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from proofgym import VERSION
 from proofgym.errors import InvalidRequest, NotFound
+from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.protocol import (
     CloseRequest,
     CloseResponse,
@@ -225,10 +226,10 @@ def create_app(
             raise InvalidRequest("the X-Session-Id header is required", kind="missing_session")
         raw = await request.body()
         try:
-            arguments = json.loads(raw) if raw.strip() else {}
+            arguments = scrub_surrogates(loads_limited(raw)) if raw.strip() else {}
         except ValueError as exc:
             raise InvalidRequest(
-                f"tool arguments are not valid JSON: {exc}", kind="malformed_json"
+                f"tool arguments are not usable JSON: {exc}", kind="malformed_json"
             ) from None
         params = request.path_params
         result = await host.call_tool(params["env"], session_id, params["tool_name"], arguments)

@@ -8,16 +8,18 @@ from typing import Any
 
 from openai.types.responses import Response
 
+from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Check
 from proofgym.responses import function_calls
 
 
 def calls(response: Response) -> list[tuple[str, dict[str, Any]]]:
-    """Every function call as (name, parsed arguments); unparseable arguments become {}."""
+    """Every function call as (name, parsed arguments); arguments that are not usable JSON (too
+    deep, too large, malformed) become {}."""
     out = []
     for call in function_calls(response):
         try:
-            args = json.loads(call.get("arguments") or "{}")
+            args = loads_limited(call.get("arguments") or "{}")
         except ValueError:
             args = {}
         out.append((str(call.get("name")), args if isinstance(args, dict) else {}))

@@ -1,0 +1,154 @@
+"""Whatever a policy writes ends as a scored rollout: never a 5xx, never a masked sample.
+
+Only infrastructure faults mask a rollout. If policy content could make a service fail, a
+failing policy could turn its negative reward into a masked sample, and an RL run would learn
+exactly that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from proofgym.testing import InProcessStack
+from sdg.file_edit import generate as file_edit_tasks
+from sdg.math import generate as math_tasks
+from sdg.workflow import generate as workflow_tasks
+
+DEEP = "[" * 10_000 + "]" * 10_000
+DEEP_OBJECT = '{"a": ' * 10_000 + "1" + "}" * 10_000
+LONE = "\ud800 half a pair \udfff"
+
+
+def call(name: str, arguments: str) -> dict[str, Any]:
+    return {"type": "function_call", "name": name, "arguments": arguments}
+
+
+def say(text: Any) -> dict[str, Any]:
+    return {"type": "message", "content": text}
+
+
+HOSTILE_TURNS: dict[str, list[list[dict[str, Any]]]] = {
+    "nested_10000_deep_array": [[call("write_file", DEEP)]],
+    "nested_10000_deep_object": [[call("write_file", DEEP_OBJECT)]],
+    "nested_inside_an_argument": [
+        [call("write_file", '{"path": "a.txt", "content": ' + DEEP + "}")]
+    ],
+    "lone_surrogates_in_arguments": [
+        [call("write_file", json.dumps({"path": LONE, "content": LONE}))]
+    ],
+    "raw_lone_surrogate_escape": [[call("read_file", '{"path": "\\ud800"}')]],
+    "huge_string": [
+        [call("write_file", json.dumps({"path": "a.txt", "content": "x" * 3_000_000}))]
+    ],
+    "invalid_tool_names": [
+        [call("../verify", "{}"), call("", "{}"), call("write_file\u0000", "{}"), call(LONE, "{}")]
+    ],
+    "not_json": [[call("write_file", "{'path': 'a'")]],
+    "not_an_object": [[call("write_file", "[1, 2]"), call("list_files", "null")]],
+    "wrong_types": [[call("write_file", json.dumps({"path": ["a"], "content": {"b": 1}}))]],
+    "unknown_arguments": [[call("list_files", json.dumps({"x" * 10_000: 1}))]],
+}
+
+FINAL_MESSAGES: dict[str, Any] = {
+    "lone_surrogates": f"Done {LONE}",
+    "huge": "Done. " + "y" * 2_000_000,
+    "nul_and_controls": "Done\u0000\u0001\u001b[2J",
+    "deep_json_text": DEEP,
+}
+
+
+def hostile_scripts() -> list[tuple[str, list[list[dict[str, Any]]]]]:
+    out = [(name, [*turns, [say("Done: set the value.")]]) for name, turns in HOSTILE_TURNS.items()]
+    out += [(f"final_{name}", [[say(text)]]) for name, text in FINAL_MESSAGES.items()]
+    return out
+
+
+async def run(stack: InProcessStack, task: dict[str, Any], script: Any) -> dict[str, Any]:
+    body = {"task": task, "model_params": {"model": "scripted", "script": script}}
+    r = await stack.run(body)
+    assert r.status_code == 200, r.text[:500]
+    return dict(r.json())
+
+
+@pytest.mark.parametrize(
+    ("name", "script"), hostile_scripts(), ids=[n for n, _ in hostile_scripts()]
+)
+async def test_hostile_policy_content_is_scored_not_masked(
+    stack: InProcessStack, name: str, script: list[list[dict[str, Any]]]
+) -> None:
+    task = file_edit_tasks(1, seed=3)[0]
+    result = await run(stack, task, script)
+    assert not result["mask_sample"], result["failure_reason"]
+    assert result["failure_kind"] is None if "failure_kind" in result else True
+    assert result["reward"] == 0.0, result["checks"]
+    assert result["termination_reason"] == "final_message"
+
+
+@pytest.mark.parametrize(
+    "tasks", [math_tasks(1, seed=5), workflow_tasks(1, seed=5)], ids=["math", "workflow"]
+)
+async def test_every_environment_scores_hostile_final_messages(
+    stack: InProcessStack, tasks: list[dict[str, Any]]
+) -> None:
+    for text in FINAL_MESSAGES.values():
+        result = await run(stack, tasks[0], [[say(text)]])
+        assert not result["mask_sample"] and result["reward"] <= 0.0, result["checks"]
+
+
+async def test_verify_scores_a_response_full_of_hostile_arguments(stack: InProcessStack) -> None:
+    # a client that sends the Response itself (as a NeMo Gym client would) gets a verdict too
+    task = workflow_tasks(1, seed=5)[0]
+    sid = "hostile-verify-0001"
+    await stack.client.post(
+        "http://resources/workflow/seed_session", json={"session_id": sid, "task": task}
+    )
+    output = [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": f"call_{i}",
+            "name": name,
+            "arguments": arguments,
+            "status": "completed",
+        }
+        for i, (name, arguments) in enumerate(
+            [("refund_order", DEEP), ("send_message", DEEP_OBJECT), ("refund_order", "{")]
+        )
+    ]
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": "m",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    r = await stack.client.post(
+        "http://resources/workflow/verify", json={"session_id": sid, "response": response}
+    )
+    assert r.status_code == 200, r.text[:300]
+    assert r.json()["reward"] == 0.0 and not r.json()["mask_sample"]
+
+
+async def test_a_running_rollout_id_cannot_be_shared(stack: InProcessStack) -> None:
+    task = file_edit_tasks(1, seed=3)[0]
+    slow = [[call("list_files", "{}")] for _ in range(30)] + [[say("done")]]
+    body = {
+        "task": task,
+        "rollout_id": "shared-rollout-id-0001",
+        "model_params": {"model": "scripted", "script": slow},
+    }
+    first, second = await asyncio.gather(stack.run(body), stack.run(body))
+    codes = sorted([first.status_code, second.status_code])
+    assert codes == [200, 409], (first.text[:200], second.text[:200])
+    refused = first if first.status_code == 409 else second
+    assert refused.json()["error"]["kind"] == "rollout_running"
+    # once it finished, the id may be used again (a retry of the same rollout)
+    again = await stack.run(body)
+    assert again.status_code == 200
