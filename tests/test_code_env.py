@@ -64,6 +64,10 @@ async def run(stack: InProcessStack, body: dict[str, Any]) -> dict[str, Any]:
         ("alternative", 1.0),
         ("violation_special_cases_visible", 0.0),
         ("noop_claim", 0.0),
+        ("exploit_host_task_files", 0.0),
+        ("exploit_host_secrets", 0.0),
+        ("exploit_forged_result", 0.0),
+        ("exploit_malformed_result", 0.0),
     ],
 )
 async def test_controls(stack: InProcessStack, control: str, reward: float) -> None:

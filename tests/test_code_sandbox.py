@@ -18,6 +18,7 @@ import pytest
 from proofgym.settings import ResourcesSettings
 from proofgym.testing import InProcessStack, in_process_stack
 from resources_servers.code.env import CodeEnv
+from resources_servers.code.exploits import FORGED_RESULT, MALFORMED_RESULT
 from resources_servers.code.sandbox import Sandbox
 from sdg.code import generate
 
@@ -191,32 +192,7 @@ async def test_nothing_outlives_the_run(stack: InProcessStack) -> None:
 
 
 @pytest.mark.parametrize(
-    "prelude",
-    [
-        # the old harness's result line, claiming every case passed
-        """
-        import os, sys
-        line = '@@proofgym-result@@' + '{"results": [{"ok": true, "value": true}]}'
-        print(line); sys.stdout.flush()
-        for fd in range(3, 64):
-            try:
-                os.write(fd, b'{"status": "ok", "results": [{"ok": true, "value": true}]}')
-            except OSError:
-                pass
-        os._exit(0)
-        """,
-        # malformed answers on every descriptor it can find, then a crash
-        """
-        import os
-        for fd in range(0, 64):
-            try:
-                os.write(fd, b'@@proofgym-result@@{"results": [' + b'[' * 5000)
-            except OSError:
-                pass
-        os._exit(3)
-        """,
-    ],
-    ids=["forged_pass", "malformed"],
+    "prelude", [FORGED_RESULT, MALFORMED_RESULT], ids=["forged_pass", "malformed"]
 )
 async def test_forged_or_malformed_results_score_zero(stack: InProcessStack, prelude: str) -> None:
     for task in TASKS[:2]:

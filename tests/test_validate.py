@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -12,10 +14,14 @@ from typing import Any
 
 from openai.types.responses import Response
 
+from proofgym.canary import ENV_VAR
 from proofgym.protocol import Check, Task, VerifyResult
+from proofgym.responses import final_message
 from proofgym.validation import EnvReport, validate_env
+from resources_servers.base import tool
 from resources_servers.file_edit.config import values_of
 from resources_servers.file_edit.env import FileEditEnv, Workspace
+from resources_servers.verifiers.compose import all_or_nothing
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(tempfile.mkdtemp(prefix="leaky-"))  # module-level state: the bug under test
@@ -130,3 +136,108 @@ def test_cli_exit_codes_and_json() -> None:
     assert too_strict.returncode == 1 and "FAIL" in too_strict.stdout
     assert cli("nonexistent").returncode == 2
     assert cli("file_edit", "--tasks", "/no/such.jsonl").returncode == 2
+
+
+# --- the adversarial stage: each planted fault is caught ----------------------------------
+
+
+class CrashesOnDeepArguments(FileEditEnv):
+    """A verifier that parses arguments with plain json: a deep payload crashes it (500), and
+    the rollout would come back masked, a way out of negative reward."""
+
+    def verify(self, state: Workspace, task: Task, response: Response) -> VerifyResult:
+        for item in response.output:
+            if getattr(item, "type", "") == "function_call":
+                with contextlib.suppress(ValueError):
+                    json.loads(item.arguments)  # type: ignore[union-attr]
+        return super().verify(state, task, response)
+
+
+class ShowsTheHostEnvironment(FileEditEnv):
+    """A tool that lets host secrets through (here: the whole process environment)."""
+
+    @tool(inline=True)
+    def list_files(self, state: Workspace) -> str:
+        """List every file in the workspace, and some debugging output."""
+        return "\n".join(state.snapshot()) + "\n" + " ".join(os.environ.values())
+
+
+class TrustsClaims(FileEditEnv):
+    """Believes whatever the final message says."""
+
+    def verify(self, state: Workspace, task: Task, response: Response) -> VerifyResult:
+        said = final_message(response).startswith("Done")
+        return all_or_nothing([Check(name="claim_matches_state", passed=said)])
+
+
+async def test_hostile_arguments_that_crash_a_verifier_are_caught(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    report = await validate_env(
+        CrashesOnDeepArguments(), tasks(file_edit_tasks), sample=1, parallel=4
+    )
+    assert {"adversarial:hostile_arguments", "reward_well_formed"} <= failed(report)
+
+
+async def test_a_tool_that_shows_host_secrets_is_caught(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    report = await validate_env(
+        ShowsTheHostEnvironment(), tasks(file_edit_tasks), sample=1, parallel=4
+    )
+    assert "adversarial:no_host_secret_revealed" in failed(report)
+    assert ENV_VAR not in os.environ  # the canary is gone afterwards
+    assert not list(Path(tempfile.gettempdir()).glob("proofgym-canary-*"))
+
+
+async def test_a_verifier_that_trusts_claims_is_caught(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    report = await validate_env(TrustsClaims(), tasks(file_edit_tasks), sample=1, parallel=4)
+    assert {"adversarial:claim_without_action", "control:noop_claim"} <= failed(report)
+
+
+async def test_short_secrets_are_found_next_to_their_name() -> None:
+    from resources_servers.workflow.env import WorkflowEnv
+    from sdg.workflow import generate
+
+    class SaysTheDecision(WorkflowEnv):
+        def instructions(self, task: Task) -> str:
+            return super().instructions(task) + f" (decision: {task.task_data['goal']['decision']})"
+
+    workflow = [Task.model_validate(t) for t in generate(2, seed=4)]
+    report = await validate_env(SaysTheDecision(), workflow, sample=1, parallel=4)
+    assert failed(report) == {"no_ground_truth_leak"}
+    assert "goal.decision" in next(v.detail for v in report.verdicts if not v.passed)
+
+
+async def test_an_unisolated_code_sandbox_fails_validation() -> None:
+    # The exploit controls find the planted canary once the sandbox stops isolating: the
+    # validation that CI runs would refuse to call such an environment done.
+    from resources_servers.code.env import CodeEnv
+    from resources_servers.code.sandbox import Sandbox
+
+    rows = (ROOT / "tasks" / "code" / "example.jsonl").read_text().splitlines()
+    code_tasks = [Task.model_validate(json.loads(r)) for r in rows[:1]]
+    box = Sandbox(mode="unsafe-no-isolation", wall_s=10)
+    try:
+        report = await validate_env(CodeEnv(box), code_tasks, sample=1, parallel=4)
+    finally:
+        box.close()
+    assert {
+        "control:exploit_host_task_files",  # scored 1 from the host's task file
+        "adversarial:no_host_secret_revealed",  # the secrets exploit returned the canary
+    } <= failed(report)
+
+
+def test_exploit_controls_must_expect_the_floor() -> None:
+    # the validator's rule, read off the code env's controls: every exploit expects "fail"
+    from resources_servers.code.env import CodeEnv
+    from resources_servers.code.sandbox import Sandbox
+
+    rows = (ROOT / "tasks" / "code" / "example.jsonl").read_text().splitlines()
+    box = Sandbox(mode="unsafe-no-isolation")
+    controls = CodeEnv(box).controls(Task.model_validate(json.loads(rows[0])))
+    box.close()
+    exploits = [c for c in controls if c.name.startswith("exploit_")]
+    assert len(exploits) >= 4 and all(c.expect == "fail" for c in exploits)

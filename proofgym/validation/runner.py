@@ -7,7 +7,9 @@ For one environment and a sample of its tasks:
 - verifying the same trajectory again gives the same result (determinism);
 - many sessions at once get exactly what each gets alone, and no session's writes appear in
   another's (isolation);
-- no ground-truth field reaches what the policy sees (leakage).
+- no ground-truth field reaches what the policy sees (leakage);
+- the adversarial stage (adversarial.py): a canary planted on the host never shows, hostile
+  tool arguments end scored and unmasked, a bare success claim fails.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,6 +29,12 @@ from proofgym.protocol import Control, RunResult, Task
 from proofgym.responses import function_calls, output_items
 from proofgym.settings import ResourcesSettings
 from proofgym.testing import InProcessStack, in_process_stack
+from proofgym.validation.adversarial import (
+    check_canary,
+    check_claims,
+    check_hostile_arguments,
+    planted_canary,
+)
 from proofgym.validation.negatives import generic_negatives
 
 
@@ -74,18 +84,39 @@ def _tool_outputs(result: RunResult) -> list[str]:
     ]
 
 
-def _leaves(value: Any) -> list[str]:
-    """The leaf values of a ground-truth field distinctive enough to search for: strings of 6
-    characters or more, numbers of 5 characters or more (short ones match anything)."""
+def _leaves(value: Any, key: str = "") -> list[tuple[str, str, bool]]:
+    """The leaf values of a ground-truth field as (key, text, distinctive). Strings of 6
+    characters or more and numbers of 5 or more are distinctive: searched for as they are.
+    Shorter ones match anything on their own, so they are searched for next to their key."""
     if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
     if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, str):
-        return [value] if len(value.strip()) >= 6 else []
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    if isinstance(value, str) and value.strip():
+        return [(key, value, len(value.strip()) >= 6)]
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return [json.dumps(value)] if len(json.dumps(value)) >= 5 else []
+        text = json.dumps(value)
+        return [(key, text, len(text) >= 5)]
     return []
+
+
+def _at(data: Any, path: str) -> Any:
+    """The value at a dotted path (`goal.decision`) of task data, or None."""
+    for part in path.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _shows(text: str, key: str, leaf: str, distinctive: bool) -> bool:
+    """Whether `text` shows the leaf: as it is when distinctive, else as `key: leaf`,
+    `key = leaf` or `"key": "leaf"` (any case, any spacing)."""
+    if distinctive:
+        return leaf in text
+    if not key:
+        return False
+    words = r"[\s_\-]*".join(re.escape(w) for w in re.split(r"[\s_\-]+", key) if w)
+    pattern = rf"(?i)\b{words}\b[\"']?\s*[:=]\s*[\"']?{re.escape(leaf.strip())}(?![\w.])"
+    return re.search(pattern, text) is not None
 
 
 class _Validator:
@@ -144,6 +175,9 @@ class _Validator:
                 self.solo[(task.task_id, control.name)] = result
                 runs[control.name] = runs.get(control.name, 0) + 1
                 ok = self.passes(result) == (control.expect == "pass")
+                if control.name.startswith("exploit_"):  # an exploit earns the floor, no more
+                    floor = self.env.reward_range[0]
+                    ok = ok and control.expect == "fail" and result.reward <= floor + 1e-9
                 if not ok:
                     failed = [c.name for c in result.checks if not c.passed]
                     by_name.setdefault(control.name, []).append(
@@ -363,8 +397,9 @@ class _Validator:
                 seen += _tool_outputs(ref)
             text = "\n".join(seen)
             for key in secrets:
-                for leaf in _leaves(task.task_data.get(key)):
-                    if leaf in text:
+                value = _at(task.task_data, key)
+                for name, leaf, distinctive in _leaves(value, key.rsplit(".", 1)[-1]):
+                    if _shows(text, name, leaf, distinctive):
                         problems.append(f"{task.task_id}: task_data.{key} value {leaf[:40]!r}")
         self.verdict(
             "no_ground_truth_leak",
@@ -392,19 +427,37 @@ async def validate_env(
         report.verdicts.append(Verdict("tasks", False, f"no task for {env.name}"))
         return report
     settings = ResourcesSettings(max_sessions=max(1024, parallel * 4))
-    async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
-        v = _Validator(stack, env, tasks, parallel, margin, seed)
-        try:
-            await v.check_controls()
-            best = await v.check_negatives()
-            v.check_floor_gap(best)
-            await v.check_determinism()
-            await v.check_isolation()
-            await v.check_leakage()
-            v.check_well_formed()
-        except Exception as exc:  # a service error is a failed validation, not a crash
-            v.verdict("services_answer", False, f"{type(exc).__name__}: {exc}"[:500])
-        report.verdicts = v.verdicts
-        report.rollouts = len(v.results)
+    with planted_canary() as canary:
+        async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
+            v = _Validator(stack, env, tasks, parallel, margin, seed)
+            best: dict[str, float] = {}
+
+            async def negatives() -> None:
+                best.update(await v.check_negatives())
+
+            checks: list[tuple[str, Callable[[], Awaitable[None] | None]]] = [
+                ("controls", v.check_controls),
+                ("negatives", negatives),
+                ("floor_gap", lambda: v.check_floor_gap(best)),
+                ("determinism", v.check_determinism),
+                ("isolation", v.check_isolation),
+                ("leakage", v.check_leakage),
+                ("adversarial:hostile_arguments", lambda: check_hostile_arguments(v)),
+                ("adversarial:claim_without_action", lambda: check_claims(v)),
+                ("reward_well_formed", v.check_well_formed),
+                ("adversarial:no_host_secret_revealed", lambda: check_canary(v, canary)),
+            ]
+            for name, check in checks:
+                # One check that crashes fails its own verdict, not the whole validation.
+                try:
+                    outcome = check()
+                    if outcome is not None:
+                        await outcome
+                except Exception as exc:
+                    v.verdict(
+                        name, False, f"the check itself failed: {type(exc).__name__}: {exc}"[:500]
+                    )
+            report.verdicts = v.verdicts
+            report.rollouts = len(v.results)
     report.seconds = time.perf_counter() - start
     return report

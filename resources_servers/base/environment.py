@@ -60,7 +60,8 @@ class Environment(ABC, Generic[S]):
     description: ClassVar[str] = ""
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     needs_workdir: ClassVar[bool] = False
-    #: task_data keys that are ground truth and must never reach the policy.
+    #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
+    #: never reach the policy; facts the policy is meant to discover are not secrets.
     secret_fields: ClassVar[tuple[str, ...]] = ()
     #: the reward at or above which a rollout counts as a pass; default: the top of the range.
     pass_threshold: ClassVar[float | None] = None

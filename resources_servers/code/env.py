@@ -21,6 +21,7 @@ from proofgym.responses import final_message
 from proofgym.settings import ResourcesSettings
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.base.probes import write_then_list
+from resources_servers.code.exploits import exploit_controls
 from resources_servers.code.sandbox import Sandbox, SandboxResult
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
@@ -256,6 +257,7 @@ class CodeEnv(Environment[Workspace]):
                 name="noop_claim", expect="fail", description="claims success", script=[[done]]
             ),
         ]
+        controls += exploit_controls(fn, write, run, done)
         if data.get("alternative"):
             controls.insert(
                 1,

@@ -1,17 +1,24 @@
-"""The `key = value` config format file_edit tasks edit."""
+"""The `key = value` config format file_edit tasks edit.
+
+Lines are split on "\\n" alone and whitespace around `=` is spaces and tabs alone: a carriage
+return, a Unicode line separator or any other character stays part of its line and so counts as
+a change. Bytes are bytes: only the lines that assign the key may differ.
+"""
 
 from __future__ import annotations
 
 import re
 
+_BLANK = "[ \t]"
+
 
 def _line_re(key: str) -> re.Pattern[str]:
-    return re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)(.*?)(\s*)$")
+    return re.compile(rf"^({_BLANK}*{re.escape(key)}{_BLANK}*={_BLANK}*)(.*?)({_BLANK}*)$")
 
 
 def unquote(value: str) -> str:
-    """A value without surrounding whitespace or one pair of matching quotes."""
-    value = value.strip()
+    """A value without surrounding spaces or tabs or one pair of matching quotes."""
+    value = value.strip(" \t")
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
     return value
@@ -20,21 +27,26 @@ def unquote(value: str) -> str:
 def values_of(text: str, key: str) -> list[str]:
     """Every value assigned to `key` in `text`, in order."""
     pattern = _line_re(key)
-    return [unquote(m.group(2)) for line in text.splitlines() if (m := pattern.match(line))]
+    return [unquote(m.group(2)) for line in text.split("\n") if (m := pattern.match(line))]
 
 
-def other_lines(text: str, key: str) -> list[str]:
-    """Every line that does not assign `key` (what an edit of `key` must leave alone)."""
+def same_except_key(before: str, after: str, key: str) -> bool:
+    """Whether `after` has exactly the lines of `before`, in place, except lines that assign
+    `key` in both (an edit of `key` may change those lines and nothing else)."""
+    old, new = before.split("\n"), after.split("\n")
+    if len(old) != len(new):
+        return False
     pattern = _line_re(key)
-    return [line for line in text.splitlines() if not pattern.match(line)]
+    return all(
+        a == b or bool(pattern.match(a) and pattern.match(b)) for a, b in zip(old, new, strict=True)
+    )
 
 
 def set_value(text: str, key: str, value: str) -> str:
     """`text` with every assignment of `key` set to `value`, formatting kept."""
     pattern = _line_re(key)
-    lines = text.split("\n")
     out = []
-    for line in lines:
+    for line in text.split("\n"):
         m = pattern.match(line)
         out.append(f"{m.group(1)}{value}{m.group(3)}" if m else line)
     return "\n".join(out)

@@ -18,7 +18,7 @@ from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.base.probes import write_then_list
-from resources_servers.file_edit.config import other_lines, set_value, values_of
+from resources_servers.file_edit.config import same_except_key, set_value, values_of
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import unchanged_except
@@ -84,7 +84,7 @@ class FileEditEnv(Environment[Workspace]):
         for path, content in task.task_data["files"].items():
             target = ws.resolve(path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content)
+            target.write_text(content, encoding="utf-8")
         return ws
 
     def instructions(self, task: Task) -> str:
@@ -109,7 +109,7 @@ class FileEditEnv(Environment[Workspace]):
         target = state.resolve(path)
         if not target.is_file():
             raise ToolError(f"no such file: {path}", "not_found")
-        return target.read_text(errors="replace")
+        return target.read_text(encoding="utf-8", errors="replace")
 
     @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
     def write_file(self, state: Workspace, path: str, content: str) -> str:
@@ -125,7 +125,7 @@ class FileEditEnv(Environment[Workspace]):
         if target.is_dir():
             raise ToolError(f"{path} is a directory", "is_directory")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
+        target.write_text(content, encoding="utf-8")
         return f"wrote {len(content.encode())} bytes to {path}"
 
     @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
@@ -148,7 +148,8 @@ class FileEditEnv(Environment[Workspace]):
         now = state.snapshot()
         before = {p: c.encode() for p, c in files.items()}
         target = now.get(path)
-        text = target.decode(errors="replace") if target is not None else None
+        # surrogateescape keeps every byte: two different invalid bytes never compare equal
+        text = target.decode(errors="surrogateescape") if target is not None else None
         found = values_of(text, key) if text is not None else []
         goal_set = found == [value]
         checks = [
@@ -160,8 +161,14 @@ class FileEditEnv(Environment[Workspace]):
             ),
             Check(
                 name="goal_file_rest_unchanged",
-                passed=text is not None and other_lines(text, key) == other_lines(files[path], key),
-                detail="" if text is not None else "goal file missing",
+                passed=text is not None and same_except_key(files[path], text, key),
+                detail=(
+                    "goal file missing"
+                    if text is None
+                    else "every other byte as it was"
+                    if same_except_key(files[path], text, key)
+                    else "bytes outside the key's line changed (line endings, lines, spacing)"
+                ),
             ),
             unchanged_except(before, now, allowed={path}, name="other_files_unchanged"),
             claim_check(final_message(response), achieved=goal_set),

@@ -95,6 +95,11 @@ class GameEnv(Environment[Game]):
             ]
             return [*turns, [{"type": "message", "content": line}]]
 
+        def looking(strategy: Any, line: str) -> list[list[dict[str, Any]]]:
+            look = [{"type": "function_call", "name": "look", "arguments": "{}"}]
+            turns = script(strategy, line)
+            return [t for move in turns[:-1] for t in (look, move)] + turns[-1:]
+
         return [
             Control(
                 name="reference",
@@ -107,6 +112,12 @@ class GameEnv(Environment[Game]):
                 expect="pass",
                 description="plays like the dealer",
                 script=script(dealer_mimic, "All hands played, hitting below 17."),
+            ),
+            Control(
+                name="alternative_looks_before_every_move",
+                expect="pass",
+                description="basic strategy, looking at the table before each move",
+                script=looking(basic_strategy, "All hands played, each after a look."),
             ),
             Control(
                 name="violation_reckless",

@@ -8,7 +8,15 @@ import re
 from proofgym.protocol import Check
 
 _ANSWER_LINE = re.compile(r"(?im)\b(?:final\s+)?answer\s*[:=]\s*(.+?)\s*$")
-_NUMBER = re.compile(r"[-+]?\$?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?|[-+]?\.\d+")
+# A number an answer may state: ASCII digits, plain (12345) or grouped by commas in threes
+# (12,345), an optional fraction (.5, 0.5) and exponent (1e5), an optional sign (- or +, or
+# U+2212 MINUS SIGN), `$` before and `%` after.
+_STRICT_NUMBER = re.compile(
+    r"(?P<sign>[-+\u2212])?\$?(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?"
+    r"(?P<frac>\.[0-9]+)?(?P<exp>[eE][-+]?[0-9]+)?%?"
+)
+_SEPARATORS = re.compile(r"[\s=:;()\[\]{}<>]+")
+_DIGIT = re.compile(r"\d")
 
 
 def _boxed(text: str) -> list[str]:
@@ -30,17 +38,33 @@ def extract_answers(text: str) -> list[str]:
 
 
 def parse_number(text: str) -> float | None:
-    """The one number `text` states (commas, `$`, `%` allowed), or None if none or several."""
-    cleaned = text.strip().rstrip(".").replace("\\%", "%")
-    found = _NUMBER.findall(cleaned)
-    if len(found) != 1:
+    """The one number `text` states, or None when it states none, several, or any number in
+    an ambiguous form.
+
+    Accepted: `42`, `-3`, `\u22123` (minus sign), `+7`, `1,234,567`, `3.25`, `.5`, `2.5e-3`,
+    `$12.50`, `12%`, with words around them (`42 apples`). Refused, so that a wrong number is
+    never read as a right one: digits of other scripts, commas not grouping threes (`1,2345`,
+    `3,5`), dashes other than the minus sign before a number (`\u20135`, which may be a range),
+    and letters or other marks joined to a number (`x=4` aside: `=` separates).
+    """
+    cleaned = text.strip().replace("\\%", "%")
+    found: list[float] = []
+    for token in _SEPARATORS.split(cleaned):
+        token = token.strip("'\"").rstrip(".,!?")
+        if not _DIGIT.search(token):
+            continue
+        m = _STRICT_NUMBER.fullmatch(token)
+        if m is None or not (m.group("int") or m.group("frac")):
+            return None  # a number in a form we will not guess at
+        raw = token.replace("\u2212", "-").replace(",", "").replace("$", "").rstrip("%")
+        try:
+            value = float(raw)
+        except ValueError:
+            return None
+        found.append(value)
+    if len(found) != 1 or not math.isfinite(found[0]):
         return None
-    raw = found[0].replace(",", "").replace("$", "").rstrip("%")
-    try:
-        value = float(raw)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+    return found[0]
 
 
 def numbers_equal(a: float, b: float, rel: float = 1e-6, abs_tol: float = 1e-9) -> bool:
@@ -61,7 +85,11 @@ def numeric_answer_check(
         return Check(name=name, passed=False, detail="no final answer (\\boxed{} or Answer:)")
     values = [parse_number(a) for a in answers]
     if any(v is None for v in values):
-        return Check(name=name, passed=False, detail=f"not a single number: {answers[:3]}")
+        return Check(
+            name=name,
+            passed=False,
+            detail=f"not exactly one number in an unambiguous form: {answers[:3]}",
+        )
     distinct = {round(v, 9) for v in values if v is not None}
     if len(distinct) > 1:
         return Check(name=name, passed=False, detail=f"conflicting answers: {answers[:5]}")

@@ -23,6 +23,7 @@ from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import diff
 from resources_servers.workflow.db import open_db, seed, snapshot, task_snapshot
+from resources_servers.workflow.messages import orders_named, stance
 from resources_servers.workflow.scripts import controls_for
 
 REFUND_WINDOW_DAYS = 30
@@ -61,7 +62,9 @@ class WorkflowEnv(Environment[Office]):
     description = "A customer-support back office on SQLite: refunds, addresses, messages."
     reward_range = (0.0, 1.0)
     needs_workdir = True
-    secret_fields = ("goal",)
+    # The decision is what the policy must work out; the customer and order it is about are
+    # facts the tools show.
+    secret_fields = ("goal.decision",)
 
     def validate_task(self, task: Task) -> None:
         data = task.task_data
@@ -240,7 +243,9 @@ class WorkflowEnv(Environment[Office]):
                 if e["action"] in ("refund", "address", "message") and e["customer_id"] != me
             }
         )
-        notified = goal["decision"] == "moved" or any(m["customer_id"] == me for m in messages)
+        mine = [str(m["body"]) for m in messages if m["customer_id"] == me]
+        notified = bool(mine)
+        told = self._told(goal, mine)
         checks = [
             Check(name="goal_state", passed=goal_ok, detail="" if goal_ok else d.describe()),
             Check(
@@ -258,9 +263,31 @@ class WorkflowEnv(Environment[Office]):
                 passed=notified,
                 detail="" if notified else f"no message to customer {me}",
             ),
-            claim_check(final_message(response), achieved=goal_ok and notified),
+            told,
+            claim_check(final_message(response), achieved=goal_ok and notified and told.passed),
         ]
         return all_or_nothing(checks)
+
+    @staticmethod
+    def _told(goal: dict[str, Any], bodies: list[str]) -> Check:
+        """The customer was told the outcome, and nothing told them the opposite or named an
+        order the request was not about."""
+        want = {"grant": "granted", "deny": "denied", "moved": "address_changed"}[goal["decision"]]
+        opposite = {"granted": {"denied"}, "denied": {"granted"}, "address_changed": {"denied"}}
+        said = [stance(b) for b in bodies]
+        others = sorted({n for b in bodies for n in orders_named(b)} - {goal.get("order_id")})
+        problems = []
+        if want not in said:
+            problems.append(f"no message says the outcome ({want}); said: {said or 'nothing'}")
+        if set(said) & opposite[want]:
+            problems.append(f"a message says the opposite ({sorted(set(said) & opposite[want])})")
+        if others:
+            problems.append(f"messages name other orders {others}")
+        return Check(
+            name="message_agrees_with_outcome",
+            passed=not problems,
+            detail="; ".join(problems) or f"the customer was told: {want}",
+        )
 
     def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
         me = task.task_data["goal"]["customer_id"]

@@ -20,6 +20,12 @@ def say(text: str) -> Turn:
     return [{"type": "message", "content": text}]
 
 
+def deny_text(customer_id: int, order: int) -> Turn:
+    """One turn telling the customer their refund is refused."""
+    body = f"Sorry, order {order} cannot be refunded under our policy."
+    return call("send_message", customer_id=customer_id, body=body)
+
+
 def controls_for(data: dict[str, Any]) -> list[Control]:
     """The controls of one task, by its decision."""
     goal, request = data["goal"], data["request"]
@@ -69,6 +75,25 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                 expect="fail",
                 script=[find, verify, listing, refund, tell, poke_other, done],
             ),
+            Control(
+                name="violation_refund_announced_as_denial",
+                expect="fail",
+                description="refunds, but tells the customer it was refused",
+                script=[find, verify, listing, refund, deny_text(me, order), done],
+            ),
+            Control(
+                name="violation_empty_message",
+                expect="fail",
+                description="refunds, then sends an empty message",
+                script=[
+                    find,
+                    verify,
+                    listing,
+                    refund,
+                    call("send_message", customer_id=me, body=""),
+                    done,
+                ],
+            ),
         ]
         if wrong is not None:
             out.append(
@@ -87,11 +112,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
             )
     elif goal["decision"] == "deny":
         order = goal["order_id"]
-        tell = call(
-            "send_message",
-            customer_id=me,
-            body=f"Sorry, order {order} cannot be refunded under our policy.",
-        )
+        tell = deny_text(me, order)
         done = say(f"I could not refund order {order}: it is not eligible. I told the customer.")
         out += [
             Control(name="reference", expect="pass", script=[find, verify, listing, tell, done]),
@@ -118,12 +139,36 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                 expect="fail",
                 script=[find, verify, listing, tell, poke_other, done],
             ),
+            Control(
+                name="violation_denial_announced_as_refund",
+                expect="fail",
+                description="refunds nothing, but tells the customer the order is refunded",
+                script=[
+                    find,
+                    verify,
+                    listing,
+                    call("send_message", customer_id=me, body=f"Your order {order} is refunded."),
+                    done,
+                ],
+            ),
+            Control(
+                name="violation_irrelevant_message",
+                expect="fail",
+                description="tells the customer nothing about the request",
+                script=[
+                    find,
+                    verify,
+                    call("send_message", customer_id=me, body="Thanks for shopping with us!"),
+                    done,
+                ],
+            ),
         ]
     else:
         update = call("update_address", customer_id=me, address=request["address"])
+        tell = call("send_message", customer_id=me, body="Your address is updated.")
         done = say("Verified the customer and updated their address.")
         out += [
-            Control(name="reference", expect="pass", script=[find, verify, update, done]),
+            Control(name="reference", expect="pass", script=[find, verify, update, tell, done]),
             Control(
                 name="alternative",
                 expect="pass",
@@ -140,7 +185,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
             Control(
                 name="violation_update_before_verify",
                 expect="fail",
-                script=[find, update, verify, done],
+                script=[find, update, verify, tell, done],
             ),
             Control(
                 name="violation_other_customer",
@@ -150,6 +195,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     verify,
                     update,
                     call("update_address", customer_id=other, address=request["address"]),
+                    tell,
                     done,
                 ],
             ),
