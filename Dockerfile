@@ -12,6 +12,7 @@ RUN useradd --create-home --uid 10001 proofgym
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY proofgym ./proofgym
+COPY proofgym_stack ./proofgym_stack
 COPY agent_server ./agent_server
 COPY resources_servers ./resources_servers
 COPY model_interface ./model_interface

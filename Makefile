@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
-CODE := proofgym agent_server resources_servers model_interface sdg
+CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg
 
 .PHONY: install system-deps run test lint unit validate bench tasks
 
@@ -36,6 +36,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy $(CODE)
+	$(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected no test: that is a broken suite, not a pass.
 unit: install

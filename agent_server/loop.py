@@ -15,7 +15,14 @@ from typing import Any
 from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
-from proofgym.errors import BadRequest, Conflict, InvalidRequest, NotFound, ProofgymError
+from proofgym.errors import (
+    BadRequest,
+    Conflict,
+    InvalidRequest,
+    NotFound,
+    ProofgymError,
+    known_kind,
+)
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.protocol import (
@@ -148,7 +155,7 @@ class RolloutRunner:
             raise rejected(
                 f"{request.task.env} refused task {request.task.task_id}: "
                 f"{error.get('message', exc)}",
-                kind=error.get("kind"),
+                kind=known_kind(error.get("kind")),
             ) from None
 
     async def _params(
@@ -223,6 +230,13 @@ class RolloutRunner:
             raise RolloutFailed("model_error", str(exc)) from None
         if not isinstance(answer, dict) or not isinstance(answer.get("output"), list):
             raise RolloutFailed("model_error", "model interface answered no Response")
+        try:  # each turn's items once, so a malformed one fails here, as the model's fault
+            build_response(answer["output"], model=str(answer.get("model", "unknown")))
+        except ValueError as exc:
+            first = str(exc).splitlines()[:3]
+            raise RolloutFailed(
+                "model_error", "model interface answered a malformed item: " + " ".join(first)
+            ) from None
         return answer
 
     async def _tool(
@@ -292,6 +306,8 @@ class RolloutRunner:
         state.usage.total_tokens = state.usage.input_tokens + state.usage.output_tokens
         trainable, _ = is_trainable(state.turns)
         if failure is not None:
+            # once per masked rollout: the trainer drops it, so the log is where it shows
+            log.warning("rollout %s masked: %s: %s", rollout_id, failure.kind, failure.reason)
             state.termination = "error"
             verdict = VerifyResult(
                 reward=0.0,

@@ -23,7 +23,7 @@ from bench import echo_server  # noqa: E402
 from bench.rollouts import drive  # noqa: E402
 from proofgym.http import AiohttpTransport, HttpxTransport, ServiceClient  # noqa: E402
 from proofgym.settings import ClientSettings  # noqa: E402
-from proofgym.up import free_port  # noqa: E402
+from proofgym_stack.up import free_port  # noqa: E402
 
 
 async def run(levels: list[int], url: str) -> list[tuple[int, dict[str, float], dict[str, float]]]:

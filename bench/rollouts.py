@@ -31,7 +31,7 @@ from bench import echo_server  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.protocol import Task  # noqa: E402
 from proofgym.settings import ClientSettings, ResourcesSettings  # noqa: E402
-from proofgym.up import Stack, free_port  # noqa: E402
+from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.file_edit import generate  # noqa: E402
 
 

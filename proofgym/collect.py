@@ -62,6 +62,8 @@ class Summary:
     failures: Counter[str] = field(default_factory=Counter)
     trainable: int = 0
     errors: list[str] = field(default_factory=list)
+    #: the first failure reason seen for each failure kind: what a person needs to act
+    reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def mean_reward(self) -> float | None:
@@ -77,7 +79,9 @@ class Summary:
         """Count one stored result."""
         self.stored += 1
         if result.mask_sample:
-            self.failures[result.failure_kind or "unknown"] += 1
+            kind = result.failure_kind or "unknown"
+            self.failures[kind] += 1
+            self.reasons.setdefault(kind, result.failure_reason or "")
             return
         self.rewards.append(result.reward)
         self.trainable += int(result.trainable)

@@ -1,15 +1,91 @@
-"""The one error hierarchy of proofgym. Each kind maps to one HTTP status code."""
+"""The one error hierarchy of proofgym, and the catalogue of every error kind on the wire.
+
+Service answers: `{"error": {"kind": KIND, "message": TEXT}}` with the status of the class
+that raised it:
+
+    ProofgymError (500 internal)
+    |- BadRequest (400 bad_request)          invalid_task, wrong_env, unsupported, ...
+    |  `- InvalidRequest (422 invalid_request) malformed_json, missing_session, ...
+    |- Unauthorized (401 unauthorized)
+    |- NotFound (404 not_found)              unknown_env, unknown_session, unknown_tool, ...
+    |- Conflict (409 conflict)               session_conflict, env_version_mismatch, ...
+    |- AtCapacity (429 at_capacity)
+    |- UpstreamError (502 upstream_error)    backend_error
+    `- Unavailable (503 unavailable)         backend_unavailable
+       `- SandboxUnavailable (503 sandbox_unavailable)
+
+Tool outcomes the policy sees are not errors of the service: a 200 ToolResult whose
+`error.kind` is one of TOOL_ERROR_KINDS or an environment's own (`not_verified`, ...).
+
+Internal signals, never on the wire, each caught where it is raised from:
+`resources_servers.base.ToolError` (a tool refuses: becomes a ToolResult error),
+`proofgym.http.CallFailed` / `ConnectFailed` (a call failed after its retries),
+`agent_server.loop.RolloutFailed` (an infrastructure fault: becomes a masked RunResult),
+`proofgym.collect.TaskFileError` (a task file line that is not a task: the CLI's exit 2).
+"""
 
 from __future__ import annotations
+
+from typing import Literal, get_args
+
+ErrorKind = Literal[
+    # the classes' own kinds
+    "internal",
+    "bad_request",
+    "invalid_request",
+    "unauthorized",
+    "not_found",
+    "method_not_allowed",
+    "conflict",
+    "at_capacity",
+    "upstream_error",
+    "unavailable",
+    "sandbox_unavailable",
+    # 400: the request cannot be acted on
+    "invalid_task",
+    "wrong_env",
+    "unsupported",
+    "unsupported_item",
+    "unsupported_tool",
+    "invalid_script",
+    "missing_script",
+    "invalid_token_data",
+    "template_not_append_only",
+    # 422: the body is not what the route takes
+    "malformed_json",
+    "missing_session",
+    # 404: an unknown name
+    "unknown_env",
+    "unknown_session",
+    "unknown_tool",
+    "unknown_control",
+    # 409: contradicts what exists or runs
+    "session_conflict",
+    "seed_failed",
+    "env_version_mismatch",
+    "rollout_running",
+    # 502 / 503: a backend of the model interface
+    "backend_error",
+    "backend_unavailable",
+]
+ERROR_KINDS: frozenset[str] = frozenset(get_args(ErrorKind))
+
+#: kinds of `ToolResult.error` the base server itself produces (environments add their own)
+TOOL_ERROR_KINDS = ("invalid_arguments", "tool_exception", "refused")
+
+
+def known_kind(kind: object) -> ErrorKind | None:
+    """`kind` if it is in the catalogue (an upstream's answer, say), else None."""
+    return kind if isinstance(kind, str) and kind in ERROR_KINDS else None  # type: ignore[return-value]
 
 
 class ProofgymError(Exception):
     """Base of every error we raise on purpose; `kind` and `status` go on the wire."""
 
-    kind = "error"
+    kind: ErrorKind = "internal"
     status = 500
 
-    def __init__(self, message: str, *, kind: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: ErrorKind | None = None) -> None:
         super().__init__(message)
         self.message = message
         if kind is not None:
@@ -19,42 +95,42 @@ class ProofgymError(Exception):
 class BadRequest(ProofgymError):
     """The caller sent something we cannot act on."""
 
-    kind = "bad_request"
+    kind: ErrorKind = "bad_request"
     status = 400
 
 
 class InvalidRequest(BadRequest):
     """A body that is not valid JSON or does not fit its schema."""
 
-    kind = "invalid_request"
+    kind: ErrorKind = "invalid_request"
     status = 422
 
 
 class Unauthorized(ProofgymError):
     """Missing or wrong bearer token."""
 
-    kind = "unauthorized"
+    kind: ErrorKind = "unauthorized"
     status = 401
 
 
 class NotFound(ProofgymError):
     """An unknown environment, session or tool: an infrastructure fault, not a policy outcome."""
 
-    kind = "not_found"
+    kind: ErrorKind = "not_found"
     status = 404
 
 
 class Conflict(ProofgymError):
     """The request contradicts existing state (a session re-seeded with another task)."""
 
-    kind = "conflict"
+    kind: ErrorKind = "conflict"
     status = 409
 
 
 class AtCapacity(ProofgymError):
     """The service is full; try again after `retry_after` seconds."""
 
-    kind = "at_capacity"
+    kind: ErrorKind = "at_capacity"
     status = 429
 
     def __init__(self, message: str, *, retry_after: float = 1.0) -> None:
@@ -65,14 +141,14 @@ class AtCapacity(ProofgymError):
 class UpstreamError(ProofgymError):
     """A service we depend on failed or answered something unusable."""
 
-    kind = "upstream_error"
+    kind: ErrorKind = "upstream_error"
     status = 502
 
 
 class Unavailable(ProofgymError):
     """A service we depend on cannot be reached."""
 
-    kind = "unavailable"
+    kind: ErrorKind = "unavailable"
     status = 503
 
 
@@ -80,4 +156,4 @@ class SandboxUnavailable(Unavailable):
     """An environment cannot isolate policy code here and refuses to run it (what to grant is
     in the message)."""
 
-    kind = "sandbox_unavailable"
+    kind: ErrorKind = "sandbox_unavailable"

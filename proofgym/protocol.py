@@ -113,6 +113,9 @@ class EnvInfo(StrictModel):
         default=None,
         description="how the environment runs code the policy wrote (null: it runs none)",
     )
+    task_data_schema: dict[str, Any] | None = Field(
+        default=None, description="JSON schema of the environment's task_data (null: unchecked)"
+    )
 
 
 class SeedRequest(StrictModel):

@@ -1,28 +1,77 @@
-"""Settings of each service: read once at start from `PROOFGYM_` variables, then passed in."""
+"""Settings of each service: read once at start from `PROOFGYM_` variables, then passed in.
+
+Hermetic by construction: `SomeSettings(...)` is built from its arguments and defaults alone,
+whatever the shell holds. Only the entry points (`proofgym serve`, `up`, the CLI commands)
+call `SomeSettings.from_env(...)`, which also reads the `PROOFGYM_` variables (arguments win).
+"""
 
 from __future__ import annotations
 
+import contextvars
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+_READ_ENV: contextvars.ContextVar[bool] = contextvars.ContextVar("read_env", default=False)
 
 
-class CommonSettings(BaseSettings):
-    """Settings every service has."""
+class _OnlyWhenAsked(PydanticBaseSettingsSource):
+    """The environment source, consulted only inside `from_env`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], inner: PydanticBaseSettingsSource):
+        super().__init__(settings_cls)
+        self.inner = inner
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return self.inner() if _READ_ENV.get() else {}
+
+
+class ProofgymSettings(BaseSettings):
+    """Base of every settings class: arguments and defaults, plus the environment on request."""
 
     model_config = SettingsConfigDict(env_prefix="PROOFGYM_", extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, _OnlyWhenAsked(settings_cls, env_settings))
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Self:
+        """The settings from `PROOFGYM_` variables, `overrides` winning: for entry points only."""
+        token = _READ_ENV.set(True)
+        try:
+            return cls(**overrides)
+        finally:
+            _READ_ENV.reset(token)
+
+
+class CommonSettings(ProofgymSettings):
+    """Settings every service has."""
 
     host: str = "127.0.0.1"
     token: str | None = Field(default=None, description="bearer token every request must carry")
     log_level: str = "warning"
 
 
-class ClientSettings(BaseSettings):
+class ClientSettings(ProofgymSettings):
     """How a service calls another: timeouts and bounded retries."""
-
-    model_config = SettingsConfigDict(env_prefix="PROOFGYM_", extra="ignore")
 
     request_timeout_s: float = 120.0
     connect_timeout_s: float = 5.0

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from proofgym.testing import InProcessStack, in_process_stack
+from proofgym_stack.testing import InProcessStack, in_process_stack
 from sdg.file_edit import generate
 
 ROOT = Path(__file__).resolve().parent.parent
+KEEP_ENV = "PROOFGYM_TEST_KEEP_ENV"  # test_hermetic runs tests with hostile variables set
+
+
+@pytest.fixture(autouse=True)
+def _no_proofgym_variables(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A developer's PROOFGYM_* variables must not change what the processes a test starts do
+    (the in-process code ignores them anyway: test_hermetic proves it)."""
+    if os.environ.get(KEEP_ENV) != "1":
+        for key in [k for k in os.environ if k.startswith("PROOFGYM_")]:
+            monkeypatch.delenv(key)
+    yield
 
 
 @pytest.fixture

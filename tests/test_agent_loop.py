@@ -19,7 +19,7 @@ from proofgym.http import HttpxTransport
 from proofgym.protocol import Check, Task, VerifyResult
 from proofgym.responses import assistant_message, build_response
 from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
-from proofgym.testing import RoutingTransport, in_process_stack
+from proofgym_stack.testing import RoutingTransport, in_process_stack
 from resources_servers.base import Environment, tool
 from resources_servers.base.app import create_app as resources_app
 from resources_servers.file_edit import Env as FileEdit

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.testing import InProcessStack, in_process_stack
+from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.code.env import CodeEnv
 from resources_servers.code.sandbox import Sandbox
 from sdg.code import generate

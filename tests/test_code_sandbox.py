@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from proofgym.settings import ResourcesSettings
-from proofgym.testing import InProcessStack, in_process_stack
+from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.code.env import CodeEnv
 from resources_servers.code.exploits import FORGED_RESULT, MALFORMED_RESULT
 from resources_servers.code.sandbox import Sandbox

@@ -12,8 +12,8 @@ import yaml
 from pydantic_settings import BaseSettings
 from typer.testing import CliRunner
 
-from proofgym.cli import app
 from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
+from proofgym_stack.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
@@ -121,7 +121,7 @@ def test_the_gpu_profile_points_the_model_interface_at_vllm() -> None:
     assert substitute(vllm_model) == model["PROOFGYM_TOKENIZER"]  # same weights, same tokenizer
     assert SERVICES["model"]["depends_on"]["vllm"]["required"] is False
     # the same flags `proofgym serve vllm` passes
-    from proofgym.cli import vllm_command
+    from proofgym_stack.cli import vllm_command
 
     wanted = vllm_command("m", "h", 1)
     flags = [f for f in wanted if f.startswith("--") and f not in ("--model", "--host", "--port")]
@@ -148,7 +148,9 @@ def test_dockerfile_runs_the_cli_as_a_non_root_user() -> None:
     assert not any(d.startswith("torch") for d in extras["vllm"])  # slim: no torch
     assert re.search(r"^USER proofgym$", text, re.M)
     assert 'ENTRYPOINT ["proofgym"]' in text and "HEALTHCHECK" in text
-    for package in ("proofgym", "agent_server", "resources_servers", "model_interface", "sdg"):
+    packages = ["proofgym", "proofgym_stack", "agent_server", "resources_servers"]
+    packages += ["model_interface"]
+    for package in (*packages, "sdg"):
         assert f"COPY {package} ./{package}" in text
     assert "/health" in text
 

@@ -16,11 +16,11 @@ import httpx
 import pytest
 from helpers import count_rows
 
-from proofgym.up import free_port
+from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tasks" / "file_edit" / "example.jsonl"
-CLI = [sys.executable, "-m", "proofgym.cli"]
+CLI = [sys.executable, "-m", "proofgym_stack.cli"]
 
 
 def alive(pid: int) -> bool:

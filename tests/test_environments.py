@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.testing import InProcessStack
+from proofgym_stack.testing import InProcessStack
 from resources_servers.game.blackjack import Game, basic_strategy, play, reckless, value
 from resources_servers.math.calculator import CalculatorError, evaluate
 from sdg import game as game_sdg

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.testing import InProcessStack
+from proofgym_stack.testing import InProcessStack
 
 CONTROLS = {
     "reference": 1.0,

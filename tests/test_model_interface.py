@@ -13,7 +13,7 @@ from model_interface.app import build_backend, create_app
 from model_interface.convert import input_to_messages
 from proofgym.http import HttpxTransport
 from proofgym.settings import ModelSettings
-from proofgym.testing import RoutingTransport
+from proofgym_stack.testing import RoutingTransport
 
 TOOLS = [
     {

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.testing import InProcessStack
+from proofgym_stack.testing import InProcessStack
 from sdg.file_edit import generate as file_edit_tasks
 from sdg.math import generate as math_tasks
 from sdg.workflow import generate as workflow_tasks

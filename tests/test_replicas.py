@@ -15,11 +15,11 @@ import httpx
 from helpers import count_rows
 
 from agent_server.replicas import ReplicaSet, resolve_all, sticky
-from proofgym.up import free_port
+from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tasks" / "file_edit" / "example.jsonl"
-CLI = [sys.executable, "-m", "proofgym.cli"]
+CLI = [sys.executable, "-m", "proofgym_stack.cli"]
 
 
 async def test_dns_names_expand_to_one_replica_per_address() -> None:

@@ -41,7 +41,7 @@ def test_different_seeds_give_different_tasks(env: str) -> None:
 
 def test_the_sdg_command(tmp_path: Path) -> None:
     out = tmp_path / "t.jsonl"
-    cmd = [sys.executable, "-m", "proofgym.cli", "sdg"]
+    cmd = [sys.executable, "-m", "proofgym_stack.cli", "sdg"]
     ok = subprocess.run(
         [*cmd, "math", "--n", "3", "--seed", "9", "--out", str(out)],
         capture_output=True,
@@ -50,7 +50,7 @@ def test_the_sdg_command(tmp_path: Path) -> None:
     )
     assert ok.returncode == 0, ok.stderr
     assert len(out.read_text().splitlines()) == 3
-    manifest = json.loads((tmp_path.parent / "manifest.json").read_text())
-    assert manifest[f"{tmp_path.name}/t.jsonl"]["count"] == 3
+    manifest = json.loads((tmp_path / "manifest.json").read_text())  # beside the file
+    assert manifest["t.jsonl"]["count"] == 3
     bad = subprocess.run([*cmd, "nonexistent"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown environment" in bad.stderr

@@ -16,7 +16,7 @@ from proofgym.protocol import RunResult
 from proofgym.responses import build_response
 from proofgym.settings import ClientSettings
 from proofgym.store import RolloutStore
-from proofgym.testing import in_process_stack
+from proofgym_stack.testing import in_process_stack
 
 
 def result(task_id: str, masked: bool = False, rid: str = "r" * 20) -> RunResult:

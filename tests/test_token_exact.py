@@ -18,7 +18,7 @@ from model_interface.app import build_backend, create_app
 from model_interface.rendering import Renderer
 from proofgym.http import HttpxTransport
 from proofgym.settings import AgentSettings, ModelSettings
-from proofgym.testing import RoutingTransport, in_process_stack
+from proofgym_stack.testing import RoutingTransport, in_process_stack
 from sdg.file_edit import generate
 
 torch = pytest.importorskip("torch")
@@ -324,7 +324,7 @@ def test_serve_vllm_dry_run_prints_the_flags() -> None:
         [
             sys.executable,
             "-m",
-            "proofgym.cli",
+            "proofgym_stack.cli",
             "serve",
             "vllm",
             "--model",
@@ -344,7 +344,7 @@ def test_serve_vllm_dry_run_prints_the_flags() -> None:
 
 def test_tiny_model_command(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "proofgym.cli", "tiny-model", str(tmp_path / "m")],
+        [sys.executable, "-m", "proofgym_stack.cli", "tiny-model", str(tmp_path / "m")],
         capture_output=True,
         text=True,
         timeout=120,
@@ -382,14 +382,14 @@ async def test_concurrent_requests_are_batched_without_changing_results(
 def test_serve_model_with_the_local_backend_from_the_command_line(tiny_model_dir: Path) -> None:
     import time
 
-    from proofgym.up import free_port
+    from proofgym_stack.up import free_port
 
     port = free_port()
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "proofgym.cli",
+            "proofgym_stack.cli",
             "serve",
             "model",
             "--backend",

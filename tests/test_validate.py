@@ -6,18 +6,21 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from openai.types.responses import Response
 
 from proofgym.canary import ENV_VAR
 from proofgym.protocol import Check, Task, VerifyResult
 from proofgym.responses import final_message
-from proofgym.validation import EnvReport, validate_env
+from proofgym_stack.validation import EnvReport, validate_env
 from resources_servers.base import tool
 from resources_servers.file_edit.config import values_of
 from resources_servers.file_edit.env import FileEditEnv, Workspace
@@ -25,6 +28,12 @@ from resources_servers.verifiers.compose import all_or_nothing
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(tempfile.mkdtemp(prefix="leaky-"))  # module-level state: the bug under test
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_shared() -> Iterator[None]:
+    yield
+    shutil.rmtree(SHARED, ignore_errors=True)  # leave no leaky-* folder behind
 
 
 class ReadsOnlyTheTarget(FileEditEnv):
@@ -120,7 +129,7 @@ async def test_secret_fields_shown_to_the_policy_are_caught(
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "proofgym.cli", "validate", *args],
+        [sys.executable, "-m", "proofgym_stack.cli", "validate", *args],
         capture_output=True,
         text=True,
         timeout=300,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from proofgym.settings import AgentSettings
-from proofgym.testing import InProcessStack
+from proofgym_stack.testing import InProcessStack
 from resources_servers.code.env import touches_tests
 from resources_servers.file_edit.config import same_except_key, set_value
 from resources_servers.verifiers.answers import numeric_answer_check, parse_number

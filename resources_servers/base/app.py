@@ -80,6 +80,7 @@ class ResourcesHost:
             reward_range=env.reward_range,
             max_sessions=self.settings.max_sessions,
             sandbox=env.sandbox_mode(),
+            task_data_schema=env.task_data_schema(),
         )
 
     async def call_tool(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from openai.types.responses import Response
+from pydantic import BaseModel, ValidationError
 
 from proofgym.protocol import Control, Task, VerifyResult
 from resources_servers.base.tools import ToolSpec, collect_tools
@@ -31,6 +32,15 @@ class ToolError(Exception):
     def __init__(self, message: str, kind: str = "refused") -> None:
         super().__init__(message)
         self.kind = kind
+
+
+def describe_validation(exc: ValidationError, root: str, limit: int = 5) -> str:
+    """A readable line per problem, each naming its field: `task_data.goal.path: Field required`."""
+    parts = []
+    for err in exc.errors()[:limit]:
+        where = ".".join([root, *(str(p) for p in err["loc"])])
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
 
 
 def source_hash(cls: type) -> str:
@@ -67,6 +77,9 @@ class Environment(ABC, Generic[S]):
     pass_threshold: ClassVar[float | None] = None
     #: the least gap between the reference and the best negative, as a share of the range.
     floor_margin: ClassVar[float] = 0.5
+    #: the pydantic model of `task_data`: seeding validates against it (400 naming the field)
+    #: and `/info` publishes its JSON schema. None: `task_data` is not checked.
+    task_data_model: ClassVar[type[BaseModel] | None] = None
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]
@@ -104,7 +117,21 @@ class Environment(ABC, Generic[S]):
         return [spec.schema for spec in cls._tools.values()]
 
     def validate_task(self, task: Task) -> None:
-        """Raise ValueError with a readable message when `task_data` cannot seed a session."""
+        """Raise ValueError with a readable message when `task_data` cannot seed a session.
+
+        The default checks `task_data` against `task_data_model`; override to add rules that
+        a schema cannot say (and call this first)."""
+        if self.task_data_model is None:
+            return
+        try:
+            self.task_data_model.model_validate(task.task_data)
+        except ValidationError as exc:
+            raise ValueError(describe_validation(exc, "task_data")) from None
+
+    @classmethod
+    def task_data_schema(cls) -> dict[str, Any] | None:
+        """The JSON schema of `task_data`, or None when the environment declares none."""
+        return None if cls.task_data_model is None else cls.task_data_model.model_json_schema()
 
     @abstractmethod
     def create_state(self, task: Task, workdir: Path | None) -> S:

@@ -23,6 +23,7 @@ from resources_servers.base import Environment, ToolError, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.code.exploits import exploit_controls
 from resources_servers.code.sandbox import Sandbox, SandboxResult
+from resources_servers.code.task import CodeTask
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.trajectory import forbidden_arguments
@@ -91,6 +92,7 @@ class CodeEnv(Environment[Workspace]):
     """Implement `task_data.function`; hidden tests decide."""
 
     name = "code"
+    task_data_model = CodeTask
     description = "Implement a Python function; hidden unit tests run in a sandbox decide."
     reward_range = (0.0, 1.0)
     needs_workdir = True
@@ -109,14 +111,6 @@ class CodeEnv(Environment[Workspace]):
 
     def sandbox_mode(self) -> str:
         return self.sandbox.describe()
-
-    def validate_task(self, task: Task) -> None:
-        data = task.task_data
-        for key in ("function", "visible_tests", "hidden_tests", "solution"):
-            if key not in data:
-                raise ValueError(f"task_data.{key} is missing")
-        if not data["hidden_tests"]:
-            raise ValueError("task_data.hidden_tests is empty")
 
     def create_state(self, task: Task, workdir: Path | None) -> Workspace:
         assert workdir is not None

@@ -19,6 +19,7 @@ from proofgym.responses import final_message
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import same_except_key, set_value, values_of
+from resources_servers.file_edit.task import FileEditTask
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import unchanged_except
@@ -61,21 +62,10 @@ class FileEditEnv(Environment[Workspace]):
     """Set `goal.key = goal.value` in `goal.path`, leaving every other byte as it was."""
 
     name = "file_edit"
+    task_data_model = FileEditTask
     description = "Edit one value in a workspace of config files without touching anything else."
     reward_range = (0.0, 1.0)
     needs_workdir = True
-
-    def validate_task(self, task: Task) -> None:
-        files = task.task_data.get("files")
-        goal = task.task_data.get("goal")
-        if not isinstance(files, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in files.items()
-        ):
-            raise ValueError("task_data.files must map paths to text")
-        if not isinstance(goal, dict) or not {"path", "key", "value"} <= set(goal):
-            raise ValueError("task_data.goal must have path, key and value")
-        if goal["path"] not in files:
-            raise ValueError(f"goal path {goal['path']!r} is not among task_data.files")
 
     def create_state(self, task: Task, workdir: Path | None) -> Workspace:
         assert workdir is not None

@@ -21,22 +21,20 @@ from resources_servers.game.blackjack import (
     play,
     reckless,
 )
+from resources_servers.game.task import GameTask
 
 
 class GameEnv(Environment[Game]):
     """Blackjack from a seeded shoe."""
 
     name = "game"
+    task_data_model = GameTask
     description = "Blackjack (hit or stand) from a seeded shoe; reward is the mean outcome."
     reward_range = (-1.0, 1.5)
     pass_threshold = 0.2
     secret_fields = ("seed",)  # the seed is the whole deal: a policy that knew it could peek
     floor_margin = 0.2  # a game's outcome is luck as well as skill: half a point of 2.5
     deterministic_tools = True
-
-    def validate_task(self, task: Task) -> None:
-        if not isinstance(task.task_data.get("seed"), int):
-            raise ValueError("task_data.seed must be an integer")
 
     def create_state(self, task: Task, workdir: Path | None) -> Game:
         return Game(task.task_data["seed"], int(task.task_data.get("hands", 5)))

@@ -12,6 +12,7 @@ from proofgym.protocol import Control, Task, VerifyResult
 from proofgym.responses import final_message
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.math.calculator import CalculatorError, evaluate
+from resources_servers.math.task import MathTask
 from resources_servers.verifiers.answers import length_guard, numeric_answer_check
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -28,14 +29,10 @@ class MathEnv(Environment[MathState]):
     """A word problem with one numeric answer; the calculator is optional."""
 
     name = "math"
+    task_data_model = MathTask
     description = "Word problems with one numeric answer; an optional calculator tool."
     reward_range = (0.0, 1.0)
     secret_fields = ("answer", "expression")
-
-    def validate_task(self, task: Task) -> None:
-        answer = task.task_data.get("answer")
-        if not isinstance(answer, int | float) or isinstance(answer, bool):
-            raise ValueError("task_data.answer must be a number")
 
     def create_state(self, task: Task, workdir: Path | None) -> MathState:
         return MathState()

@@ -25,6 +25,7 @@ from resources_servers.verifiers.state import diff
 from resources_servers.workflow.db import open_db, seed, snapshot, task_snapshot
 from resources_servers.workflow.messages import orders_named, stance
 from resources_servers.workflow.scripts import controls_for
+from resources_servers.workflow.task import WorkflowTask
 
 REFUND_WINDOW_DAYS = 30
 
@@ -59,20 +60,13 @@ class WorkflowEnv(Environment[Office]):
     """Handle one customer request by the rules."""
 
     name = "workflow"
+    task_data_model = WorkflowTask
     description = "A customer-support back office on SQLite: refunds, addresses, messages."
     reward_range = (0.0, 1.0)
     needs_workdir = True
     # The decision is what the policy must work out; the customer and order it is about are
     # facts the tools show.
     secret_fields = ("goal.decision",)
-
-    def validate_task(self, task: Task) -> None:
-        data = task.task_data
-        if not isinstance(data.get("db"), dict) or "customers" not in data["db"]:
-            raise ValueError("task_data.db must hold the customers and orders tables")
-        goal = data.get("goal")
-        if not isinstance(goal, dict) or goal.get("decision") not in ("grant", "deny", "moved"):
-            raise ValueError("task_data.goal.decision must be grant, deny or moved")
 
     def create_state(self, task: Task, workdir: Path | None) -> Office:
         assert workdir is not None

@@ -73,7 +73,7 @@ class Stack:
             "PROOFGYM_HOST": self.host,
             "PROOFGYM_PORT": str(port),
         }
-        cmd = [sys.executable, "-m", "proofgym.cli", "serve", name]
+        cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
         proc = subprocess.Popen(cmd, env=env, preexec_fn=_die_with_parent)
         self.processes.append(ServiceProcess(name, self.url(port), proc, cmd, env))
 

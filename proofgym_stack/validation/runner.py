@@ -28,14 +28,14 @@ from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Control, RunResult, Task
 from proofgym.responses import function_calls, output_items
 from proofgym.settings import ResourcesSettings
-from proofgym.testing import InProcessStack, in_process_stack
-from proofgym.validation.adversarial import (
+from proofgym_stack.testing import InProcessStack, in_process_stack
+from proofgym_stack.validation.adversarial import (
     check_canary,
     check_claims,
     check_hostile_arguments,
     planted_canary,
 )
-from proofgym.validation.negatives import generic_negatives
+from proofgym_stack.validation.negatives import generic_negatives
 
 
 @dataclass

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.canary import ENV_VAR, PREFIX
 
 if TYPE_CHECKING:
-    from proofgym.validation.runner import _Validator
+    from proofgym_stack.validation.runner import _Validator
 
 DEEP = "[" * 10_000 + "]" * 10_000
 BIG = 1_100_000  # over every shipped tool's size limit

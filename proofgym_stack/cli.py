@@ -1,0 +1,23 @@
+"""The `proofgym` command line: one Typer app, its commands in modules by group."""
+
+from __future__ import annotations
+
+import sys
+
+from proofgym_stack import cli_envs, cli_rollouts, cli_services
+from proofgym_stack.cli_services import vllm_command
+from proofgym_stack.console import app
+
+__all__ = ["app", "cli_envs", "cli_rollouts", "cli_services", "main", "vllm_command"]
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

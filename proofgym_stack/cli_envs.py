@@ -1,0 +1,208 @@
+"""Commands about environments: `envs`, `validate`, `sdg`, `tiny-model`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from proofgym.collect import TaskFileError, load_tasks
+from proofgym.protocol import Task
+from proofgym.settings import ResourcesSettings
+from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.examples import NoExamples, example_tasks, tasks_root
+from proofgym_stack.taskfiles import write_task_file
+
+
+@app.command()
+def envs() -> None:
+    """List the shipped environments with their versions and tools."""
+    from proofgym.settings import ResourcesSettings
+    from resources_servers.base.registry import discover
+
+    settings = ResourcesSettings.from_env()
+    table = Table("environment", "version", "tools", "runs policy code", "description")
+    for name, cls in sorted(discover().items()):
+        env = cls.from_settings(settings)
+        sandbox = env.sandbox_mode() or "no"
+        table.add_row(name, cls.version(), ", ".join(cls.tools()), sandbox, cls.description)
+        env.shutdown()
+    console.print(table)
+
+
+@app.command()
+def validate(
+    envs: Annotated[list[str] | None, typer.Argument(help="environments (default: all)")] = None,
+    tasks_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tasks",
+            help="JSONL tasks (default: ./tasks/<env>/example.jsonl, else the env's generator)",
+        ),
+    ] = None,
+    parallel: Annotated[int, typer.Option(min=1, help="sessions at once for isolation")] = 256,
+    sample: Annotated[int, typer.Option(min=1, help="tasks per environment")] = 4,
+    margin: Annotated[
+        float | None,
+        typer.Option(help="floor gap as a share of the reward range (default: the env's)"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON report")] = False,
+) -> None:
+    """Prove each environment's reward: controls, negatives, isolation, determinism, leakage.
+
+    Exit 0 when every check passes, 1 when any fails, 2 for bad usage.
+    """
+    from proofgym_stack.validation import EnvReport, validate_env
+    from resources_servers.base.registry import discover
+
+    available = discover()
+    names = envs or sorted(available)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        fail(f"unknown environments {unknown}; available: {sorted(available)}")
+    plan: list[tuple[str, list[Task]]] = []
+    for name in names:
+        try:
+            if tasks_file is not None:
+                tasks, source = (
+                    [t for t in load_tasks(tasks_file) if t.env == name],
+                    str(tasks_file),
+                )
+            else:
+                tasks, source = example_tasks(name)
+        except (TaskFileError, NoExamples) as exc:
+            fail(f"{name}: {exc}")
+        if not tasks:
+            fail(f"{source} has no task for {name}")
+        plan.append((name, tasks))
+    reports: list[EnvReport] = []
+    for name, tasks in plan:
+        if not as_json:
+            err.print(f"validating {name} ...")
+        reports.append(
+            asyncio.run(
+                validate_env(
+                    available[name].from_settings(ResourcesSettings.from_env()),
+                    tasks,
+                    parallel=parallel,
+                    sample=sample,
+                    margin=margin,
+                )
+            )
+        )
+    if as_json:
+        console.print_json(json.dumps([r.to_json() for r in reports]))
+    else:
+        for report in reports:
+            table = Table(
+                "check",
+                "verdict",
+                "detail",
+                title=f"{report.env} {report.version}: {report.tasks} tasks, "
+                f"{report.rollouts} rollouts, {report.seconds:.1f}s",
+            )
+            for v in report.verdicts:
+                table.add_row(
+                    v.name, "[green]pass[/green]" if v.passed else "[red]FAIL[/red]", v.detail
+                )
+            console.print(table)
+    if not all(r.passed for r in reports):
+        raise typer.Exit(1)
+
+
+@app.command()
+def sdg(
+    env: Annotated[str, typer.Argument(help="environment to generate tasks for")],
+    n: Annotated[int, typer.Option(min=1, help="how many tasks")] = 8,
+    seed: Annotated[int, typer.Option(help="the same seed gives the same tasks")] = 0,
+    split: Annotated[str, typer.Option(help="train, eval or example")] = "train",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="JSONL file (default ./tasks/ENV/SPLIT.jsonl; the manifest beside)"),
+    ] = None,
+) -> None:
+    """Generate tasks for an environment, deterministically, and record them in the manifest."""
+    import importlib
+
+    from resources_servers.base.registry import discover
+
+    if split not in ("train", "eval", "example"):
+        fail("split must be train, eval or example")
+    available = discover()
+    if env not in available:
+        fail(f"unknown environment {env!r}; available: {sorted(available)}")
+    try:
+        module = importlib.import_module(f"sdg.{env}")
+    except ModuleNotFoundError:
+        fail(f"no generator for {env} (sdg/{env}.py)")
+    rows = module.generate(n, seed=seed, split=split)
+    root = tasks_root() if out is None else out.parent
+    target = out or root / env / f"{split}.jsonl"
+    count = write_task_file(
+        rows,
+        env=env,
+        env_version=available[env].version(),
+        split=split,
+        seed=seed,
+        target=target,
+        root=root,
+    )
+    console.print(f"wrote {count} {env} tasks to {target}")
+
+
+@app.command("new-env")
+def new_env(
+    name: Annotated[str, typer.Argument(help="the new environment's name, e.g. inventory")],
+) -> None:
+    """Write a working environment skeleton (environment, typed task data, controls, generator,
+    example tasks, a test) into this checkout; `proofgym validate NAME` passes as written."""
+    import importlib
+
+    from proofgym_stack.scaffold import ScaffoldError, write
+
+    root = Path.cwd()
+    try:
+        written = write(root, name)
+    except ScaffoldError as exc:
+        fail(str(exc))
+    importlib.invalidate_caches()
+    env_cls = importlib.import_module(f"resources_servers.{name}").Env
+    rows = importlib.import_module(f"sdg.{name}").generate(6, seed=0, split="example")
+    target = root / "tasks" / name / "example.jsonl"
+    write_task_file(
+        rows,
+        env=name,
+        env_version=env_cls.version(),
+        split="example",
+        seed=0,
+        target=target,
+        root=root / "tasks",
+    )
+    for path in [*written, target]:
+        console.print(f"  wrote {path.relative_to(root)}")
+    console.print(
+        f"next: edit resources_servers/{name}/env.py, then `proofgym validate {name}` "
+        "(docs/environments.md walks through each part)"
+    )
+
+
+@app.command("tiny-model")
+def tiny_model(
+    out: Annotated[Path, typer.Argument(help="folder to write the model into")],
+    seed: Annotated[int, typer.Option(help="weight initialisation seed")] = 0,
+) -> None:
+    """Build an untrained tiny causal LM and tokenizer (seconds, no download); for tests."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+
+        from model_interface.tiny_model import build
+    except ImportError as exc:
+        fail(f"the tiny model needs torch and transformers ({exc}): pip install 'proofgym[local]'")
+
+    build(out, seed=seed)
+    console.print(f"wrote an untrained tiny model to {out} (random weights: it writes noise)")

@@ -1,0 +1,159 @@
+"""Commands that collect and read rollouts: `rollout`, `show`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from proofgym.collect import Summary, TaskFileError, collect, load_tasks
+from proofgym.http import ServiceClient
+from proofgym.protocol import RunResult
+from proofgym.settings import CollectorSettings
+from proofgym.store import RolloutStore
+from proofgym_stack.console import app, console, err, fail
+
+
+def _print_summary(title: str, summary: Summary, db: Path) -> None:
+    table = Table(title=title, show_header=False)
+    mean = summary.mean_reward
+    rate = summary.pass_rate
+    table.add_row("planned", str(summary.planned))
+    table.add_row("already stored (skipped)", str(summary.skipped))
+    table.add_row("stored now", str(summary.stored))
+    table.add_row("mean reward", "n/a" if mean is None else f"{mean:.3f}")
+    table.add_row("pass rate", "n/a" if rate is None else f"{rate:.1%}")
+    table.add_row("trainable", str(summary.trainable))
+    fails = ", ".join(f"{k}: {v}" for k, v in sorted(summary.failures.items())) or "none"
+    table.add_row("masked failures", fails)
+    if summary.not_collected:
+        table.add_row("not collected", str(summary.not_collected))
+    table.add_row("store", str(db))
+    console.print(table)
+    for kind, reason in sorted(summary.reasons.items()):
+        err.print(f"  {kind}, for example: {reason[:300]}")
+        if "missing_script" in reason or "needs a 'script'" in reason:
+            err.print(
+                "  [yellow]the model interface runs the scripted backend, which only replays "
+                "controls: pass --policy reference (or another control), or start it with a "
+                "model (PROOFGYM_BACKEND=local|vllm|openai)[/yellow]"
+            )
+    for line in summary.errors:
+        err.print(f"  {line}")
+    if summary.failures or summary.not_collected:
+        console.print(
+            "[yellow]some rollouts failed; run the same command again to complete them[/yellow]"
+        )
+
+
+def _collect(
+    tasks_file: Path,
+    db: Path,
+    agent_url: str,
+    repeats: int,
+    concurrency: int,
+    policy: str,
+    model: str | None,
+    max_steps: int | None,
+) -> Summary:
+    try:
+        tasks = load_tasks(tasks_file)
+    except TaskFileError as exc:
+        fail(str(exc))
+    control = None if policy == "model" else policy
+    model_params = {"model": model} if model else {}
+    store = RolloutStore(db)
+    settings = CollectorSettings.from_env()
+    client = ServiceClient(settings, token=settings.token)
+
+    async def main(progress: Progress, bar: Any) -> Summary:
+        try:
+            return await collect(
+                tasks,
+                agent_url=agent_url,
+                store=store,
+                client=client,
+                repeats=repeats,
+                concurrency=concurrency,
+                control=control,
+                model_params=model_params,
+                max_steps=max_steps,
+                on_result=lambda r: progress.advance(bar),
+            )
+        finally:
+            await client.aclose()
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        done = len(store.done_pairs() & {(t.task_id, r) for t in tasks for r in range(repeats)})
+        bar = progress.add_task(f"rollouts ({policy})", total=len(tasks) * repeats - done)
+        try:
+            return asyncio.run(main(progress, bar))
+        finally:
+            store.close()
+
+
+@app.command()
+def rollout(
+    tasks_file: Annotated[Path, typer.Argument(help="JSONL task file")],
+    db: Annotated[Path, typer.Option(help="SQLite rollout store")] = Path("runs/rollouts.db"),
+    agent_url: Annotated[str, typer.Option(help="agent server")] = "http://127.0.0.1:8000",
+    repeats: Annotated[int, typer.Option(min=1, help="rollouts per task")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="rollouts at once")] = 16,
+    policy: Annotated[
+        str,
+        typer.Option(
+            help="'model' for the model interface's backend, or a control name "
+            "(reference, alternative, noop_claim, ...) replayed by the scripted model"
+        ),
+    ] = "model",
+    model: Annotated[str | None, typer.Option(help="model name sent to the backend")] = None,
+    max_steps: Annotated[int | None, typer.Option(min=1, help="steps per rollout")] = None,
+) -> None:
+    """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
+    summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps)
+    _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
+    if summary.not_collected or summary.failures:
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    db: Annotated[Path, typer.Argument(help="SQLite rollout store")],
+    limit: Annotated[int, typer.Option(help="rows to show")] = 20,
+) -> None:
+    """Print the stored rollouts of a store."""
+    if not db.is_file():
+        fail(f"{db}: no such store")
+    store = RolloutStore(db)
+    table = Table("task", "repeat", "reward", "steps", "failure", "checks")
+    for n, row in enumerate(store.rows()):
+        if n >= limit:
+            break
+        result = RunResult.model_validate(row["record"])
+        failed = [c.name for c in result.checks if not c.passed]
+        if result.mask_sample:  # no verdict: neither a reward nor checks to show
+            reward, checks = "masked", f"not judged: {(result.failure_reason or '')[:60]}"
+        else:
+            reward = f"{row['reward']:.2f}"
+            checks = "failed: " + ", ".join(failed) if failed else "all passed"
+        table.add_row(
+            row["task_id"],
+            str(row["repeat"]),
+            reward,
+            str(result.num_steps),
+            row["failure_kind"] or "",
+            checks,
+        )
+    console.print(table)
+    store.close()

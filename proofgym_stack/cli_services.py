@@ -1,0 +1,245 @@
+"""Commands that start services: `serve`, `up`, `demo`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from proofgym.http import SERVER_KEEPALIVE_S
+from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym_stack.cli_rollouts import _collect, _print_summary
+from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.examples import example_file, generated_rows
+from proofgym_stack.up import Stack, free_port
+
+
+@app.command()
+def serve(
+    service: Annotated[str, typer.Argument(help="agent, resources, model or vllm")],
+    host: Annotated[str | None, typer.Option(help="interface to bind")] = None,
+    port: Annotated[int | None, typer.Option(help="port to bind")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="model backend: scripted, openai, vllm or local")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model name or folder")] = None,
+    base_url: Annotated[
+        list[str] | None, typer.Option(help="upstream URL (repeat for several)")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="vllm: print the command, start nothing")] = False,
+) -> None:
+    """Start one service. Other settings come from PROOFGYM_ environment variables.
+
+    `serve vllm --model DIR` starts vLLM's OpenAI server with the flags the vllm backend
+    needs (the `vllm` extra must be installed).
+    """
+    import uvicorn
+
+    if service == "vllm":
+        _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
+        return
+    overrides: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v}
+    if model:
+        overrides["model"] = model
+    if base_url:
+        overrides["base_urls"] = base_url
+    settings: AgentSettings | ResourcesSettings | ModelSettings
+    if service == "agent":
+        from agent_server.app import create_app as agent_app
+
+        settings = AgentSettings.from_env(**overrides)
+        application = agent_app(settings)
+    elif service == "resources":
+        from resources_servers.base.app import create_app as resources_app
+
+        settings = ResourcesSettings.from_env(**overrides)
+        try:
+            application = resources_app(settings)
+        except ValueError as exc:
+            fail(str(exc))
+    elif service == "model":
+        from model_interface.app import create_app as model_app
+
+        if backend:
+            overrides["backend"] = backend
+        settings = ModelSettings.from_env(**overrides)
+        try:
+            application = model_app(settings)
+        except ValueError as exc:
+            fail(str(exc))
+    else:
+        fail(f"unknown service {service!r}; choose agent, resources, model or vllm")
+    logging.basicConfig(level=settings.log_level.upper())
+    uvicorn.run(
+        application,
+        host=settings.host,
+        port=settings.port,
+        loop="uvloop",
+        http="httptools",
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=5,
+        backlog=8192,
+        timeout_keep_alive=SERVER_KEEPALIVE_S,
+    )
+
+
+def vllm_command(model: str, host: str, port: int) -> list[str]:
+    """vLLM's OpenAI server with what the vllm backend relies on: token ids in and out
+    (`return_token_ids` needs no flag in vLLM 0.10.2+; the flag below covers older logprob
+    output), and Hermes tool parsing for the chat fallback mode."""
+    return [
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        model,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--return-tokens-as-token-ids",
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--generation-config",
+        "vllm",
+    ]
+
+
+def _serve_vllm(model: str | None, host: str, port: int, dry_run: bool) -> None:
+    import importlib.util
+    import os
+
+    if not model:
+        fail("serve vllm needs --model (a folder or a model name)")
+    assert model is not None
+    cmd = vllm_command(model, host, port)
+    if dry_run:
+        console.print(" ".join(cmd))
+        return
+    if importlib.util.find_spec("vllm") is None:
+        fail("vLLM is not installed: pip install 'proofgym[vllm-server]' (needs a GPU machine)")
+    os.execv(cmd[0], cmd)
+
+
+def _supervise(stack: Stack) -> None:
+    """Until SIGINT or SIGTERM: restart any service that dies, and say so."""
+    stop = {"now": False}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    while not stop["now"]:
+        for svc in stack.restart_dead():
+            err.print(
+                f"[yellow]{svc.name} at {svc.url} died; restarted it "
+                f"(pid {svc.process.pid}, restart {svc.restarts})[/yellow]"
+            )
+        time.sleep(0.2)
+
+
+@app.command()
+def up(
+    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    agent_port: Annotated[int, typer.Option(help="agent port")] = 8000,
+    resources_port: Annotated[int, typer.Option(help="first resources port")] = 8001,
+    model_port: Annotated[int, typer.Option(help="model interface port")] = 8002,
+    resources_replicas: Annotated[int, typer.Option(min=1, help="resources processes")] = 1,
+) -> None:
+    """Start the three services as local processes; Ctrl-C or SIGTERM stops them all."""
+    ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
+    stack = Stack(host=host, agent_port=agent_port, resources_ports=ports, model_port=model_port)
+    try:
+        stack.start()
+    except RuntimeError as exc:
+        fail(f"the services did not start: {exc}", 1)
+    for svc in stack.processes:
+        console.print(f"{svc.name:>10}  {svc.url}  pid {svc.process.pid}")
+    console.print("ready; Ctrl-C stops everything", style="green")
+    try:
+        _supervise(stack)
+    finally:
+        stack.stop()
+
+
+@app.command()
+def demo(
+    tasks_file: Annotated[
+        Path | None,
+        typer.Option(help="JSONL task file (default: the file_edit examples)"),
+    ] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option(help="folder for one store per policy (default: temporary)")
+    ] = None,
+) -> None:
+    """Start the services, run the example tasks with the reference and no-op policies and
+    with the tiny local model, then stop."""
+    host = "127.0.0.1"
+    stack = Stack(
+        host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
+    )
+    with tempfile.TemporaryDirectory(prefix="proofgym-demo-") as tmp:
+        folder = out_dir or Path(tmp)
+        if tasks_file is None:
+            tasks_file = example_file("file_edit")
+            if not tasks_file.is_file():  # not in a checkout: the generator's examples
+                tasks_file = Path(tmp) / "file_edit-examples.jsonl"
+                rows = generated_rows("file_edit")
+                tasks_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        tiny = _demo_model(Path(tmp) / "tiny-model")
+        if tiny is not None:
+            stack.model_env = {
+                "PROOFGYM_BACKEND": "local",
+                "PROOFGYM_MODEL": str(tiny),
+                "PROOFGYM_DEFAULT_MAX_TOKENS": "32",
+            }
+        console.print("starting agent, resources and model services ...")
+        try:
+            stack.start()
+        except RuntimeError as exc:
+            fail(f"the services did not start: {exc}", 1)
+        try:
+            for svc in stack.processes:
+                console.print(f"  {svc.name:>10}  {svc.url}")
+            for policy, meaning in (
+                ("reference", "should score 1"),
+                ("noop_claim", "claims success, does nothing: should score 0"),
+            ):
+                store = folder / f"demo-{policy}.db"
+                summary = _collect(tasks_file, store, stack.agent_url, 1, 8, policy, None, None)
+                _print_summary(f"policy {policy} ({meaning})", summary, store)
+            if tiny is not None:
+                store = folder / "demo-tiny-model.db"
+                summary = _collect(tasks_file, store, stack.agent_url, 1, 8, "model", None, 3)
+                _print_summary(
+                    "the tiny local model (untrained: reward ~0 is expected; every "
+                    "rollout should be trainable)",
+                    summary,
+                    store,
+                )
+        finally:
+            stack.stop()
+
+
+def _demo_model(out: Path) -> Path | None:
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        console.print(
+            "[yellow]torch/transformers missing: skipping the tiny-model rollouts "
+            "(pip install 'proofgym[local]')[/yellow]"
+        )
+        return None
+    from model_interface.tiny_model import build
+
+    return build(out)

@@ -1,0 +1,64 @@
+"""`proofgym new-env NAME` writes an environment that passes `proofgym validate NAME` and its
+own test as generated, in a copy of the checkout (nothing here changes)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from proofgym_stack.scaffold import ScaffoldError, class_name, write
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.db", "runs", ".mypy_cache")
+
+
+def test_a_new_environment_is_proven_as_generated(tmp_path: Path) -> None:
+    checkout = tmp_path / "proofgym"
+    shutil.copytree(ROOT, checkout, ignore=SKIP)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}  # the copy, not this checkout
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "proofgym_stack.cli", *args],
+            cwd=checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    made = cli("new-env", "inventory")
+    assert made.returncode == 0, made.stderr
+    assert (checkout / "tasks" / "inventory" / "example.jsonl").is_file()
+    assert "inventory/example.jsonl" in (checkout / "tasks" / "manifest.json").read_text()
+    proven = cli("validate", "inventory", "--parallel", "32")
+    assert proven.returncode == 0, proven.stdout[-3000:]
+    own_test = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_inventory.py"],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert own_test.returncode == 0, own_test.stdout[-3000:]
+    again = cli("new-env", "inventory")
+    assert again.returncode == 2 and "exists already" in again.stderr
+    assert not (ROOT / "resources_servers" / "inventory").exists()
+
+
+@pytest.mark.parametrize("name", ["Bad", "1x", "base", "class", "a-b", "x" * 40])
+def test_unusable_names_are_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ScaffoldError):
+        write(tmp_path, name)
+
+
+def test_outside_a_checkout_it_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ScaffoldError, match="not a proofgym checkout"):
+        write(tmp_path, "inventory")
+    assert class_name("inventory") == "InventoryEnv" and class_name("my_env") == "MyEnv"
