@@ -26,7 +26,8 @@ Internal signals, never on the wire, each caught where it is raised from:
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, get_args
 
 ErrorKind = Literal[
     # the classes' own kinds
@@ -72,6 +73,21 @@ ERROR_KINDS: frozenset[str] = frozenset(get_args(ErrorKind))
 
 #: kinds of `ToolResult.error` the base server itself produces (environments add their own)
 TOOL_ERROR_KINDS = ("invalid_arguments", "tool_exception", "refused")
+
+
+def describe_validation(
+    errors: Iterable[Mapping[str, Any]], root: str = "", *, limit: int = 5
+) -> str:
+    """One readable line of pydantic (or FastAPI) validation errors, each naming its field
+    under `root` (`task_data.goal.path: Field required`); FastAPI's `body` prefix is dropped."""
+    parts = []
+    for n, err in enumerate(errors):
+        if n >= limit:
+            break
+        loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+        where = ".".join([root, *loc] if root else loc) or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid"
 
 
 def known_kind(kind: object) -> ErrorKind | None:

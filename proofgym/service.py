@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from proofgym import VERSION
-from proofgym.errors import AtCapacity, ProofgymError
+from proofgym.errors import AtCapacity, ProofgymError, describe_validation
 from proofgym.protocol import Health
 
 log = logging.getLogger("proofgym")
@@ -62,14 +62,6 @@ def error_response(
 ) -> JSONResponse:
     """The wire form of an error: `{"error": {"kind", "message"}}` with its status code."""
     return JSONResponse({"error": {"kind": kind, "message": message}}, status, headers=headers)
-
-
-def _describe_validation(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        parts.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
-    return "; ".join(parts) or "invalid request body"
 
 
 class _MetricsAndAuth:
@@ -134,7 +126,7 @@ def install_common(app: FastAPI, service: str, token: str | None) -> Metrics:
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         metrics.errors.labels(service, "invalid_request").inc()
-        return error_response("invalid_request", _describe_validation(exc), 422)
+        return error_response("invalid_request", describe_validation(exc.errors()), 422)
 
     @app.exception_handler(404)
     async def on_not_found(request: Request, exc: Exception) -> JSONResponse:

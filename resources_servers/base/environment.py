@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from openai.types.responses import Response
 from pydantic import BaseModel, ValidationError
 
+from proofgym.errors import describe_validation
 from proofgym.protocol import Control, Task, VerifyResult
 from resources_servers.base.tools import ToolSpec, collect_tools
 
@@ -32,15 +33,6 @@ class ToolError(Exception):
     def __init__(self, message: str, kind: str = "refused") -> None:
         super().__init__(message)
         self.kind = kind
-
-
-def describe_validation(exc: ValidationError, root: str, limit: int = 5) -> str:
-    """A readable line per problem, each naming its field: `task_data.goal.path: Field required`."""
-    parts = []
-    for err in exc.errors()[:limit]:
-        where = ".".join([root, *(str(p) for p in err["loc"])])
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)
 
 
 def source_hash(cls: type) -> str:
@@ -126,7 +118,7 @@ class Environment(ABC, Generic[S]):
         try:
             self.task_data_model.model_validate(task.task_data)
         except ValidationError as exc:
-            raise ValueError(describe_validation(exc, "task_data")) from None
+            raise ValueError(describe_validation(exc.errors(), "task_data")) from None
 
     @classmethod
     def task_data_schema(cls) -> dict[str, Any] | None:

@@ -10,6 +10,8 @@ from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from proofgym.errors import describe_validation
+
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_MARK = "__proofgym_tool__"
 INLINE_MARK = "__proofgym_inline__"
@@ -103,11 +105,8 @@ class ToolSpec:
         try:
             model = self.arguments.model_validate(arguments)
         except ValidationError as exc:
-            parts = []
-            for err in exc.errors()[:5]:
-                loc = ".".join(str(p) for p in err["loc"]) or "arguments"
-                parts.append(f"{loc}: {err['msg']}")
-            raise ValueError(f"invalid arguments for {self.name}: " + "; ".join(parts)) from None
+            problems = describe_validation(exc.errors(), "arguments")
+            raise ValueError(f"invalid arguments for {self.name}: {problems}") from None
         return {name: getattr(model, name) for name in type(model).model_fields}
 
 

@@ -179,6 +179,9 @@ class Sandbox:
                     start_new_session=True,
                     pass_fds=(solution, write_end),
                 )
+        except BaseException:
+            os.close(read_end)
+            raise
         finally:
             for fd in (stdin, solution, write_end):
                 os.close(fd)
