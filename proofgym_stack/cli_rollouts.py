@@ -123,6 +123,10 @@ def rollout(
     """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
     summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps)
     _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
+    err.print(
+        f"look before you train: proofgym profile {db} --out {db.with_suffix('.html')}"
+        f"  (one rollout at a time: proofgym show {db})"
+    )
     if summary.not_collected or summary.failures:
         raise typer.Exit(1)
 

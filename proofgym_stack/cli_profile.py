@@ -1,0 +1,181 @@
+"""Commands that look before you train: `profile` and `eval`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from proofgym.collect import TaskFileError, load_tasks
+from proofgym.profiling import compare, load_samples, profile
+from proofgym.protocol import Task
+from proofgym_stack.cli_rollouts import _collect, _print_summary
+from proofgym_stack.console import app, console, err, fail
+
+
+def _thresholds() -> dict[str, float]:
+    from resources_servers.base.registry import discover
+
+    return {name: cls.passing_reward() for name, cls in discover().items()}
+
+
+def _fmt(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
+    table = Table(
+        "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "alarms"
+    )
+    for env, p in result["envs"].items():
+        r = p["reward"]
+        curve = p["pass_at_k"]
+        k = max(curve, key=int) if curve else None
+        alarms = []
+        if p["length_alarm"]:
+            alarms.append("reward rises with length")
+        if (p["zero_variance_share"] or 0) >= 0.5:
+            alarms.append("most groups have no signal")
+        if p["masked"]:
+            alarms.append("masked: " + ", ".join(f"{k}={v}" for k, v in p["masked"].items()))
+        table.add_row(
+            env,
+            f"{p['usable']}/{p['rollouts']}",
+            f"{_fmt(r['mean'])} [{_fmt(r['ci95'][0])}, {_fmt(r['ci95'][1])}]",
+            _fmt(p["pass_rate"]),
+            f"@{k}: {_fmt(curve[k])}" if k else "n/a",
+            _fmt(p["zero_variance_share"]),
+            _fmt(p["reward_vs_length"]),
+            "[red]" + "; ".join(alarms) + "[/red]" if alarms else "",
+        )
+    console.print(table)
+    for env, p in result["envs"].items():
+        worst = sorted(p["checks"].items(), key=lambda kv: kv[1])[:3]
+        if worst:
+            console.print(
+                f"{env}: checks failed most: "
+                + ", ".join(f"{n} ({_fmt(1 - v)} fail)" for n, v in worst if v < 1)
+                or f"{env}: every check passed every time"
+            )
+        if p["too_easy"] or p["too_hard"]:
+            console.print(
+                f"{env}: {len(p['too_easy'])} tasks always pass, {len(p['too_hard'])} never do "
+                "(candidates to drop or regenerate; --json lists them)"
+            )
+    if comparison is not None:
+        table = Table("env", "first", "second", "difference [95% CI]", "verdict")
+        for env, c in comparison.items():
+            verdict = (
+                "[green]separated[/green]"
+                if c["separated"]
+                else "[red]NOT separated: suspect the tasks or the verifier[/red]"
+            )
+            table.add_row(
+                env,
+                _fmt(c["mean_first"]),
+                _fmt(c["mean_second"]),
+                f"{_fmt(c['difference'])} [{_fmt(c['ci95'][0])}, {_fmt(c['ci95'][1])}]",
+                verdict,
+            )
+        console.print(table)
+
+
+def run_profile(
+    db: Path, other: Path | None, out: Path | None, as_json: bool, title: str | None = None
+) -> dict[str, Any]:
+    """Profile `db` (and compare with `other`), print it, write the report; the JSON."""
+    from proofgym_stack.report import render
+
+    for path in (db, other):
+        if path is not None and not path.is_file():
+            fail(f"{path}: no such store")
+    thresholds = _thresholds()
+    samples = load_samples(db, thresholds.get)
+    if not samples:
+        fail(f"{db} holds no rollouts")
+    result = profile(samples)
+    comparison = None
+    if other is not None:
+        comparison = compare(samples, load_samples(other, thresholds.get))
+        result["compare"] = comparison
+        result["compare_stores"] = [str(db), str(other)]
+    if as_json:
+        console.print_json(json.dumps(result))
+    else:
+        _print_profile(result, comparison)
+    if out is not None:
+        page = render(
+            result,
+            title=title or f"proofgym profile of {db.name}",
+            comparison=comparison,
+            names=(db.name, other.name if other else ""),
+            viewer_hint=f"proofgym show {db}",
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page)
+        err.print(f"report: {out}")
+    return result
+
+
+@app.command("profile")
+def profile_command(
+    db: Annotated[Path, typer.Argument(help="SQLite rollout store")],
+    compare_with: Annotated[
+        Path | None, typer.Option("--compare", help="a second store: another policy")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="write a self-contained HTML report")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the profile as JSON")] = False,
+) -> None:
+    """Reward profile per environment and task: distribution, pass@k, zero-variance groups,
+    reward against length, checks, too easy and too hard tasks; --compare two policies."""
+    result = run_profile(db, compare_with, out, as_json)
+    if "compare" in result and not all(c["separated"] for c in result["compare"].values()):
+        raise typer.Exit(1)
+
+
+def instance_key(task: Task) -> str:
+    """What makes two tasks the same instance, whatever their ids: env, prompt and data."""
+    blob = json.dumps(
+        [task.env, task.responses_create_params, task.task_data], sort_keys=True, default=str
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@app.command("eval")
+def eval_command(
+    tasks_file: Annotated[Path, typer.Argument(help="JSONL tasks of the eval split")],
+    repeats: Annotated[int, typer.Option(min=1, help="rollouts per task")] = 4,
+    train: Annotated[
+        Path | None, typer.Option(help="the train split: no eval instance may be in it")
+    ] = None,
+    db: Annotated[Path, typer.Option(help="SQLite rollout store")] = Path("runs/eval.db"),
+    agent_url: Annotated[str, typer.Option(help="agent server")] = "http://127.0.0.1:8000",
+    policy: Annotated[str, typer.Option(help="'model', or a control name")] = "model",
+    concurrency: Annotated[int, typer.Option(min=1, help="rollouts at once")] = 16,
+    out: Annotated[Path | None, typer.Option(help="write a self-contained HTML report")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the profile as JSON")] = False,
+) -> None:
+    """Evaluate: collect K rollouts of each eval task (the reward as a metric), then profile.
+    Refuses tasks that are not of the eval split, or that the train split also holds."""
+    try:
+        tasks = load_tasks(tasks_file)
+        train_tasks = load_tasks(train) if train is not None else []
+    except TaskFileError as exc:
+        fail(str(exc))
+    wrong = [t.task_id for t in tasks if t.split != "eval"]
+    if wrong:
+        fail(f"{len(wrong)} tasks are not of the eval split (first: {wrong[0]})")
+    seen = {instance_key(t) for t in train_tasks} | {t.task_id for t in train_tasks}
+    leaked = [t.task_id for t in tasks if t.task_id in seen or instance_key(t) in seen]
+    if leaked:
+        fail(f"{len(leaked)} eval tasks are also in {train} (first: {leaked[0]}): refusing")
+    summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, None, None)
+    if not as_json:
+        _print_summary(f"eval of {tasks_file.name}, policy {policy}", summary, db)
+    run_profile(db, None, out, as_json, title=f"eval of {tasks_file.name}")
+    if summary.not_collected or summary.failures:
+        raise typer.Exit(1)

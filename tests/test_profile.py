@@ -1,0 +1,163 @@
+"""`proofgym profile` and `eval`: figures checked against hand-computed ones, the separation
+alarm on identical policies (and not on reference against no-op), a self-contained report."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from proofgym.collect import collect, load_tasks
+from proofgym.http import HttpxTransport, ServiceClient
+from proofgym.profiling import (
+    Sample,
+    compare,
+    mean_ci,
+    pass_at_k,
+    profile,
+    profile_env,
+    spearman,
+)
+from proofgym.settings import ClientSettings
+from proofgym.store import RolloutStore
+from proofgym_stack.cli import app
+from proofgym_stack.testing import in_process_stack
+
+
+def sample(task: str, reward: float, *, length: int = 10, calls: int = 1, env: str = "e") -> Sample:
+    return Sample(
+        env=env,
+        task_id=task,
+        reward=reward,
+        masked=False,
+        failure_kind=None,
+        passed=reward >= 1.0,
+        output_length=length,
+        tool_calls=calls,
+        checks=(("goal", reward >= 1.0), ("format", True)),
+    )
+
+
+def test_pass_at_k_is_the_unbiased_estimator() -> None:
+    assert pass_at_k(5, 2, 1) == pytest.approx(0.4)
+    assert pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)  # 1 - C(3,2)/C(5,2)
+    assert pass_at_k(5, 0, 3) == 0.0 and pass_at_k(5, 4, 2) == 1.0
+    with pytest.raises(ValueError):
+        pass_at_k(2, 1, 3)
+
+
+def test_mean_ci_and_spearman_by_hand() -> None:
+    mean, lo, hi = mean_ci([1.0, 2.0, 3.0])
+    half = 4.303 * 1.0 / math.sqrt(3)  # t(0.975, df=2) * sd / sqrt(n)
+    assert (mean, lo, hi) == pytest.approx((2.0, 2.0 - half, 2.0 + half))
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ties share ranks: x ranks 1.5,1.5,3,4 against 1,2,3,4
+    assert spearman([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486832980505138)
+    assert spearman([1, 1, 1], [1, 2, 3]) is None
+
+
+def test_an_environment_profile_by_hand() -> None:
+    samples = [
+        *(sample("a", r) for r in (1.0, 1.0, 1.0)),  # always passes: too easy, zero variance
+        *(sample("b", r) for r in (0.0, 0.0, 0.0)),  # never: too hard, zero variance
+        *(sample("c", r) for r in (1.0, 0.0, 0.0)),  # signal
+    ]
+    p = profile_env("e", samples)
+    assert p["rollouts"] == p["usable"] == 9 and p["tasks"] == 3
+    assert p["pass_rate"] == pytest.approx(4 / 9)
+    assert p["zero_variance_share"] == pytest.approx(2 / 3)
+    assert p["too_easy"] == ["a"] and p["too_hard"] == ["b"]
+    # pass@2 per task: a 1, b 0, c 1 - C(2,2)/C(3,2) = 2/3
+    assert p["pass_at_k"]["2"] == pytest.approx((1 + 0 + 2 / 3) / 3, abs=1e-6)
+    assert p["pass_at_k"]["3"] == pytest.approx(2 / 3, abs=1e-6)
+    assert p["checks"] == {"format": 1.0, "goal": pytest.approx(4 / 9, abs=1e-6)}
+
+
+def test_the_length_alarm_fires_when_reward_rises_with_length() -> None:
+    rising = [sample(f"t{i}", i / 10, length=100 + i) for i in range(12)]
+    flat = [sample(f"t{i}", (i * 7) % 3 / 2, length=100 + i) for i in range(12)]
+    assert profile_env("e", rising)["length_alarm"] is True
+    assert profile_env("e", flat)["length_alarm"] is False
+
+
+def test_identical_policies_do_not_separate() -> None:
+    a = [sample(t, r) for t in "xyz" for r in (1.0, 0.0)]
+    result = compare(a, list(a))["e"]
+    assert result["separated"] is False and result["difference"] == 0.0
+    better = compare([sample(t, 1.0) for t in "xyz" * 3], [sample(t, 0.0) for t in "xyz" * 3])
+    assert better["e"]["separated"] is True and better["e"]["every_policy_solves"] == []
+
+
+async def _store(path: Path, tasks_file: Path, control: str) -> None:
+    store = RolloutStore(path)
+    async with in_process_stack() as stack:
+        client = ServiceClient(ClientSettings(), HttpxTransport(stack.client))
+        await collect(
+            load_tasks(tasks_file),
+            agent_url="http://agent",
+            store=store,
+            client=client,
+            repeats=3,
+            concurrency=4,
+            control=control,
+        )
+    store.close()
+
+
+async def test_profile_of_real_rollouts_and_the_report(
+    tmp_path: Path, file_edit_tasks: list[dict[str, Any]]
+) -> None:
+    tasks_file = tmp_path / "t.jsonl"
+    tasks_file.write_text("\n".join(json.dumps(t) for t in file_edit_tasks[:3]))
+    ref, noop = tmp_path / "ref.db", tmp_path / "noop.db"
+    await _store(ref, tasks_file, "reference")
+    await _store(noop, tasks_file, "noop_claim")
+    runner = CliRunner()
+    report = tmp_path / "report.html"
+    done = runner.invoke(
+        app, ["profile", str(ref), "--compare", str(noop), "--json", "--out", str(report)]
+    )
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout[: done.stdout.rindex("}") + 1])
+    env = result["envs"]["file_edit"]
+    assert env["rollouts"] == 9 and env["pass_rate"] == 1.0 and env["pass_at_k"]["3"] == 1.0
+    assert env["zero_variance_share"] == 1.0  # the scripted reference always does the same
+    assert result["compare"]["file_edit"]["separated"] is True
+    page = report.read_text()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "file_edit" in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    same = runner.invoke(app, ["profile", str(ref), "--compare", str(ref)])
+    assert same.exit_code == 1 and "NOT separated" in same.output
+
+
+def test_eval_refuses_other_splits_and_train_instances(
+    tmp_path: Path, file_edit_tasks: list[dict[str, Any]]
+) -> None:
+    train = tmp_path / "train.jsonl"
+    evals = tmp_path / "eval.jsonl"
+    train.write_text("\n".join(json.dumps({**t, "split": "train"}) for t in file_edit_tasks[:3]))
+    runner = CliRunner()
+    not_eval = runner.invoke(app, ["eval", str(train)])
+    assert not_eval.exit_code == 2 and "not of the eval split" in not_eval.output
+    # the same instance under another id is still the same instance
+    copied = [
+        {**t, "split": "eval", "task_id": t["task_id"] + "-copy"} for t in file_edit_tasks[2:4]
+    ]
+    evals.write_text("\n".join(json.dumps(t) for t in copied))
+    leaked = runner.invoke(app, ["eval", str(evals), "--train", str(train)])
+    assert leaked.exit_code == 2 and "also in" in leaked.output
+
+
+def test_profile_json_has_a_stable_shape() -> None:
+    result = profile([sample("a", 1.0), sample("a", 0.0)])
+    assert result["version"] == 1
+    assert set(result["envs"]["e"]) >= {
+        "rollouts", "usable", "tasks", "masked", "reward", "pass_rate", "pass_at_k",
+        "zero_variance_share", "reward_vs_length", "reward_vs_tool_calls", "length_alarm",
+        "checks", "too_easy", "too_hard", "per_task",
+    }  # fmt: skip
