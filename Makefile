@@ -7,7 +7,7 @@ CODE := proofgym proofgym_stack agent_server resources_servers model_interface s
 .PHONY: install system-deps run test lint unit validate bench tasks
 
 $(STAMP): pyproject.toml
-	@command -v bwrap >/dev/null || $(MAKE) system-deps
+	@(command -v bwrap && command -v chromium) >/dev/null || $(MAKE) system-deps
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	# torch first, pinned: an unpinned one pulls a multi-gigabyte CUDA build
@@ -17,13 +17,15 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# bubblewrap: the sandbox of the code environment (which refuses to run code without it)
+# bubblewrap: the sandbox of the code environment (which refuses to run code without it);
+# chromium: the viewer's tests drive a real headless browser
+SYSTEM_PACKAGES := bubblewrap chromium
 system-deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; \
-	else echo "install bubblewrap (the code sandbox) as root: apt-get install bubblewrap" >&2; exit 1; fi; \
-	if command -v apt-get >/dev/null; then $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq bubblewrap; \
-	elif command -v dnf >/dev/null; then $$SUDO dnf install -y bubblewrap; \
-	else echo "install bubblewrap with your package manager" >&2; exit 1; fi
+	else echo "install as root: apt-get install $(SYSTEM_PACKAGES)" >&2; exit 1; fi; \
+	if command -v apt-get >/dev/null; then $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(SYSTEM_PACKAGES); \
+	elif command -v dnf >/dev/null; then $$SUDO dnf install -y $(SYSTEM_PACKAGES); \
+	else echo "install $(SYSTEM_PACKAGES) with your package manager" >&2; exit 1; fi
 
 ## make run: start the three services, run the example tasks with the reference and no-op policies.
 run: install

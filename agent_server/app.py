@@ -14,6 +14,7 @@ from proofgym.http import ServiceClient, Transport
 from proofgym.protocol import RunRequest
 from proofgym.service import install_common
 from proofgym.settings import AgentSettings
+from proofgym.viewer import create_viewer
 
 
 def create_app(
@@ -34,6 +35,8 @@ def create_app(
     app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan)
     app.state.runner = runner
     install_common(app, "agent", settings.token)
+    if settings.ui_store is not None:  # the viewer of a live store, read-only
+        app.mount("/ui", create_viewer(settings.ui_store))
 
     @app.post("/run")
     async def run(body: RunRequest) -> JSONResponse:

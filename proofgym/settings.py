@@ -119,6 +119,9 @@ class AgentSettings(CommonSettings, ClientSettings):
     model_url: str = "http://127.0.0.1:8002"
     max_steps: int = Field(default=16, ge=1)
     rollout_timeout_s: float = Field(default=1800.0, gt=0)
+    ui_store: Path | None = Field(
+        default=None, description="a rollout store the agent shows under /ui (the viewer)"
+    )
 
 
 class ModelSettings(CommonSettings, ClientSettings):

@@ -113,7 +113,7 @@ def run_profile(
             title=title or f"proofgym profile of {db.name}",
             comparison=comparison,
             names=(db.name, other.name if other else ""),
-            viewer_hint=f"proofgym show {db}",
+            viewer_hint=f"proofgym view {db}",
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page)
@@ -179,3 +179,20 @@ def eval_command(
     run_profile(db, None, out, as_json, title=f"eval of {tasks_file.name}")
     if summary.not_collected or summary.failures:
         raise typer.Exit(1)
+
+
+@app.command("view")
+def view_command(
+    db: Annotated[Path, typer.Argument(help="SQLite rollout store (may still be written)")],
+    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8765,
+) -> None:
+    """Serve the trajectory viewer of a store on a local web page (offline, read-only)."""
+    import uvicorn
+
+    from proofgym.viewer import create_viewer
+
+    if not db.is_file():
+        fail(f"{db}: no such store")
+    console.print(f"viewer of {db}: http://{host}:{port}/  (Ctrl-C stops it)")
+    uvicorn.run(create_viewer(db.resolve()), host=host, port=port, log_level="warning")

@@ -125,7 +125,7 @@ def rollout(
     _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
     err.print(
         f"look before you train: proofgym profile {db} --out {db.with_suffix('.html')}"
-        f"  (one rollout at a time: proofgym show {db})"
+        f"  (one rollout at a time: proofgym view {db})"
     )
     if summary.not_collected or summary.failures:
         raise typer.Exit(1)

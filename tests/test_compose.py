@@ -178,6 +178,8 @@ def test_the_resources_service_gets_the_full_code_sandbox_and_no_more() -> None:
 def test_make_install_installs_bubblewrap_where_it_is_missing() -> None:
     makefile = (ROOT / "Makefile").read_text()
     stamp = makefile[makefile.index("$(STAMP): pyproject.toml") :]
-    assert stamp.splitlines()[1].strip() == "@command -v bwrap >/dev/null || $(MAKE) system-deps"
+    check = "@(command -v bwrap && command -v chromium) >/dev/null || $(MAKE) system-deps"
+    assert stamp.splitlines()[1].strip() == check
+    assert "SYSTEM_PACKAGES := bubblewrap chromium" in makefile
     deps = makefile[makefile.index("system-deps:") :]
-    assert "apt-get install -y -qq bubblewrap" in deps
+    assert "apt-get install -y -qq $(SYSTEM_PACKAGES)" in deps
