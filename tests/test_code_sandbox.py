@@ -317,7 +317,10 @@ def f():
                         got.append((pid, fd))
             except OSError:
                 pass
-    return [got, os.path.exists(%r)]
+    import ctypes
+    # inherited from the harness: it was not dumpable before it forked (no race to win)
+    dumpable = ctypes.CDLL(None).prctl(3, 0, 0, 0, 0)
+    return [got, os.path.exists(%r), dumpable]
 '''
 honest = box.run("import hashlib\\ndef f(a):\\n    return a * 2\\n", "f", [[2]])
 thief = box.run(steal % sys.argv[1], "f", [[]])
@@ -359,4 +362,5 @@ def test_an_unprivileged_server_gets_the_full_sandbox_too() -> None:
     assert mode.startswith("bwrap") and "user namespace" in mode
     assert (honest, honest_results) == ("ok", [{"ok": True, "value": 4}])
     assert thief == "ok"
-    assert thief_results[0]["value"] == [[], False]  # no writable channel, no host task file
+    # no writable channel, no host task file, and the harness was not dumpable before it forked
+    assert thief_results[0]["value"] == [[], False, 0]

@@ -141,6 +141,9 @@ def main() -> None:
     channel = os.fdopen(cfg["channel_fd"], "w")
     spec = json.loads(sys.stdin.buffer.read())
     read_fd, write_fd = os.pipe()
+    # Not dumpable before the fork, not after it: otherwise, in the window before the parent
+    # got to it, a submission of the same uid could open the parent's channel via /proc.
+    libc.prctl(PR_SET_DUMPABLE, 0)
     pid = os.fork()
     if pid == 0:
         try:
@@ -152,7 +155,6 @@ def main() -> None:
     os.close(write_fd)
     if cfg.get("parent_uid") is not None:
         drop(cfg["parent_uid"])
-    libc.prctl(PR_SET_DUMPABLE, 0)
     raw = read_answer(read_fd)
     if raw is None:
         os.kill(pid, signal.SIGKILL)
