@@ -25,6 +25,7 @@ from proofgym.errors import (
 )
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.jsonlimits import loads_limited, scrub_surrogates
+from proofgym.output_items import check_output
 from proofgym.protocol import (
     FailureKind,
     RunRequest,
@@ -231,11 +232,10 @@ class RolloutRunner:
         if not isinstance(answer, dict) or not isinstance(answer.get("output"), list):
             raise RolloutFailed("model_error", "model interface answered no Response")
         try:  # each turn's items once, so a malformed one fails here, as the model's fault
-            build_response(answer["output"], model=str(answer.get("model", "unknown")))
+            check_output(answer["output"])
         except ValueError as exc:
-            first = str(exc).splitlines()[:3]
             raise RolloutFailed(
-                "model_error", "model interface answered a malformed item: " + " ".join(first)
+                "model_error", f"model interface answered a malformed item: {exc}"
             ) from None
         return answer
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 from openai.types.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from proofgym.output_items import check_output, normalize_output
+
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.~]{16,128}$")
 
 FailureKind = Literal["model_error", "resources_error", "verify_error", "timeout"]
@@ -143,10 +145,22 @@ class ToolResult(StrictModel):
 
 
 class VerifyRequest(StrictModel):
-    """Body of `POST /<env>/verify`: the session and the whole Response of the rollout."""
+    """Body of `POST /<env>/verify`: the session and the whole Response of the rollout.
+
+    Output items in their Responses input form (a NeMo Gym client's `function_call_output`
+    without `id` or `status`) are accepted; an invalid item is refused by name and field."""
 
     session_id: str
     response: Response
+
+    @field_validator("response", mode="before")
+    @classmethod
+    def _normalize(cls, value: Any) -> Any:
+        if isinstance(value, dict) and isinstance(value.get("output"), list):
+            output = normalize_output(value["output"])
+            check_output(output)
+            value = {**value, "output": output}
+        return value
 
 
 class Check(StrictModel):
