@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from proofgym.agent_client import run_request_body
 from proofgym.http import CallFailed, ServiceClient
 from proofgym.protocol import RunResult, Task
 from proofgym.store import RolloutStore
@@ -114,15 +114,9 @@ async def collect(
         queue.put_nowait(pair)
 
     async def one(task: Task, repeat: int) -> None:
-        body: dict[str, Any] = {
-            "task": task.model_dump(mode="json"),
-            "rollout_id": uuid.uuid4().hex,
-            "model_params": model_params or {},
-        }
-        if control:
-            body["control"] = control
-        if max_steps:
-            body["max_steps"] = max_steps
+        body = run_request_body(
+            task, model_params=model_params, control=control, max_steps=max_steps
+        )
         try:
             answer = await client.post_json(f"{agent_url.rstrip('/')}/run", body, idempotent=False)
             result = RunResult.model_validate(answer)
