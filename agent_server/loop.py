@@ -71,6 +71,7 @@ class _Rollout:
         self.timings = Timings()
         self.model_name = "unknown"
         self.response: Response | None = None  # built once the loop ends
+        self.sent: dict[str, Any] = {}  # what the policy was sent at the first step
 
 
 class RolloutRunner:
@@ -189,6 +190,10 @@ class RolloutRunner:
         state: _Rollout,
     ) -> None:
         history = normalize_input(params.pop("input"))
+        state.sent = {
+            **{k: v for k, v in params.items() if k not in ("script", "model")},
+            "input": history,
+        }
         tool_names = {t.get("name") for t in params["tools"]}
         max_steps = request.max_steps or self.settings.max_steps
         for _ in range(max_steps):
@@ -325,6 +330,7 @@ class RolloutRunner:
             reward_components=verdict.reward_components,
             checks=verdict.checks,
             response=state.response or self._response(state),
+            responses_create_params=state.sent,
             num_steps=state.steps,
             termination_reason=state.termination,
             usage=state.usage,

@@ -64,6 +64,18 @@ def _generated_text_length(output: list[dict[str, Any]]) -> int:
     return total
 
 
+def passes(
+    reward: float, checks: Iterable[bool], masked: bool, pass_threshold: float | None
+) -> bool:
+    """The one rule of a pass: not masked, and the reward reaches `pass_threshold` (None: a
+    positive reward with every check passed)."""
+    if masked:
+        return False
+    if pass_threshold is None:
+        return reward > 0 and all(checks)
+    return reward >= pass_threshold - 1e-9
+
+
 def sample_of(record: dict[str, Any], pass_threshold: float | None) -> Sample:
     """The Sample of one RunResult record. A rollout passes when it is not masked and its
     reward reaches `pass_threshold` (None: a positive reward with every check passed)."""
@@ -73,17 +85,13 @@ def sample_of(record: dict[str, Any], pass_threshold: float | None) -> Sample:
     checks = tuple((str(c["name"]), bool(c["passed"])) for c in record.get("checks") or [])
     masked = bool(record.get("mask_sample"))
     reward = float(record.get("reward") or 0.0)
-    if pass_threshold is None:
-        passed = reward > 0 and all(ok for _, ok in checks)
-    else:
-        passed = reward >= pass_threshold - 1e-9
     return Sample(
         env=str(record.get("env")),
         task_id=str(record.get("task_id")),
         reward=reward,
         masked=masked,
         failure_kind=record.get("failure_kind"),
-        passed=passed and not masked,
+        passed=passes(reward, (ok for _, ok in checks), masked, pass_threshold),
         output_length=tokens or _generated_text_length(output),
         tool_calls=sum(1 for i in output if i.get("type") == "function_call"),
         checks=checks,

@@ -285,6 +285,9 @@ class RunResult(StrictModel):
     reward_components: dict[str, float] = Field(default_factory=dict)
     checks: list[Check] = Field(default_factory=list)
     response: Response
+    #: what the policy was sent at the first step (input, tools, instructions, sampling), as
+    #: NeMo Gym names it; the scripted model's script is left out
+    responses_create_params: dict[str, Any] = Field(default_factory=dict)
     num_steps: int
     termination_reason: TerminationReason
     usage: Usage = Field(default_factory=Usage)

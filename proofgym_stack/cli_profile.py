@@ -196,3 +196,49 @@ def view_command(
         fail(f"{db}: no such store")
     console.print(f"viewer of {db}: http://{host}:{port}/  (Ctrl-C stops it)")
     uvicorn.run(create_viewer(db.resolve()), host=host, port=port, log_level="warning")
+
+
+@app.command("export")
+def export_command(
+    db: Annotated[Path, typer.Argument(help="SQLite rollout store")],
+    fmt: Annotated[str, typer.Option("--format", help="jsonl or parquet")] = "jsonl",
+    kind: Annotated[
+        list[str] | None, typer.Option(help="sft, preference or rl (repeat; default: all)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="folder for KIND.jsonl / KIND.parquet")] = Path(
+        "runs/export"
+    ),
+) -> None:
+    """Training data from a store: SFT chats of passing rollouts, preference pairs of the same
+    task, prompt/completion/reward rows (with token ids when they are token-exact)."""
+    from proofgym.export import rows_of, write_rows
+    from proofgym.profiling import passes
+    from proofgym.protocol import RunResult
+    from proofgym.store import RolloutStore
+
+    if fmt not in ("jsonl", "parquet"):
+        fail("--format is jsonl or parquet")
+    kinds = kind or ["sft", "preference", "rl"]
+    unknown = [k for k in kinds if k not in ("sft", "preference", "rl")]
+    if unknown:
+        fail(f"unknown kinds {unknown}: use sft, preference or rl")
+    if not db.is_file():
+        fail(f"{db}: no such store")
+    thresholds = _thresholds()
+    store = RolloutStore(db)
+    try:
+        results = [RunResult.model_validate(row["record"]) for row in store.rows()]
+    finally:
+        store.close()
+
+    def passed(r: RunResult) -> bool:
+        return passes(r.reward, (c.passed for c in r.checks), r.mask_sample, thresholds.get(r.env))
+
+    for name in kinds:
+        rows = rows_of(name, results, passed)  # type: ignore[arg-type]
+        target = out / f"{name}.{fmt}"
+        try:
+            write_rows(rows, target, fmt)  # type: ignore[arg-type]
+        except RuntimeError as exc:
+            fail(str(exc))
+        console.print(f"{name}: {len(rows)} rows -> {target}")
