@@ -22,8 +22,8 @@ from model_interface.tiny_model import build
 
 
 async def measure(model: Path, requests: int, tokens: int) -> dict[str, float]:
-    sequential = LocalGenerator(model, max_batch=1, wait_s=0.0)
-    batched = LocalGenerator(model, max_batch=16, wait_s=0.005)
+    sequential = LocalGenerator.from_folder(model, max_batch=1, wait_s=0.0)
+    batched = LocalGenerator.from_folder(model, max_batch=16, wait_s=0.005)
     prompts = [
         sequential.tokenizer.encode(f"request {i}: write something", add_special_tokens=False)
         for i in range(requests)

@@ -364,7 +364,7 @@ async def test_concurrent_requests_are_batched_without_changing_results(
     from model_interface.backends.local import LocalGenerator
     from model_interface.backends.token_exact import Sampling
 
-    generator = LocalGenerator(tiny_model_dir, max_batch=8, wait_s=0.05)
+    generator = LocalGenerator.from_folder(tiny_model_dir, max_batch=8, wait_s=0.05)
     prompts = [
         generator.tokenizer.encode(t, add_special_tokens=False)
         for t in ("a", "hello there", "set version to 2 now", "x y z")

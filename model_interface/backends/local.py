@@ -25,22 +25,29 @@ class _Job:
 
 
 class LocalGenerator:
-    """Batches concurrent requests onto one in-process model."""
+    """Batches concurrent requests onto one in-process model.
+
+    Built from a model folder, or (`from_model`) around a model object that something else
+    owns, a trainer's live policy: then every generation uses the weights as they are at that
+    moment, in the model's own precision, and leaves its training mode as it found it."""
 
     def __init__(
-        self, model_dir: Path, *, device: str = "cpu", max_batch: int = 8, wait_s: float = 0.005
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name: str,
+        device: str = "cpu",
+        max_batch: int = 8,
+        wait_s: float = 0.005,
     ) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         self.torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        model = AutoModelForCausalLM.from_pretrained(model_dir)
-        self.model = model.to(device).eval()  # type: ignore[arg-type]
+        self.tokenizer = tokenizer
+        self.model = model
         self.device = device
-        self.name = Path(model_dir).name
+        self.name = name
         self.max_batch = max_batch
         self.wait_s = wait_s
         self.context_length = int(getattr(self.model.config, "max_position_embeddings", 2048))
@@ -52,6 +59,25 @@ class LocalGenerator:
         self._worker: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
         self.batch_sizes: list[int] = []  # what ran together, for tests and metrics
+
+    @classmethod
+    def from_folder(cls, model_dir: Path, *, device: str = "cpu", **kw: Any) -> LocalGenerator:
+        """Load a model folder (weights and tokenizer) onto `device`, for inference only."""
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        model = AutoModelForCausalLM.from_pretrained(model_dir).to(device).eval()  # type: ignore[arg-type]
+        return cls(model, tokenizer, name=Path(model_dir).name, device=device, **kw)
+
+    @classmethod
+    def from_model(
+        cls, model: Any, tokenizer: Any, *, name: str = "live", **kw: Any
+    ) -> LocalGenerator:
+        """Around a model object owned elsewhere (a trainer's): its device, its precision."""
+        device = str(next(model.parameters()).device)
+        return cls(model, tokenizer, name=name, device=device, **kw)
 
     async def generate(
         self, prompt_ids: list[int], sampling: Sampling, route_key: str
@@ -97,7 +123,7 @@ class LocalGenerator:
             mask[row, width - len(job.prompt) :] = 1
         sampling = jobs[0].sampling
         greedy = sampling.temperature <= 0
-        with self._lock, torch.no_grad():
+        with self._lock, torch.no_grad(), _evaluating(self.model):
             out = self.model.generate(
                 input_ids=ids.to(self.device),
                 attention_mask=mask.to(self.device),
@@ -141,9 +167,24 @@ class LocalGenerator:
             self._queue = None
 
 
+@contextlib.contextmanager
+def _evaluating(model: Any) -> Any:
+    """Eval mode for one generation, then the mode the model was in (a trainer's is training)."""
+    was_training = bool(getattr(model, "training", False))
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
 def build_local(model_dir: Path, settings: Any) -> TokenExactBackend:
     """The local backend for a model folder."""
-    generator = LocalGenerator(model_dir, device=settings.device)
+    return backend_for(LocalGenerator.from_folder(model_dir, device=settings.device), settings)
+
+
+def backend_for(generator: LocalGenerator, settings: Any) -> TokenExactBackend:
+    """The token-exact backend over a generator (from a folder, or a live model)."""
     return TokenExactBackend(
         generator.tokenizer,
         generator,
