@@ -154,10 +154,20 @@ def up(
     resources_port: Annotated[int, typer.Option(help="first resources port")] = 8001,
     model_port: Annotated[int, typer.Option(help="model interface port")] = 8002,
     resources_replicas: Annotated[int, typer.Option(min=1, help="resources processes")] = 1,
+    model_url: Annotated[
+        str | None,
+        typer.Option(help="use a model interface that runs elsewhere (a trainer's live model)"),
+    ] = None,
 ) -> None:
     """Start the three services as local processes; Ctrl-C or SIGTERM stops them all."""
     ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
-    stack = Stack(host=host, agent_port=agent_port, resources_ports=ports, model_port=model_port)
+    stack = Stack(
+        host=host,
+        agent_port=agent_port,
+        resources_ports=ports,
+        model_port=model_port,
+        model_url=model_url,
+    )
     try:
         stack.start()
     except RuntimeError as exc:

@@ -54,6 +54,7 @@ class Stack:
     model_port: int = 8002
     env: dict[str, str] = field(default_factory=dict)
     model_env: dict[str, str] = field(default_factory=dict)  # e.g. the backend to serve
+    model_url: str | None = None  # a model interface running elsewhere (a trainer's live one)
     processes: list[ServiceProcess] = field(default_factory=list)
 
     def url(self, port: int) -> str:
@@ -97,13 +98,14 @@ class Stack:
         try:
             for port in self.resources_ports:
                 self._spawn("resources", port, {})
-            self._spawn("model", self.model_port, self.model_env)
+            if self.model_url is None:
+                self._spawn("model", self.model_port, self.model_env)
             self._spawn(
                 "agent",
                 self.agent_port,
                 {
                     "PROOFGYM_RESOURCES_URLS": json.dumps(resources),
-                    "PROOFGYM_MODEL_URL": self.url(self.model_port),
+                    "PROOFGYM_MODEL_URL": self.model_url or self.url(self.model_port),
                 },
             )
             self.wait_healthy(timeout)

@@ -1,0 +1,79 @@
+"""TRL's GRPOTrainer trains on proofgym through the real services: the agent and resources
+server as processes, the trainer's own model served live from its process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import transformers
+from trl import GRPOConfig, GRPOTrainer
+
+from model_interface.live import LiveModel
+from proofgym.protocol import Task
+from proofgym_stack.up import Stack, free_port
+from sdg.file_edit import generate
+from trainers.trl import ProofgymRollouts, reward_functions, task_dataset, task_id_of
+
+
+def test_two_optimizer_steps_through_the_stack(
+    tool_calling_model_dir: Path, tmp_path: Path
+) -> None:
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tool_calling_model_dir)
+    model = transformers.AutoModelForCausalLM.from_pretrained(tool_calling_model_dir)
+    tasks = [Task.model_validate(t) for t in generate(2, seed=5)]
+    rollouts = ProofgymRollouts(tasks, max_steps=2)
+    funcs, weights = reward_functions()
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"),
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_steps=2,
+        learning_rate=1e-2,
+        max_completion_length=24,
+        temperature=1.0,
+        beta=0.0,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        bf16=False,
+        use_cpu=True,
+        reward_weights=weights,
+        seed=0,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        args=args,
+        reward_funcs=funcs,
+        train_dataset=task_dataset(tasks),
+        processing_class=tokenizer,
+        rollout_func=rollouts,
+    )
+    with LiveModel(trainer.model, tokenizer) as live:
+        stack = Stack(agent_port=free_port(), resources_ports=[free_port()], model_url=live.url)
+        stack.start()
+        try:
+            rollouts.client.url = stack.agent_url
+            trainer.train()
+        finally:
+            stack.stop()
+            rollouts.client.close()
+    assert trainer.state.global_step == 2
+    # the last batch: one rollout per prompt entry, token-exact, env tokens masked out
+    batch = rollouts.last
+    assert len(batch) == 4 and all(t.trainable for t in batch), [t.reason for t in batch]
+    assert any(0 in t.completion_mask for t in batch)  # the tool's answer is in there, masked
+    for t in batch:
+        assert len(t.completion_ids) == len(t.completion_mask) == len(t.logprobs)
+    # the reward TRL logged is our verifier's
+    logged = [h for h in trainer.state.log_history if "reward" in h]
+    assert len(logged) == 2
+    ours = sum(t.reward for t in batch if t.reward is not None) / len(batch)
+    assert logged[-1]["reward"] == pytest.approx(ours, abs=1e-6)
+
+
+def test_prompts_name_their_task() -> None:
+    task = Task.model_validate(generate(1, seed=5)[0])
+    from trainers.trl import task_prompt
+
+    assert task_id_of(task_prompt(task)) == task.task_id
