@@ -206,3 +206,49 @@ def tiny_model(
 
     build(out, seed=seed)
     console.print(f"wrote an untrained tiny model to {out} (random weights: it writes noise)")
+
+
+@app.command("learn")
+def learn_command(
+    env: Annotated[str, typer.Argument(help="environment to learn (default: letters)")] = "letters",
+    model: Annotated[
+        Path | None, typer.Option(help="model folder (default: the tiny model, built now)")
+    ] = None,
+    steps: Annotated[int, typer.Option(min=1, help="GRPO optimizer steps")] = 100,
+    learning_rate: Annotated[float, typer.Option(help="learning rate")] = 5e-3,
+    plot: Annotated[Path | None, typer.Option(help="write the reward curve as a PNG")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Does a model get a learning signal here? GRPO (TRL) through the real services; prints
+    the reward curve and the mean reward over the first and the last 10% of steps."""
+    import os
+
+    from rich.progress import Progress
+
+    try:
+        import trl  # noqa: F401
+    except ImportError:
+        fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
+    from proofgym_stack.learn import learn, write_png
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    with Progress(console=err, transient=True) as progress:
+        bar = progress.add_task(f"learning {env}", total=steps)
+
+        def step(n: int, reward: float) -> None:
+            progress.update(bar, completed=n, description=f"learning {env}: reward {reward:.3f}")
+
+        result = learn(env, model_dir=model, steps=steps, learning_rate=learning_rate, on_step=step)
+    if plot is not None:
+        write_png(result.rewards, plot)
+        err.print(f"reward curve: {plot}")
+    if as_json:
+        console.print_json(json.dumps(result.to_json()))
+        return
+    marks = " ▁▂▃▄▅▆▇█"
+    spark = "".join(marks[min(8, int(r * 8.999))] for r in result.rewards)
+    console.print(
+        f"{env}: reward {result.reward_first:.3f} -> {result.reward_last:.3f} "
+        f"over {result.steps} steps in {result.seconds:.0f}s"
+    )
+    console.print(spark)

@@ -33,7 +33,7 @@ def test_shipped_task_files_are_what_their_seed_generates(path: str) -> None:
     assert {t.env for t in tasks} == {entry["env"]}
 
 
-@pytest.mark.parametrize("env", ["file_edit", "code", "math", "workflow", "game"])
+@pytest.mark.parametrize("env", ["file_edit", "code", "math", "workflow", "game", "letters"])
 def test_different_seeds_give_different_tasks(env: str) -> None:
     generate = importlib.import_module(f"sdg.{env}").generate
     assert generate(3, seed=1) != generate(3, seed=2)

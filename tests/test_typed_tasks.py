@@ -13,7 +13,7 @@ import pytest
 from proofgym_stack.testing import InProcessStack
 
 ROOT = Path(__file__).resolve().parent.parent
-ENVS = ["file_edit", "math", "code", "workflow", "game"]
+ENVS = ["file_edit", "math", "code", "workflow", "game", "letters"]
 
 
 def example(env: str) -> dict[str, Any]:
@@ -39,6 +39,7 @@ BROKEN = [
     ("workflow", lambda d: d["goal"].update(decision="maybe"), "task_data.goal.decision"),
     ("game", lambda d: d.update(hands=0), "task_data.hands"),
     ("game", lambda d: d.update(shoe=["A"]), "task_data.shoe"),  # an unknown field
+    ("letters", lambda d: d.update(letter="ab"), "task_data.letter"),
 ]
 
 

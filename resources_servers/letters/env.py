@@ -1,0 +1,88 @@
+"""letters: the learnability check's environment.
+
+The reward is dense on purpose: the share of the answer's characters (spaces aside, the first
+200) that are the task's letter, so that a tiny untrained model finds a learning signal in a
+few hundred GRPO steps on a CPU (`proofgym learn`). An answer shorter than `min_chars` scores 0,
+so the empty or one-letter answer is no shortcut. It has no tools and no secrets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.protocol import Check, Control, Task, VerifyResult
+from proofgym.responses import final_message
+from resources_servers.base import Environment
+from resources_servers.letters.task import LettersTask
+
+CONSIDERED = 200
+
+
+def letter_share(text: str, letter: str) -> tuple[float, int]:
+    """The share of the first CONSIDERED non-space characters that are `letter` (any case),
+    and how many characters were counted."""
+    chars = [c for c in text.lower() if not c.isspace()][:CONSIDERED]
+    if not chars:
+        return 0.0, 0
+    return sum(c == letter for c in chars) / len(chars), len(chars)
+
+
+class LettersEnv(Environment[None]):
+    """Answer with as much of one letter as possible."""
+
+    name = "letters"
+    description = "Write text made of one letter; reward is that letter's share (learnability)."
+    reward_range = (0.0, 1.0)
+    pass_threshold = 0.5
+    task_data_model = LettersTask
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        letter, need = task.task_data["letter"], int(task.task_data.get("min_chars", 8))
+        share, counted = letter_share(final_message(response), letter)
+        long_enough = counted >= need
+        reward = share if long_enough else 0.0
+        return VerifyResult(
+            reward=reward,
+            reward_components={"letter_share": reward},
+            checks=[
+                Check(name="long_enough", passed=long_enough, detail=f"{counted} characters"),
+                Check(
+                    name="mostly_the_letter",
+                    passed=long_enough and share >= 0.5,
+                    detail=f"{share:.0%} {letter!r}",
+                ),
+            ],
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        letter, need = task.task_data["letter"], int(task.task_data.get("min_chars", 8))
+
+        def say(text: str) -> list[list[dict[str, Any]]]:
+            return [[{"type": "message", "content": text}]]
+
+        return [
+            Control(name="reference", expect="pass", script=say(letter * (need + 8))),
+            Control(
+                name="alternative",
+                expect="pass",
+                description="mixed case, spaced",
+                script=say(" ".join([letter.upper() + letter * 3] * (need // 2 + 2))),
+            ),
+            Control(
+                name="violation_too_short",
+                expect="fail",
+                description="all the letter, but shorter than asked",
+                script=say(letter * max(1, need - 1)),
+            ),
+            Control(
+                name="noop_claim",
+                expect="fail",
+                script=say("Done: I wrote what you asked for."),
+            ),
+        ]

@@ -1,0 +1,55 @@
+"""`proofgym learn`: the tiny untrained model gets a learning signal from the letters
+environment through the real services, with TRL's GRPOTrainer, on 2 CPU cores."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+from proofgym_stack.learn import LearnResult, learn, write_png
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_tiny_model_learns_letters(tmp_path: Path) -> None:
+    plot = tmp_path / "curve.png"
+    run = subprocess.run(
+        [sys.executable, "-m", "proofgym_stack.cli", "learn", "--json", "--plot", str(plot)],
+        cwd=tmp_path,
+        env={**os.environ, "TRL_EXPERIMENTAL_SILENCE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert set(result) == {"env", "steps", "reward_first", "reward_last", "seconds"}
+    assert result["env"] == "letters" and result["steps"] == 100
+    assert result["reward_first"] < 0.3  # an untrained model: about 0
+    assert result["reward_last"] >= 0.5, result  # and it learned
+    assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_the_optimizer_moves_the_weights() -> None:
+    result = learn("letters", steps=2, tasks=8)
+    assert result.weights_changed and len(result.rewards) == 2
+
+
+def test_first_and_last_tenths_and_the_png() -> None:
+    r = LearnResult(env="e", steps=20, rewards=[0.0] * 2 + [0.5] * 16 + [1.0] * 2)
+    assert (r.reward_first, r.reward_last) == (0.0, 1.0)
+    assert LearnResult(env="e", steps=1, rewards=[0.25]).reward_last == 0.25
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"proofgym-curve-{os.getpid()}.png"
+    write_png([0.1, 0.5, 0.9], path, width=40, height=20)
+    data = path.read_bytes()
+    path.unlink()
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (40, 20)
+    idat = data.index(b"IDAT")
+    (length,) = struct.unpack(">I", data[idat - 4 : idat])
+    assert len(zlib.decompress(data[idat + 4 : idat + 4 + length])) == 20 * (1 + 40 * 3)
