@@ -133,7 +133,11 @@ class ModelSettings(CommonSettings, ClientSettings):
     model: str = Field(default="scripted", description="model name, or its folder (local)")
     api_key: str | None = None
     tokenizer: str | None = Field(default=None, description="tokenizer folder (default: model)")
-    vllm_mode: Literal["completions", "chat"] = "completions"
+    vllm_mode: Literal["completions", "chat", "nemo_rl"] = Field(
+        default="completions",
+        description="completions (token ids in and out), chat (vLLM templates), or nemo_rl "
+        "(the chat server NeMo RL exposes, which splices the previous turn's tokens)",
+    )
     context_length: int | None = Field(default=None, ge=16)
     default_max_tokens: int = Field(default=512, ge=1)
     pinned_sampling: dict[str, float] = Field(

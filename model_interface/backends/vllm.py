@@ -4,7 +4,11 @@ Default mode sends the prompt as token ids to `/v1/completions` with `return_tok
 vLLM samples exactly after the ids we built and returns the sampled ids and their logprobs.
 The `chat` mode goes through `/v1/chat/completions` (vLLM renders the prompt itself, with its
 `return_token_ids`); its prompts may not extend the previous turn's ids, and the agent marks
-such rollouts not trainable.
+such rollouts not trainable. The `nemo_rl` mode speaks to the OpenAI server NeMo RL exposes
+from its vLLM workers, which has only `/v1/chat/completions` (and `/tokenize`): the last
+assistant message of each request carries the token fields of the previous turn, which that
+server splices in as the exact prefix of the new prompt (its `required_prefix_token_ids`), so
+rollouts stay append-only; each answer's message carries the new turn's token fields.
 """
 
 from __future__ import annotations
@@ -104,12 +108,28 @@ class VLLMGenerator:
 class VLLMChatBackend(TokenExactBackend):
     """The fallback mode: vLLM renders and parses; we keep the ids it reports."""
 
+    def prepare(self, body: dict[str, Any], request: ResponsesRequest) -> None:
+        """Adjust the chat request before it is sent (the `nemo_rl` mode adds token fields)."""
+
+    def token_data(
+        self, answer: dict[str, Any], choice: dict[str, Any]
+    ) -> tuple[list[int], list[int], list[float]] | None:
+        """(prompt ids, generated ids, logprobs) of an answer, or None when it has none."""
+        ids = _token_ids(choice)
+        content = (choice.get("logprobs") or {}).get("content") or []
+        logps = [float(c.get("logprob", 0.0)) for c in content]
+        prompt = answer.get("prompt_token_ids")
+        if isinstance(prompt, list) and len(logps) == len(ids):
+            return [int(t) for t in prompt], ids, logps
+        return None
+
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
         assert isinstance(self.generator, VLLMGenerator)
         body = chat_request(request.model_dump(exclude_none=True), self.generator.model)
         for key, value in self.pinned.items():
             body[key] = value
         body.update(logprobs=True, return_token_ids=True, skip_special_tokens=False)
+        self.prepare(body, request)
         answer = await self.generator.post("/chat/completions", body, route_key)
         try:
             choice = answer["choices"][0]
@@ -118,15 +138,11 @@ class VLLMChatBackend(TokenExactBackend):
             raise UpstreamError(
                 "vLLM answered an unusable completion", kind="backend_error"
             ) from None
-        ids = _token_ids(choice)
-        content = (choice.get("logprobs") or {}).get("content") or []
-        logps = [float(c.get("logprob", 0.0)) for c in content]
-        prompt = answer.get("prompt_token_ids")
-        if isinstance(prompt, list) and len(logps) == len(ids):
+        data = self.token_data(answer, choice)
+        prompt, ids = (data[0], data[1]) if data else (None, [])
+        if data is not None:
             items[-1].update(
-                prompt_token_ids=[int(t) for t in prompt],
-                generation_token_ids=ids,
-                generation_log_probs=logps,
+                prompt_token_ids=data[0], generation_token_ids=data[1], generation_log_probs=data[2]
             )
         cut = choice.get("finish_reason") == "length"
         return build_response(
@@ -138,6 +154,50 @@ class VLLMChatBackend(TokenExactBackend):
         )
 
 
+class NeMoRLChatBackend(VLLMChatBackend):
+    """The `nemo_rl` mode (see the module docstring)."""
+
+    def prepare(self, body: dict[str, Any], request: ResponsesRequest) -> None:
+        previous = next(
+            (
+                item
+                for item in reversed(request.input if isinstance(request.input, list) else [])
+                if isinstance(item, dict) and isinstance(item.get("generation_token_ids"), list)
+            ),
+            None,
+        )
+        if previous is None:
+            return
+        assistant = next(
+            (m for m in reversed(body["messages"]) if m.get("role") == "assistant"), None
+        )
+        if assistant is None:
+            raise UpstreamError(
+                "token fields but no assistant message to carry them", kind="backend_error"
+            )
+        assistant["prompt_token_ids"] = list(previous.get("prompt_token_ids") or [])
+        assistant["generation_token_ids"] = list(previous["generation_token_ids"])
+        assistant["generation_log_probs"] = list(previous.get("generation_log_probs") or [])
+
+    def token_data(
+        self, answer: dict[str, Any], choice: dict[str, Any]
+    ) -> tuple[list[int], list[int], list[float]] | None:
+        message = choice.get("message") or {}
+        generated = message.get("generation_token_ids")
+        logps = message.get("generation_log_probs")
+        prompt = message.get("prompt_token_ids", answer.get("prompt_token_ids"))
+        if not (
+            isinstance(generated, list) and isinstance(logps, list) and isinstance(prompt, list)
+        ):
+            return super().token_data(answer, choice)
+        if len(generated) != len(logps):
+            raise UpstreamError(
+                f"NeMo RL returned {len(generated)} ids but {len(logps)} logprobs",
+                kind="backend_error",
+            )
+        return [int(t) for t in prompt], [int(t) for t in generated], [float(x) for x in logps]
+
+
 def build_vllm(settings: Any, client: ServiceClient) -> TokenExactBackend:
     """The vllm backend the settings describe (tokenizer from `settings.tokenizer`)."""
     from transformers import AutoTokenizer
@@ -146,7 +206,9 @@ def build_vllm(settings: Any, client: ServiceClient) -> TokenExactBackend:
     tokenizer = AutoTokenizer.from_pretrained(source)
     generator = VLLMGenerator(client, settings.base_urls, settings.model)
     context = settings.context_length or int(getattr(tokenizer, "model_max_length", 32768))
-    cls = VLLMChatBackend if settings.vllm_mode == "chat" else TokenExactBackend
+    cls = {"chat": VLLMChatBackend, "nemo_rl": NeMoRLChatBackend}.get(
+        settings.vllm_mode, TokenExactBackend
+    )
     return cls(
         tokenizer,
         generator,
