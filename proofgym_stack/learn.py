@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from proofgym.protocol import Task
 from proofgym_stack.up import Stack, free_port
@@ -120,7 +120,7 @@ def learn(
         trainer = GRPOTrainer(
             model=model,
             args=config,
-            reward_funcs=cast(Any, funcs),
+            reward_funcs=funcs,
             train_dataset=task_dataset(task_list),
             processing_class=tokenizer,
             rollout_func=rollouts,

@@ -162,8 +162,8 @@ def component_reward(name: str) -> RewardFunc:
     return reward
 
 
-def reward_functions(components: Sequence[str] = ()) -> tuple[list[RewardFunc], list[float]]:
+def reward_functions(components: Sequence[str] = ()) -> tuple[list[Any], list[float]]:
     """The environment reward (weight 1) and each named component (weight 0: logged by TRL,
     not added, since the reward is already their sum). Pass the weights as `reward_weights`."""
-    funcs: list[RewardFunc] = [environment_reward, *(component_reward(c) for c in components)]
+    funcs: list[Any] = [environment_reward, *(component_reward(c) for c in components)]
     return funcs, [1.0] + [0.0] * len(components)
