@@ -53,7 +53,9 @@ def loads_limited(
         raise JSONTooDeep(f"JSON nested deeper than {max_depth} levels") from None
     # Scanned only once the text is known to be valid JSON: every string is closed, so the
     # scan is linear.
-    if isinstance(value, list | dict) and depth(raw) > max_depth:
+    # Fewer brackets than the limit cannot nest past it: skip the scan (the common case).
+    brackets = raw.count(b"[") + raw.count(b"{")
+    if isinstance(value, list | dict) and brackets > max_depth and depth(raw) > max_depth:
         raise JSONTooDeep(f"JSON nested deeper than {max_depth} levels")
     return value
 

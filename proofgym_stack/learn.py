@@ -70,10 +70,9 @@ def learn(
 ) -> LearnResult:
     """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve."""
     import transformers
-    from trl import GRPOConfig, GRPOTrainer  # type: ignore[attr-defined]
 
     from model_interface.live import LiveModel
-    from trainers.trl import ProofgymRollouts, reward_functions, task_dataset
+    from trainers.trl import ProofgymRollouts, grpo_trainer
 
     transformers.set_seed(seed)
     rows = importlib.import_module(f"sdg.{env}").generate(tasks, seed=seed, split="train")
@@ -86,7 +85,6 @@ def learn(
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
         rollouts = ProofgymRollouts(task_list)
-        funcs, weights = reward_functions()
         result = LearnResult(env=env, steps=steps)
 
         class Curve(transformers.TrainerCallback):  # type: ignore[misc]
@@ -98,33 +96,24 @@ def learn(
                     if on_step:
                         on_step(len(result.rewards), float(logs["reward"]))
 
-        config = GRPOConfig(
+        trainer = grpo_trainer(
+            model,
+            tokenizer,
+            rollouts,
+            generations=generations,
+            steps=steps,
+            callbacks=[Curve()],
             output_dir=str(Path(tmp) / "out"),
-            per_device_train_batch_size=generations,
-            num_generations=generations,
-            max_steps=steps,
             learning_rate=learning_rate,
             lr_scheduler_type="constant",
             max_completion_length=max_completion_length,
             temperature=1.0,
             beta=0.0,
-            logging_steps=1,
-            report_to=[],
             save_strategy="no",
             bf16=False,
             use_cpu=True,
             disable_tqdm=True,
-            reward_weights=weights,
             seed=seed,
-        )
-        trainer = GRPOTrainer(
-            model=model,
-            args=config,
-            reward_funcs=funcs,
-            train_dataset=task_dataset(task_list),
-            processing_class=tokenizer,
-            rollout_func=rollouts,
-            callbacks=[Curve()],
         )
         trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours to show
         policy = trainer.model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 
 def count_rows(db: Path, where: str = "1") -> int:
@@ -15,3 +16,22 @@ def count_rows(db: Path, where: str = "1") -> int:
             return int(conn.execute(f"select count(*) from rollouts where {where}").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
+
+
+async def tiny_model_rollout(model_dir: Path, task: dict[str, Any], max_steps: int) -> Any:
+    """One rollout of `task` by the local backend over `model_dir`, greedy, through the real
+    in-process loop; the httpx answer of /run."""
+    from proofgym.settings import AgentSettings, ModelSettings
+    from proofgym_stack.testing import in_process_stack
+
+    settings = ModelSettings(
+        backend="local",
+        model=str(model_dir),
+        default_max_tokens=48,
+        pinned_sampling={"temperature": 0.0},
+    )
+    agent = AgentSettings(
+        resources_urls=["http://resources"], model_url="http://model", max_steps=max_steps
+    )
+    async with in_process_stack(model_settings=settings, agent_settings=agent) as stack:
+        return await stack.run({"task": task, "model_params": {"model": "tiny"}})

@@ -12,13 +12,14 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, Request
+from helpers import tiny_model_rollout
 from tiny_policy import CALL
 
 from model_interface.app import build_backend, create_app
 from model_interface.rendering import Renderer
 from proofgym.http import HttpxTransport
-from proofgym.settings import AgentSettings, ModelSettings
-from proofgym_stack.testing import RoutingTransport, in_process_stack
+from proofgym.settings import ModelSettings
+from proofgym_stack.testing import RoutingTransport
 from sdg.file_edit import generate
 
 torch = pytest.importorskip("torch")
@@ -36,18 +37,8 @@ def turn_data(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def test_ten_turn_tool_calling_rollout_is_token_exact(tool_calling_model_dir: Path) -> None:
-    settings = ModelSettings(
-        backend="local",
-        model=str(tool_calling_model_dir),
-        default_max_tokens=48,
-        pinned_sampling={"temperature": 0.0},
-    )
     task = generate(1, seed=3)[0]
-    agent = AgentSettings(
-        resources_urls=["http://resources"], model_url="http://model", max_steps=10
-    )
-    async with in_process_stack(model_settings=settings, agent_settings=agent) as stack:
-        r = await stack.run({"task": task, "model_params": {"model": "tiny"}})
+    r = await tiny_model_rollout(tool_calling_model_dir, task, max_steps=10)
     result = r.json()
     assert r.status_code == 200 and not result["mask_sample"], result.get("failure_reason")
     turns = turn_data(result)

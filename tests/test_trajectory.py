@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import transformers
+from helpers import tiny_model_rollout
 
 from proofgym.protocol import RunResult
 from proofgym.responses import (
@@ -16,9 +17,7 @@ from proofgym.responses import (
     function_call,
     function_call_output,
 )
-from proofgym.settings import AgentSettings, ModelSettings
 from proofgym.trajectory import trajectory
-from proofgym_stack.testing import in_process_stack
 from sdg.file_edit import generate
 
 
@@ -102,18 +101,8 @@ def test_lengths_always_agree() -> None:
 
 
 async def test_a_real_rollout_of_the_tiny_model(tool_calling_model_dir: Path) -> None:
-    settings = ModelSettings(
-        backend="local",
-        model=str(tool_calling_model_dir),
-        default_max_tokens=48,
-        pinned_sampling={"temperature": 0.0},
-    )
     task = generate(1, seed=3)[0]
-    agent = AgentSettings(
-        resources_urls=["http://resources"], model_url="http://model", max_steps=3
-    )
-    async with in_process_stack(model_settings=settings, agent_settings=agent) as stack:
-        r = await stack.run({"task": task, "model_params": {"model": "tiny"}})
+    r = await tiny_model_rollout(tool_calling_model_dir, task, max_steps=3)
     result = RunResult.model_validate(r.json())
     t = trajectory(result)
     assert t.reward is not None and t.trainable, t.reason

@@ -167,3 +167,38 @@ def reward_functions(components: Sequence[str] = ()) -> tuple[list[Any], list[fl
     not added, since the reward is already their sum). Pass the weights as `reward_weights`."""
     funcs: list[Any] = [environment_reward, *(component_reward(c) for c in components)]
     return funcs, [1.0] + [0.0] * len(components)
+
+
+def grpo_trainer(
+    model: Any,
+    tokenizer: Any,
+    rollouts: ProofgymRollouts,
+    *,
+    generations: int = 8,
+    steps: int = 100,
+    callbacks: Sequence[Any] = (),
+    **config: Any,
+) -> Any:
+    """TRL's GRPOTrainer over `rollouts`' tasks: the environment reward (components logged),
+    `generations` rollouts per prompt, one prompt group per step; `config` goes to GRPOConfig."""
+    from trl import GRPOConfig, GRPOTrainer  # type: ignore[attr-defined]
+
+    funcs, weights = reward_functions()
+    args = GRPOConfig(
+        per_device_train_batch_size=generations,
+        num_generations=generations,
+        max_steps=steps,
+        reward_weights=weights,
+        logging_steps=1,
+        report_to=[],
+        **config,
+    )
+    return GRPOTrainer(
+        model=model,
+        args=args,
+        reward_funcs=funcs,
+        train_dataset=task_dataset(list(rollouts.tasks.values())),
+        processing_class=tokenizer,
+        rollout_func=rollouts,
+        callbacks=list(callbacks),
+    )

@@ -77,27 +77,16 @@ def grpo_trainer(
     output_dir: str = "runs/unsloth",
 ) -> Any:
     """TRL's GRPOTrainer over proofgym's rollouts for an Unsloth model (see trainers.trl)."""
-    from trl import GRPOConfig, GRPOTrainer  # type: ignore[attr-defined]
+    from trainers.trl import ProofgymRollouts
+    from trainers.trl import grpo_trainer as trainer_for
 
-    from trainers.trl import ProofgymRollouts, reward_functions, task_dataset
-
-    funcs, weights = reward_functions()
-    config = GRPOConfig(
+    return trainer_for(
+        model,
+        tokenizer,
+        ProofgymRollouts(tasks, agent_url=agent_url),
+        generations=generations,
+        steps=steps,
         output_dir=output_dir,
-        per_device_train_batch_size=generations,
-        num_generations=generations,
-        max_steps=steps,
         learning_rate=learning_rate,
         max_completion_length=max_completion_length,
-        reward_weights=weights,
-        logging_steps=1,
-        report_to=[],
-    )
-    return GRPOTrainer(
-        model=model,
-        args=config,
-        reward_funcs=funcs,
-        train_dataset=task_dataset(tasks),
-        processing_class=tokenizer,
-        rollout_func=ProofgymRollouts(tasks, agent_url=agent_url),
     )
