@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
@@ -27,14 +28,16 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        renewer = asyncio.create_task(runner.renew_forever())
         try:
             yield
         finally:
+            renewer.cancel()
             await client.aclose()
 
     app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan)
     app.state.runner = runner
-    install_common(app, "agent", settings.token)
+    install_common(app, "agent", settings.token, settings.guard_limits())
     if settings.ui_store is not None:  # the viewer of a live store, read-only
         app.mount("/ui", create_viewer(settings.ui_store))
 

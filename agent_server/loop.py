@@ -15,6 +15,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
+from proofgym import deadline
 from proofgym.errors import (
     BadRequest,
     Conflict,
@@ -83,6 +84,7 @@ class RolloutRunner:
         self.default_set = ReplicaSet(settings.resources_urls)
         self.env_sets = {env: ReplicaSet(urls) for env, urls in settings.env_urls.items()}
         self.running: set[str] = set()  # rollout ids (= session ids) in flight
+        self.leased: dict[str, str] = {}  # rollout id -> env URL of its (maybe) open session
 
     async def env_url(self, env: str, session_id: str) -> str:
         """The base URL of `env` for this session (sticky across replicas)."""
@@ -105,6 +107,7 @@ class RolloutRunner:
             return await self._run(request, rollout_id)
         finally:
             self.running.discard(rollout_id)
+            self.leased.pop(rollout_id, None)
 
     async def _run(self, request: RunRequest, rollout_id: str) -> RunResult:
         task = request.task
@@ -114,24 +117,28 @@ class RolloutRunner:
         verdict: VerifyResult | None = None
         failure: RolloutFailed | None = None
         seeded = False
+        limit = self.settings.rollout_timeout_s
         try:
-            async with asyncio.timeout(self.settings.rollout_timeout_s):
-                env_url = await self.env_url(task.env, rollout_id)
-                seed = await self._seed(env_url, rollout_id, request)
-                seeded = True
-                params = await self._params(request, env_url, seed)
-                await self._loop(request, params, env_url, rollout_id, state)
-                verify_start = time.perf_counter()
-                verdict = await self._verify(env_url, rollout_id, state)
-                state.timings.verify = time.perf_counter() - verify_start
+            with deadline.within(limit):
+                left = deadline.remaining()  # the caller's budget, when it is shorter
+                assert left is not None
+                async with asyncio.timeout(max(0.0, left)):
+                    env_url = await self.env_url(task.env, rollout_id)
+                    seed = await self._seed(env_url, rollout_id, request)
+                    seeded = True
+                    params = await self._params(request, env_url, seed)
+                    await self._loop(request, params, env_url, rollout_id, state)
+                    verify_start = time.perf_counter()
+                    verdict = await self._verify(env_url, rollout_id, state)
+                    state.timings.verify = time.perf_counter() - verify_start
         except TimeoutError:
-            limit = self.settings.rollout_timeout_s
-            failure = RolloutFailed("timeout", f"rollout exceeded {limit}s")
+            failure = RolloutFailed("timeout", f"rollout ran out of its time ({limit}s at most)")
         except RolloutFailed as exc:
             failure = exc
         finally:
             if env_url and (seeded or failure is not None):
-                await self._close(env_url, rollout_id)
+                with deadline.lifted():  # the session must close even after the deadline
+                    await self._close(env_url, rollout_id)
         state.timings.total = time.perf_counter() - start
         return self._result(request, rollout_id, state, verdict, failure)
 
@@ -144,7 +151,12 @@ class RolloutRunner:
             raise RolloutFailed("resources_error", str(exc)) from None
 
     async def _seed(self, env_url: str, rollout_id: str, request: RunRequest) -> Any:
-        body = {"session_id": rollout_id, "task": request.task.model_dump(mode="json")}
+        body = {
+            "session_id": rollout_id,
+            "task": request.task.model_dump(mode="json"),
+            "lease_s": self.settings.session_lease_s,
+        }
+        self.leased[rollout_id] = env_url
         try:
             return await self.client.post_json(f"{env_url}/seed_session", body)
         except CallFailed as exc:
@@ -198,7 +210,9 @@ class RolloutRunner:
         max_steps = request.max_steps or self.settings.max_steps
         for _ in range(max_steps):
             model_start = time.perf_counter()
-            response = await self._model({**params, "input": history + state.outputs}, rollout_id)
+            response = await self._model(
+                {**params, "input": history + state.outputs}, rollout_id, first=state.steps == 0
+            )
             state.timings.model += time.perf_counter() - model_start
             state.steps += 1
             state.model_name = response.get("model", state.model_name)
@@ -225,14 +239,27 @@ class RolloutRunner:
             state.outputs.extend(outputs)
         state.termination = "max_steps"
 
-    async def _model(self, body: dict[str, Any], rollout_id: str) -> dict[str, Any]:
+    async def _model(self, body: dict[str, Any], rollout_id: str, first: bool) -> dict[str, Any]:
         try:
+            # Not idempotent for retries: the model interface already retried its upstream,
+            # and a second layer would multiply the upstream calls of one step. Only a call
+            # that never reached it, or that it refused unrun, is sent again.
             answer = await self.client.post_json(
                 f"{self.settings.model_url.rstrip('/')}/v1/responses",
                 body,
                 headers={"X-Rollout-Id": rollout_id},
+                idempotent=False,
             )
         except CallFailed as exc:
+            if first and exc.status in (400, 422):
+                # The first request is the caller's own (its model_params, its task's
+                # input): a refusal of it is the caller's to fix, not a sample to mask and
+                # redo on every rerun. Later steps carry the policy's own turns: masked.
+                error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+                raise BadRequest(
+                    f"the model refused this rollout's request: {error.get('message', exc)}",
+                    kind="model_refused",
+                ) from None
             raise RolloutFailed("model_error", str(exc)) from None
         if not isinstance(answer, dict) or not isinstance(answer.get("output"), list):
             raise RolloutFailed("model_error", "model interface answered no Response")
@@ -290,8 +317,35 @@ class RolloutRunner:
             await self.client.post_json(
                 f"{env_url}/close_session", {"session_id": rollout_id}, timeout=10.0
             )
-        except CallFailed as exc:  # the TTL reaper removes what we could not close
+        except CallFailed as exc:  # unrenewed, the lease runs out and the server reaps it
             log.info("closing %s failed: %s", rollout_id, exc)
+        finally:
+            self.leased.pop(rollout_id, None)
+
+    async def renew_leases(self) -> int:
+        """Renew the session of every running rollout, one call per environment URL; return
+        how many sessions the servers renewed. A failed call is logged: the next one, a
+        third of a lease later, tries again."""
+        by_url: dict[str, list[str]] = {}
+        for rollout_id, env_url in list(self.leased.items()):
+            by_url.setdefault(env_url, []).append(rollout_id)
+        renewed = 0
+        for env_url, ids in by_url.items():
+            try:
+                answer = await self.client.post_json(
+                    f"{env_url}/renew_sessions", {"session_ids": ids}, timeout=10.0
+                )
+                renewed += int(answer.get("renewed", 0))
+            except (CallFailed, AttributeError, ValueError) as exc:
+                log.warning("renewing %d sessions at %s failed: %s", len(ids), env_url, exc)
+        return renewed
+
+    async def renew_forever(self) -> None:
+        """Renew leases every third of a lease, until cancelled (the agent's lifespan)."""
+        while True:
+            await asyncio.sleep(self.settings.session_lease_s / 3)
+            with deadline.lifted():
+                await self.renew_leases()
 
     def _response(self, state: _Rollout) -> Response:
         usage = {

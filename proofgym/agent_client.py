@@ -68,7 +68,11 @@ class AgentClient:
         self.url = url.rstrip("/")
         self.token = token
         self.concurrency = concurrency
-        self.settings = settings or ClientSettings(max_retries=3)
+        base = settings or ClientSettings(max_retries=3)
+        # one pooled connection per rollout in flight: a rollout never waits for a connection
+        self.settings = base.model_copy(
+            update={"pool_per_upstream": max(base.pool_per_upstream, concurrency)}
+        )
         self._transport = transport
         self._clients: dict[int, ServiceClient] = {}  # one per event loop
         self._loop: asyncio.AbstractEventLoop | None = None

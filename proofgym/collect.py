@@ -57,6 +57,8 @@ class Summary:
     skipped: int = 0
     stored: int = 0
     not_collected: int = 0
+    #: of those not collected, the ones the agent refused (4xx): the request is to fix
+    refused: int = 0
     rewards: list[float] = field(default_factory=list)
     passed: int = 0
     failures: Counter[str] = field(default_factory=Counter)
@@ -122,6 +124,8 @@ async def collect(
             result = RunResult.model_validate(answer)
         except (CallFailed, ValidationError) as exc:
             summary.not_collected += 1
+            status = getattr(exc, "status", None)
+            summary.refused += int(status is not None and 400 <= status < 500)
             if len(summary.errors) < 5:
                 summary.errors.append(f"{task.task_id}#{repeat}: {exc}")
             if on_result:

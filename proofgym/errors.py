@@ -14,6 +14,10 @@ that raised it:
     `- Unavailable (503 unavailable)         backend_unavailable
        `- SandboxUnavailable (503 sandbox_unavailable)
 
+The request guard (proofgym.guard) answers before any handler, in the same shape: 400
+`malformed_body`, 408 `body_timeout`, 413 `body_too_large`, 503 `overloaded` (with
+`Retry-After`; nothing ran, so any call may be sent again).
+
 Tool outcomes the policy sees are not errors of the service: a 200 ToolResult whose
 `error.kind` is one of TOOL_ERROR_KINDS or an environment's own (`not_verified`, ...).
 
@@ -52,6 +56,12 @@ ErrorKind = Literal[
     "missing_script",
     "invalid_token_data",
     "template_not_append_only",
+    "backend_refused",
+    "model_refused",
+    "malformed_body",
+    # 408 / 413: the request guard (proofgym.guard)
+    "body_timeout",
+    "body_too_large",
     # 422: the body is not what the route takes
     "malformed_json",
     "missing_session",
@@ -68,6 +78,7 @@ ErrorKind = Literal[
     # 502 / 503: a backend of the model interface
     "backend_error",
     "backend_unavailable",
+    "overloaded",
 ]
 ERROR_KINDS: frozenset[str] = frozenset(get_args(ErrorKind))
 

@@ -16,11 +16,11 @@ from typing import Any, Protocol
 import aiohttp
 import httpx
 
+from proofgym import deadline
 from proofgym.settings import ClientSettings
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 KEEPALIVE_S = 15.0
-SERVER_KEEPALIVE_S = 75
 
 
 @dataclass
@@ -57,17 +57,22 @@ def _parse(text: str) -> Any:
 class AiohttpTransport:
     """One aiohttp session for the whole process, created lazily inside the running loop."""
 
-    def __init__(self, connect_timeout_s: float = 5.0, limit: int = 0) -> None:
+    def __init__(self, connect_timeout_s: float = 5.0, limit_per_host: int = 256) -> None:
         self._session: aiohttp.ClientSession | None = None
         self._connect_timeout = connect_timeout_s
-        self._limit = limit
+        self._limit_per_host = limit_per_host
 
     def _get(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             # Drop idle pooled connections well before servers do (uvicorn: 75 s, set in
-            # `proofgym serve`), so a request is never written into a closing connection.
+            # proofgym.serving), so a request is never written into a closing connection.
+            # At most `limit_per_host` connections per upstream: more requests wait for one,
+            # in order, instead of opening descriptors until the process runs out.
             connector = aiohttp.TCPConnector(
-                limit=self._limit, ttl_dns_cache=300, keepalive_timeout=KEEPALIVE_S
+                limit=0,
+                limit_per_host=self._limit_per_host,
+                ttl_dns_cache=300,
+                keepalive_timeout=KEEPALIVE_S,
             )
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
@@ -150,6 +155,21 @@ def _retry_after(headers: dict[str, str]) -> float | None:
     return None
 
 
+def error_kind(answer: HttpAnswer) -> str | None:
+    """The `error.kind` of an error answer, if it has one."""
+    body = answer.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        kind = body["error"].get("kind")
+        return kind if isinstance(kind, str) else None
+    return None
+
+
+def refused_unrun(answer: HttpAnswer) -> bool:
+    """A 503 `overloaded`: the server's guard refused the request before any handler ran, so
+    sending it again is safe whatever the call does."""
+    return answer.status == 503 and error_kind(answer) == "overloaded"
+
+
 def error_message(answer: HttpAnswer) -> str:
     """The `error.message` of an error answer, or its raw text."""
     body = answer.body
@@ -160,11 +180,14 @@ def error_message(answer: HttpAnswer) -> str:
 
 
 class ServiceClient:
-    """JSON calls to other services with bounded retries.
+    """JSON calls to other services with bounded retries under the caller's deadline.
 
     Retries, with exponential backoff, full jitter and a honoured `Retry-After`: a request that
     never reached its server, a 429, and, for idempotent calls only, a 502/503/504, a timeout or
-    a dropped connection. Anything else is returned as it came; errors are the caller's to read.
+    a dropped connection; at most `max_retries` of those per call. A 503 `overloaded` (refused
+    before anything ran) is retried for any call and does not spend that budget. No attempt
+    and no backoff outlasts the current deadline (`proofgym.deadline`), whose remainder each
+    attempt sends along. Anything else is returned as it came; errors are the caller's to read.
     """
 
     def __init__(
@@ -174,7 +197,9 @@ class ServiceClient:
         token: str | None = None,
     ) -> None:
         self.settings = settings
-        self.transport = transport or AiohttpTransport(settings.connect_timeout_s)
+        self.transport = transport or AiohttpTransport(
+            settings.connect_timeout_s, settings.pool_per_upstream
+        )
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
 
     def _delay(self, attempt: int, hint: float | None) -> float:
@@ -194,9 +219,29 @@ class ServiceClient:
     ) -> HttpAnswer:
         """Send and retry as the class says; raise CallFailed when no usable answer came."""
         hdrs = {**self.headers, **(headers or {})}
-        tmo = timeout or self.settings.request_timeout_s
+        per_try = timeout or self.settings.request_timeout_s
+        # Without a deadline, refusals are retried for at most one request timeout.
+        with deadline.within(None if deadline.remaining() is not None else per_try):
+            return await self._attempts(method, url, body, idempotent, hdrs, per_try)
+
+    async def _attempts(
+        self,
+        method: str,
+        url: str,
+        body: Any,
+        idempotent: bool,
+        hdrs: dict[str, str],
+        per_try: float,
+    ) -> HttpAnswer:
         last = "no attempt"
-        for attempt in range(self.settings.max_retries + 1):
+        retries = refusals = 0
+        while True:
+            left = deadline.remaining()
+            if left is not None and left <= 0:
+                raise CallFailed(f"deadline passed before {url} answered; last: {last}")
+            tmo = per_try if left is None else min(per_try, left)
+            if left is not None:
+                hdrs[deadline.BUDGET_HEADER] = f"{left:.3f}"
             hint: float | None = None
             try:
                 answer = await self.transport.send(method, url, body, hdrs, tmo)
@@ -207,16 +252,36 @@ class ServiceClient:
                 if not idempotent:
                     raise CallFailed(last) from exc
             else:
+                if refused_unrun(answer):
+                    refusals += 1
+                    await self._sleep(refusals, _retry_after(answer.headers), url, answer)
+                    continue
                 retryable = answer.status == 429 or (idempotent and answer.status in RETRY_STATUSES)
                 if not retryable:
                     return answer
                 last = f"{url} answered {answer.status}: {error_message(answer)}"
                 hint = _retry_after(answer.headers)
-                if attempt == self.settings.max_retries:
+                if retries == self.settings.max_retries:
                     raise CallFailed(last, answer.status, answer.body)
-            if attempt < self.settings.max_retries:
-                await asyncio.sleep(self._delay(attempt, hint))
-        raise CallFailed(last)
+            if retries == self.settings.max_retries:
+                raise CallFailed(last)
+            await self._sleep(retries, hint, url, None)
+            retries += 1
+
+    async def _sleep(
+        self, attempt: int, hint: float | None, url: str, refusal: HttpAnswer | None
+    ) -> None:
+        """Back off, unless the deadline would pass first: then fail now, not after waiting."""
+        pause = self._delay(min(attempt, 8), hint)
+        left = deadline.remaining()
+        if left is not None and pause >= left:
+            what = f"{url} refused: {error_message(refusal)}" if refusal else f"retrying {url}"
+            raise CallFailed(
+                f"deadline passed before {what}",
+                refusal.status if refusal else None,
+                refusal.body if refusal else None,
+            )
+        await asyncio.sleep(pause)
 
     async def post_json(
         self,

@@ -125,8 +125,29 @@ class SeedRequest(StrictModel):
 
     session_id: str
     task: Task
+    lease_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=86400,
+        description="not in NeMo Gym: close the session when nothing touches or renews it "
+        "for this long (the agent renews the sessions of its running rollouts), so a dead "
+        "caller's sessions are reclaimed soon instead of after the idle TTL",
+    )
 
     _check = field_validator("session_id")(check_id)
+
+
+class RenewRequest(StrictModel):
+    """Body of `POST /<env>/renew_sessions` (a proofgym addition): sessions still in use."""
+
+    session_ids: list[str] = Field(max_length=65536)
+
+
+class RenewResponse(StrictModel):
+    """Answer of `POST /<env>/renew_sessions`: how many were renewed; ids not open here."""
+
+    renewed: int
+    unknown: list[str]
 
 
 class SeedResponse(StrictModel):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -16,15 +15,19 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from proofgym import VERSION
 from proofgym.errors import AtCapacity, ProofgymError, describe_validation
-from proofgym.protocol import Health
+from proofgym.guard import (
+    ASGIApp,
+    GuardLimits,
+    Message,
+    Receive,
+    RequestGuard,
+    Scope,
+    Send,
+    error_answer,
+)
+from proofgym.protocol import ErrorBody, Health
 
 log = logging.getLogger("proofgym")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class Metrics:
@@ -57,11 +60,16 @@ class Metrics:
         return bytes(generate_latest(self.registry))
 
 
-def error_response(
-    kind: str, message: str, status: int, headers: dict[str, str] | None = None
-) -> JSONResponse:
-    """The wire form of an error: `{"error": {"kind", "message"}}` with its status code."""
-    return JSONResponse({"error": {"kind": kind, "message": message}}, status, headers=headers)
+error_response = error_answer
+
+
+def bearer_token(headers: list[tuple[bytes, bytes]]) -> bytes | None:
+    """The credentials of an `Authorization: Bearer ...` header (the scheme in any case)."""
+    got = next((v for k, v in headers if k == b"authorization"), None)
+    if got is None:
+        return None
+    scheme, _, credentials = got.strip().partition(b" ")
+    return credentials.strip() if scheme.lower() == b"bearer" else None
 
 
 class _MetricsAndAuth:
@@ -70,17 +78,23 @@ class _MetricsAndAuth:
     def __init__(self, app: ASGIApp, metrics: Metrics, token: str | None) -> None:
         self.app = app
         self.metrics = metrics
-        self.expected = f"Bearer {token}".encode() if token else None
+        self.expected = token.encode() if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         if self.expected is not None and scope["path"] != "/health":
-            got = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-            if not hmac.compare_digest(got, self.expected):
+            got = bearer_token(scope["headers"])
+            if got is None or not hmac.compare_digest(got, self.expected):
                 self.metrics.errors.labels(self.metrics.service, "unauthorized").inc()
-                resp = error_response("unauthorized", "missing or wrong bearer token", 401)
+                why = "no bearer token was sent" if got is None else "the bearer token is wrong"
+                resp = error_response(
+                    "unauthorized",
+                    f"{why}: send `Authorization: Bearer <PROOFGYM_TOKEN>`",
+                    401,
+                    {"WWW-Authenticate": 'Bearer realm="proofgym"'},
+                )
                 await resp(scope, receive, send)
                 return
         start = time.perf_counter()
@@ -103,8 +117,56 @@ class _MetricsAndAuth:
             )
 
 
-def install_common(app: FastAPI, service: str, token: str | None) -> Metrics:
-    """Add `/health`, `/metrics`, auth and the error answers of PROTOCOL.md to `app`."""
+ERROR_STATUSES = {
+    400: "the request cannot be acted on (bad input, malformed body)",
+    401: "missing or wrong bearer token",
+    404: "an unknown route, environment, session, tool or control",
+    405: "the method is not allowed on this route (`Allow` lists the allowed ones)",
+    408: "the request body did not arrive in time",
+    409: "the request contradicts what exists or runs",
+    413: "the request body is over the service's limit",
+    422: "the body is not what the route takes",
+    429: "a capacity limit of the route (sessions); retry after `Retry-After`",
+    500: "a bug of ours (never on purpose)",
+    502: "an upstream answered something unusable",
+    503: "overloaded (retry after `Retry-After`) or a dependency unavailable",
+}
+
+
+def document_errors(app: FastAPI) -> None:
+    """Make the OpenAPI document name every error answer (status, meaning, `ErrorBody`)."""
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = original()
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        full = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in full.pop("$defs", {}).items():
+            schemas.setdefault(name, sub)
+        schemas["ErrorBody"] = full
+        ref = {"$ref": "#/components/schemas/ErrorBody"}
+        for path_item in schema.get("paths", {}).values():
+            for operation in path_item.values():
+                answers = operation.setdefault("responses", {})
+                answers.pop("422", None)  # FastAPI's HTTPValidationError: not our shape
+                for status, meaning in ERROR_STATUSES.items():
+                    answers.setdefault(
+                        str(status),
+                        {"description": meaning, "content": {"application/json": {"schema": ref}}},
+                    )
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def install_common(
+    app: FastAPI, service: str, token: str | None, limits: GuardLimits | None = None
+) -> Metrics:
+    """Add `/health`, `/metrics`, auth, the request guard (`proofgym.guard`) and the error
+    answers of docs/protocol.md to `app`."""
     metrics = Metrics(service)
 
     @app.get("/health", response_model=Health)
@@ -140,8 +202,12 @@ def install_common(app: FastAPI, service: str, token: str | None) -> Metrics:
 
     @app.exception_handler(405)
     async def on_bad_method(request: Request, exc: Exception) -> JSONResponse:
+        allow = (getattr(exc, "headers", None) or {}).get("Allow") or _allowed(app, request)
         return error_response(
-            "method_not_allowed", f"{request.method} is not allowed on {request.url.path}", 405
+            "method_not_allowed",
+            f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
+            405,
+            {"Allow": allow},
         )
 
     @app.exception_handler(Exception)
@@ -150,5 +216,23 @@ def install_common(app: FastAPI, service: str, token: str | None) -> Metrics:
         metrics.errors.labels(service, "internal").inc()
         return error_response("internal", f"internal error: {type(exc).__name__}", 500)
 
+    def refused(kind: str) -> None:
+        metrics.errors.labels(service, kind).inc()
+
+    app.add_middleware(RequestGuard, limits=limits or GuardLimits(), on_refusal=refused)
     app.add_middleware(_MetricsAndAuth, metrics=metrics, token=token)
+    document_errors(app)
     return metrics
+
+
+def _allowed(app: FastAPI, request: Request) -> str:
+    """The methods the routes matching this path take (for `Allow`)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        route_methods = getattr(route, "methods", None)
+        if match != Match.NONE and route_methods:
+            methods |= set(route_methods)
+    return ", ".join(sorted(methods)) or "GET"

@@ -19,6 +19,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from proofgym.guard import GuardLimits
+
 _READ_ENV: contextvars.ContextVar[bool] = contextvars.ContextVar("read_env", default=False)
 
 
@@ -63,11 +65,29 @@ class ProofgymSettings(BaseSettings):
 
 
 class CommonSettings(ProofgymSettings):
-    """Settings every service has."""
+    """Settings every service has, the request guard's limits among them (`proofgym.guard`)."""
 
     host: str = "127.0.0.1"
     token: str | None = Field(default=None, description="bearer token every request must carry")
     log_level: str = "warning"
+    max_inflight: int = Field(default=1024, ge=1, description="requests handled at once")
+    max_queue: int = Field(
+        default=16384, ge=0, description="requests waiting in arrival order; more get 503"
+    )
+    max_body_mb: float = Field(default=32.0, gt=0, description="request bodies over it get 413")
+    body_timeout_s: float = Field(default=30.0, gt=0, description="slower bodies get 408")
+    header_timeout_s: float = Field(default=10.0, gt=0, description="slower headers: closed")
+    max_json_depth: int = Field(default=64, ge=2, description="deeper JSON bodies get 400")
+
+    def guard_limits(self) -> GuardLimits:
+        """The request guard's limits these settings name."""
+        return GuardLimits(
+            max_inflight=self.max_inflight,
+            max_queue=self.max_queue,
+            max_body_bytes=int(self.max_body_mb * 1024 * 1024),
+            body_timeout_s=self.body_timeout_s,
+            max_json_depth=self.max_json_depth,
+        )
 
 
 class ClientSettings(ProofgymSettings):
@@ -78,6 +98,9 @@ class ClientSettings(ProofgymSettings):
     max_retries: int = Field(default=4, ge=0, le=20)
     backoff_base_s: float = 0.1
     backoff_max_s: float = 5.0
+    pool_per_upstream: int = Field(
+        default=256, ge=1, description="connections kept to each upstream; more calls queue"
+    )
 
 
 class CollectorSettings(ClientSettings):
@@ -97,7 +120,9 @@ class ResourcesSettings(CommonSettings):
     workdir: Path | None = Field(
         default=None, description="where session files live; default: /dev/shm if large, else tmp"
     )
-    reap_interval_s: float = Field(default=30.0, gt=0)
+    reap_interval_s: float = Field(
+        default=10.0, gt=0, description="how often idle and unrenewed sessions are closed"
+    )
     code_sandbox: Literal["bwrap", "unsafe-no-isolation"] = Field(
         default="bwrap",
         description="how policy-written code runs: bubblewrap, or (trusted code only) without "
@@ -118,6 +143,13 @@ class AgentSettings(CommonSettings, ClientSettings):
     )
     model_url: str = "http://127.0.0.1:8002"
     max_steps: int = Field(default=16, ge=1)
+    session_lease_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="sessions are seeded with this lease and renewed every third of it while "
+        "their rollout runs: if this agent dies, its sessions close within the lease plus "
+        "the resources server's reap interval",
+    )
     rollout_timeout_s: float = Field(default=1800.0, gt=0)
     ui_store: Path | None = Field(
         default=None, description="a rollout store the agent shows under /ui (the viewer)"

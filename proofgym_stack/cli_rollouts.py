@@ -13,6 +13,7 @@ from rich.table import Table
 from proofgym.collect import Summary, TaskFileError, collect, load_tasks
 from proofgym.http import ServiceClient
 from proofgym.protocol import RunResult
+from proofgym.serving import raise_nofile
 from proofgym.settings import CollectorSettings
 from proofgym.store import RolloutStore
 from proofgym_stack.console import app, console, err, fail
@@ -36,15 +37,21 @@ def _print_summary(title: str, summary: Summary, db: Path) -> None:
     console.print(table)
     for kind, reason in sorted(summary.reasons.items()):
         err.print(f"  {kind}, for example: {reason[:300]}")
-        if "missing_script" in reason or "needs a 'script'" in reason:
-            err.print(
-                "  [yellow]the model interface runs the scripted backend, which only replays "
-                "controls: pass --policy reference (or another control), or start it with a "
-                "model (PROOFGYM_BACKEND=local|vllm|openai)[/yellow]"
-            )
     for line in summary.errors:
         err.print(f"  {line}")
-    if summary.failures or summary.not_collected:
+    said = " ".join([*summary.reasons.values(), *summary.errors])
+    if "missing_script" in said or "needs a 'script'" in said:
+        err.print(
+            "  [yellow]the model interface runs the scripted backend, which only replays "
+            "controls: pass --policy reference (or another control), or start it with a "
+            "model (PROOFGYM_BACKEND=local|vllm|openai)[/yellow]"
+        )
+    if summary.refused:
+        console.print(
+            f"[yellow]{summary.refused} rollouts were refused as requested (4xx): fix the "
+            "request (see above); running the same command again will not help[/yellow]"
+        )
+    if summary.failures or summary.not_collected > summary.refused:
         console.print(
             "[yellow]some rollouts failed; run the same command again to complete them[/yellow]"
         )
@@ -67,7 +74,16 @@ def _collect(
     control = None if policy == "model" else policy
     model_params = {"model": model} if model else {}
     store = RolloutStore(db)
+    soft, _ = raise_nofile()
+    if concurrency > soft - 64:  # one connection per rollout in flight, plus the store
+        err.print(
+            f"[yellow]only {soft} open files allowed: running {soft - 64} rollouts at once, "
+            f"not {concurrency} (raise `ulimit -n` for more)[/yellow]"
+        )
+        concurrency = max(1, soft - 64)
     settings = CollectorSettings.from_env()
+    # one pooled connection per rollout in flight: a rollout never waits for a connection
+    settings = settings.model_copy(update={"pool_per_upstream": concurrency})
     client = ServiceClient(settings, token=settings.token)
 
     async def main(progress: Progress, bar: Any) -> Summary:

@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from proofgym.http import SERVER_KEEPALIVE_S
+from proofgym.serving import fit_to_descriptors
+from proofgym.serving import serve as run_service
 from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
@@ -40,8 +41,6 @@ def serve(
     `serve vllm --model DIR` starts vLLM's OpenAI server with the flags the vllm backend
     needs (the `vllm` extra must be installed).
     """
-    import uvicorn
-
     if service == "vllm":
         _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
         return
@@ -54,12 +53,12 @@ def serve(
     if service == "agent":
         from agent_server.app import create_app as agent_app
 
-        settings = AgentSettings.from_env(**overrides)
+        settings = fit_to_descriptors(AgentSettings.from_env(**overrides))
         application = agent_app(settings)
     elif service == "resources":
         from resources_servers.base.app import create_app as resources_app
 
-        settings = ResourcesSettings.from_env(**overrides)
+        settings = fit_to_descriptors(ResourcesSettings.from_env(**overrides))
         try:
             application = resources_app(settings)
         except ValueError as exc:
@@ -69,7 +68,7 @@ def serve(
 
         if backend:
             overrides["backend"] = backend
-        settings = ModelSettings.from_env(**overrides)
+        settings = fit_to_descriptors(ModelSettings.from_env(**overrides))
         try:
             application = model_app(settings)
         except ValueError as exc:
@@ -77,17 +76,7 @@ def serve(
     else:
         fail(f"unknown service {service!r}; choose agent, resources, model or vllm")
     logging.basicConfig(level=settings.log_level.upper())
-    uvicorn.run(
-        application,
-        host=settings.host,
-        port=settings.port,
-        loop="uvloop",
-        http="httptools",
-        log_level=settings.log_level,
-        timeout_graceful_shutdown=5,
-        backlog=8192,
-        timeout_keep_alive=SERVER_KEEPALIVE_S,
-    )
+    run_service(application, settings, settings.port)
 
 
 def vllm_command(model: str, host: str, port: int) -> list[str]:

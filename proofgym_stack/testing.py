@@ -64,14 +64,19 @@ async def in_process_stack(
 ) -> AsyncIterator[InProcessStack]:
     """Build the three services in-process; the agent reaches the others through ASGI."""
     from agent_server.app import create_app as agent_app
+    from model_interface.app import build_backend
     from model_interface.app import create_app as model_app
     from resources_servers.base.app import create_app as resources_app
 
     resources = resources_app(resources_settings or ResourcesSettings(), envs=envs)
-    model = model_app(model_settings or ModelSettings())
-    apps: dict[str, FastAPI] = {"resources": resources, "model": model, **(extra_apps or {})}
+    apps: dict[str, FastAPI] = {"resources": resources, **(extra_apps or {})}
     routing = RoutingTransport(apps)
     inner = httpx.AsyncClient(transport=routing)
+    # the model interface's upstream calls (openai, vllm backends) reach `extra_apps` too
+    model_settings = model_settings or ModelSettings()
+    model = model_app(model_settings, build_backend(model_settings, HttpxTransport(inner)))
+    apps["model"] = model
+    routing.transports["model"] = httpx.ASGITransport(app=model, raise_app_exceptions=False)
     settings = agent_settings or AgentSettings(
         resources_urls=["http://resources"],
         model_url="http://model",

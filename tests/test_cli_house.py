@@ -129,7 +129,10 @@ async def test_a_policy_the_scripted_backend_cannot_serve_is_explained(
             tasks, agent_url="http://agent", store=store, client=client, concurrency=2
         )
     store.close()
-    assert summary.failures == {"model_error": 2}
+    # the caller's request is refused (400 model_refused), never stored as a masked sample
+    assert summary.failures == {} and summary.stored == 0
+    assert summary.not_collected == summary.refused == 2
     _print_summary("policy model", summary, tmp_path / "runs.db")
-    said = capsys.readouterr().err
-    assert "scripted backend" in said and "--policy reference" in said
+    captured = capsys.readouterr()
+    assert "scripted backend" in captured.err and "--policy reference" in captured.err
+    assert "model_refused" in captured.err and "will not help" in captured.out

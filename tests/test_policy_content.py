@@ -12,8 +12,11 @@ import json
 from typing import Any
 
 import pytest
+from fastapi import FastAPI, Request, Response
 
-from proofgym_stack.testing import InProcessStack
+from proofgym.guard import has_lone_surrogate_escape
+from proofgym.settings import ModelSettings
+from proofgym_stack.testing import InProcessStack, in_process_stack
 from sdg.file_edit import generate as file_edit_tasks
 from sdg.math import generate as math_tasks
 from sdg.workflow import generate as workflow_tasks
@@ -67,11 +70,70 @@ def hostile_scripts() -> list[tuple[str, list[list[dict[str, Any]]]]]:
     return out
 
 
+def as_chat_completion(turn: list[dict[str, Any]]) -> dict[str, Any]:
+    """One scripted turn as an OpenAI-compatible upstream would answer it."""
+    calls = [
+        {
+            "id": f"call_{n}",
+            "type": "function",
+            "function": {"name": item["name"], "arguments": item["arguments"]},
+        }
+        for n, item in enumerate(turn)
+        if item["type"] == "function_call"
+    ]
+    text = next((item["content"] for item in turn if item["type"] == "message"), None)
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": "chatcmpl-1",
+        "model": "upstream",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+    }
+
+
+def replaying_upstream(script: list[list[dict[str, Any]]]) -> FastAPI:
+    """An OpenAI-compatible endpoint answering turn N of `script` to a request holding N
+    assistant turns. Its JSON escapes lone surrogates (`\\ud800`), as any JSON encoder may:
+    the realistic way for a policy's lone surrogates to reach proofgym."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Response:
+        messages = (await request.json())["messages"]
+        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        answer = as_chat_completion(script[min(turn, len(script) - 1)])
+        return Response(json.dumps(answer), media_type="application/json")
+
+    return app
+
+
 async def run(stack: InProcessStack, task: dict[str, Any], script: Any) -> dict[str, Any]:
     body = {"task": task, "model_params": {"model": "scripted", "script": script}}
+    if has_lone_surrogate_escape(json.dumps(body).encode()):
+        # A /run body cannot carry lone surrogates (400 malformed_body, tested below): the
+        # policy's own output, from an upstream, is where they come from.
+        return await run_through_upstream(task, script)
     r = await stack.run(body)
     assert r.status_code == 200, r.text[:500]
     return dict(r.json())
+
+
+async def run_through_upstream(task: dict[str, Any], script: Any) -> dict[str, Any]:
+    settings = ModelSettings(backend="openai", base_urls=["http://upstream/v1"], max_retries=0)
+    upstream = {"upstream": replaying_upstream(script)}
+    async with in_process_stack(model_settings=settings, extra_apps=upstream) as stack:
+        r = await stack.run({"task": task})
+    assert r.status_code == 200, r.text[:500]
+    return dict(r.json())
+
+
+async def test_a_run_body_escaping_a_lone_surrogate_is_refused(stack: InProcessStack) -> None:
+    task = file_edit_tasks(1, seed=3)[0]
+    body = {"task": task, "model_params": {"model": "scripted", "script": [[say(LONE)]]}}
+    r = await stack.run(body)
+    assert r.status_code == 400 and r.json()["error"]["kind"] == "malformed_body", r.text
 
 
 @pytest.mark.parametrize(

@@ -275,9 +275,14 @@ async def test_vllm_reasoning_and_length_cut(tiny_model_dir: Path, tokenizer: An
 
 async def test_vllm_errors(tiny_model_dir: Path, tokenizer: Any) -> None:
     seen: list[tuple[str, dict[str, Any]]] = []
-    broken = vllm_client({"v0": fake_vllm("v0", tokenizer, seen, fail=400)}, tiny_model_dir)
+    broken = vllm_client({"v0": fake_vllm("v0", tokenizer, seen, fail=500)}, tiny_model_dir)
     r = await broken.post("/v1/responses", json={"input": "go"})
     assert r.status_code == 502 and r.json()["error"]["kind"] == "backend_error"
+    # a refusal of the request itself is the caller's to fix: 400, not an outage
+    refusing = vllm_client({"v0": fake_vllm("v0", tokenizer, seen, fail=400)}, tiny_model_dir)
+    r = await refusing.post("/v1/responses", json={"input": "go"})
+    assert r.status_code == 400 and r.json()["error"]["kind"] == "backend_refused"
+    assert "engine failed" in r.json()["error"]["message"]
     gone = vllm_client({"nowhere": FastAPI()}, tiny_model_dir)
     r = await gone.post("/v1/responses", json={"input": "go"})
     assert r.status_code == 502  # the upstream answered 404: not a vLLM server

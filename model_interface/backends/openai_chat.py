@@ -11,8 +11,9 @@ from openai.types.responses import Response
 
 from model_interface.convert import chat_message_to_items, chat_request
 from model_interface.request import ResponsesRequest
-from proofgym.errors import Unavailable, UpstreamError
-from proofgym.http import CallFailed, ServiceClient
+from model_interface.upstream import post_upstream
+from proofgym.errors import UpstreamError
+from proofgym.http import ServiceClient
 from proofgym.responses import build_response
 from proofgym.routing import sticky
 
@@ -32,17 +33,7 @@ class OpenAIChatBackend:
 
     async def _post(self, path: str, body: dict[str, Any], route_key: str) -> dict[str, Any]:
         url = sticky(self.base_urls, route_key) + path
-        try:
-            answer = await self.client.call("POST", url, body, headers=self.headers)
-        except CallFailed as exc:
-            raise Unavailable(
-                f"model backend unreachable: {exc}", kind="backend_unavailable"
-            ) from None
-        if answer.status >= 400 or not isinstance(answer.body, dict):
-            raise UpstreamError(
-                f"model backend answered {answer.status}: {answer.text[:300]}", kind="backend_error"
-            )
-        return answer.body
+        return await post_upstream(self.client, url, body, "the model backend", self.headers)
 
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
         body = request.model_dump(exclude_none=True)

@@ -25,8 +25,9 @@ from model_interface.backends.token_exact import (
 )
 from model_interface.convert import chat_message_to_items, chat_request
 from model_interface.request import ResponsesRequest
-from proofgym.errors import Unavailable, UpstreamError
-from proofgym.http import CallFailed, ServiceClient
+from model_interface.upstream import post_upstream
+from proofgym.errors import UpstreamError
+from proofgym.http import ServiceClient
 from proofgym.responses import build_response
 from proofgym.routing import sticky
 
@@ -57,15 +58,7 @@ class VLLMGenerator:
     async def post(self, path: str, body: dict[str, Any], route_key: str) -> dict[str, Any]:
         """POST to the upstream this rollout sticks to; map its failures to our errors."""
         url = sticky(self.base_urls, route_key) + path
-        try:
-            answer = await self.client.call("POST", url, body)
-        except CallFailed as exc:
-            raise Unavailable(f"vLLM unreachable: {exc}", kind="backend_unavailable") from None
-        if answer.status >= 400 or not isinstance(answer.body, dict):
-            raise UpstreamError(
-                f"vLLM answered {answer.status}: {answer.text[:300]}", kind="backend_error"
-            )
-        return answer.body
+        return await post_upstream(self.client, url, body, "vLLM", {})
 
     async def generate(
         self, prompt_ids: list[int], sampling: Sampling, route_key: str

@@ -26,6 +26,8 @@ from proofgym.protocol import (
     ControlsResponse,
     EnvInfo,
     ErrorDetail,
+    RenewRequest,
+    RenewResponse,
     SeedRequest,
     SeedResponse,
     ToolResult,
@@ -195,7 +197,7 @@ def create_app(
 
     app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
     app.state.host = host
-    metrics = install_common(app, "resources", settings.token)
+    metrics = install_common(app, "resources", settings.token, settings.guard_limits())
     for name, registry in host.registries.items():
         metrics.open_sessions.labels("resources", name).set_function(
             lambda r=registry: len(r)  # type: ignore[misc]
@@ -212,7 +214,7 @@ def create_app(
     @app.post("/{env}/seed_session")
     async def seed_session(env: str, body: SeedRequest) -> SeedResponse:
         environment = host.env(env)
-        session, _ = await host.registry(env).seed(body.session_id, body.task)
+        session, _ = await host.registry(env).seed(body.session_id, body.task, body.lease_s)
         return SeedResponse(
             session_id=session.session_id,
             tools=environment.tool_schemas(),
@@ -246,6 +248,11 @@ def create_app(
     @app.post("/{env}/close_session")
     async def close_session(env: str, body: CloseRequest) -> CloseResponse:
         return CloseResponse(closed=await host.registry(env).close(body.session_id))
+
+    @app.post("/{env}/renew_sessions")
+    async def renew_sessions(env: str, body: RenewRequest) -> RenewResponse:
+        unknown = host.registry(env).renew(body.session_ids)
+        return RenewResponse(renewed=len(body.session_ids) - len(unknown), unknown=unknown)
 
     @app.post("/{env}/controls")
     async def controls(env: str, body: ControlsRequest) -> ControlsResponse:

@@ -16,10 +16,27 @@ from resources_servers.base.environment import Environment
 class Session:
     """One live session. Slots keep an idle session small (see bench/RESULTS.md)."""
 
-    __slots__ = ("last_used", "ready", "session_id", "state", "task", "task_hash", "workdir")
+    __slots__ = (
+        "last_used",
+        "lease_s",
+        "ready",
+        "session_id",
+        "state",
+        "task",
+        "task_hash",
+        "workdir",
+    )
 
-    def __init__(self, session_id: str, task: Task, task_hash: str, workdir: Path | None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        task: Task,
+        task_hash: str,
+        workdir: Path | None,
+        lease_s: float | None = None,
+    ) -> None:
         self.session_id = session_id
+        self.lease_s = lease_s
         self.task = task
         self.task_hash = task_hash
         self.workdir = workdir
@@ -33,8 +50,8 @@ class SessionRegistry:
 
     - Seeding the same id with the same task returns the existing session; with another task
       it is a Conflict (409). Seeding past `max_sessions` is AtCapacity (429).
-    - Closing is idempotent. Sessions idle longer than `ttl_s` are reaped by `reap`, and their
-      workdir removed.
+    - Closing is idempotent. Sessions idle longer than `ttl_s`, or than their own lease when
+      seeded with one (`renew` extends it), are reaped by `reap`, and their workdir removed.
     """
 
     def __init__(self, env: Environment[Any], root: Path, ttl_s: float, max_sessions: int) -> None:
@@ -47,7 +64,9 @@ class SessionRegistry:
     def __len__(self) -> int:
         return len(self.sessions)
 
-    async def seed(self, session_id: str, task: Task) -> tuple[Session, bool]:
+    async def seed(
+        self, session_id: str, task: Task, lease_s: float | None = None
+    ) -> tuple[Session, bool]:
         """Return the session and whether it was created now."""
         task_hash = task.content_hash()
         existing = self.sessions.get(session_id)
@@ -81,7 +100,7 @@ class SessionRegistry:
         except ValueError as exc:
             raise BadRequest(f"task {task.task_id}: {exc}", kind="invalid_task") from None
         workdir = self.root / session_id if self.env.needs_workdir else None
-        session = Session(session_id, task, task_hash, workdir)
+        session = Session(session_id, task, task_hash, workdir, lease_s)
         self.sessions[session_id] = session  # reserve before the first await
         try:
             if workdir is not None:
@@ -131,13 +150,25 @@ class SessionRegistry:
             if session.workdir is not None:
                 shutil.rmtree(session.workdir, ignore_errors=True)
 
+    def renew(self, session_ids: list[str]) -> list[str]:
+        """Mark these sessions as in use now; return the ids that are not open here."""
+        now = time.monotonic()
+        unknown = []
+        for session_id in session_ids:
+            session = self.sessions.get(session_id)
+            if session is None:
+                unknown.append(session_id)
+            else:
+                session.last_used = now
+        return unknown
+
     async def reap(self, now: float | None = None) -> list[str]:
-        """Close every session idle for longer than the TTL; return their ids."""
+        """Close every session idle past its lease, or past the TTL; return their ids."""
         now = time.monotonic() if now is None else now
         idle = [
             s.session_id
             for s in self.sessions.values()
-            if s.ready is None and now - s.last_used > self.ttl_s
+            if s.ready is None and now - s.last_used > (s.lease_s or self.ttl_s)
         ]
         for session_id in idle:
             await self.close(session_id)

@@ -1,0 +1,129 @@
+"""How a proofgym service process runs: descriptors raised, slow headers cut, uvicorn tuned.
+
+`serve(app, settings)` is what `proofgym serve` calls for every service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from typing import Any, TypeVar
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from proofgym.settings import CommonSettings
+
+log = logging.getLogger("proofgym")
+
+#: uvicorn keeps an idle client connection this long; our clients drop theirs sooner
+#: (proofgym.http.KEEPALIVE_S), so a request is never written into a closing connection.
+SERVER_KEEPALIVE_S = 75
+#: below this many descriptors a service under load will run out; say so at start
+LOW_NOFILE = 8192
+
+
+def raise_nofile(want: int | None = None) -> tuple[int, int]:
+    """Raise this process's soft open-files limit to `want` (default: the hard limit) and
+    return (soft, hard) after. A soft limit of 1,024 is a common default and far too low for
+    thousands of concurrent rollouts; the hard limit is what an unprivileged process may use."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if want is None else min(want, hard)
+    if hard == resource.RLIM_INFINITY and want is None:
+        target = max(soft, 1 << 20)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            log.warning("could not raise the open-files limit to %s: %s", target, exc)
+    return soft, hard
+
+
+class HeaderTimeoutProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, closing a connection whose request headers do not all
+    arrive within `header_timeout_s` of its first byte (or of the connection, for the first
+    request): a client trickling headers must not hold a descriptor forever."""
+
+    header_timeout_s = 10.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._too_slow)
+
+    def _disarm(self) -> None:
+        timer = getattr(self, "_header_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._header_timer = None
+
+    def _too_slow(self) -> None:
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+S = TypeVar("S", bound=CommonSettings)
+
+
+def fit_to_descriptors(settings: S) -> S:
+    """Raise the open-files limit, then shrink the guard's admission (`max_inflight` plus
+    `max_queue`) to what the descriptors left after outbound pools allow, so that load
+    beyond them is refused early with 503 `overloaded`, never failed deep inside a rollout
+    with "Too many open files"."""
+    soft, hard = raise_nofile()
+    pool = getattr(settings, "pool_per_upstream", 0)
+    spare = max(16, soft - 128 - 4 * pool)  # outbound pools, listening socket, files
+    inflight = min(settings.max_inflight, spare)
+    queue = min(settings.max_queue, spare - inflight)
+    if soft < LOW_NOFILE:
+        log.warning(
+            "only %d open files allowed (hard limit %d): admitting %d requests at once and "
+            "%d waiting; more get 503 overloaded. Raise the hard limit (ulimit -Hn, or the "
+            "container's nofile ulimit) for more concurrent rollouts",
+            soft,
+            hard,
+            inflight,
+            queue,
+        )
+    if (inflight, queue) == (settings.max_inflight, settings.max_queue):
+        return settings
+    return settings.model_copy(update={"max_inflight": inflight, "max_queue": queue})
+
+
+def serve(application: Any, settings: CommonSettings, port: int) -> None:
+    """Run `application` until stopped, with the limits `settings` name."""
+    protocol = type(
+        "ProofgymHttpProtocol",
+        (HeaderTimeoutProtocol,),
+        {"header_timeout_s": settings.header_timeout_s},
+    )
+    uvicorn.run(
+        application,
+        host=settings.host,
+        port=port,
+        loop="uvloop",
+        http=protocol,
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=5,
+        backlog=8192,
+        timeout_keep_alive=SERVER_KEEPALIVE_S,
+    )
