@@ -39,7 +39,8 @@ def normalize_output(items: list[Any]) -> list[Any]:
     """`items` with the `id` and `status` that input-form items lack filled in."""
     out = []
     for item in items:
-        if isinstance(item, dict) and item.get("type") in _ID_PREFIX:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind in _ID_PREFIX:
             item = dict(item)
             item.setdefault("id", new_id(_ID_PREFIX[item["type"]]))
             if item["type"] in _NEEDS_STATUS:

@@ -235,11 +235,13 @@ def create_app(
                 f"tool arguments are not usable JSON: {exc}", kind="malformed_json"
             ) from None
         params = request.path_params
+        request.scope["route"] = tool_route  # so /metrics names the route, not "unmatched"
         result = await host.call_tool(params["env"], session_id, params["tool_name"], arguments)
         return Response(result.model_dump_json(), media_type="application/json")
 
     # First in the route table, so the hot path matches at once.
-    app.router.routes.insert(0, Route("/{env}/tools/{tool_name}", call_tool, methods=["POST"]))
+    tool_route = Route("/{env}/tools/{tool_name}", call_tool, methods=["POST"])
+    app.router.routes.insert(0, tool_route)
 
     @app.post("/{env}/verify")
     async def verify(env: str, body: VerifyRequest) -> VerifyResult:

@@ -150,9 +150,9 @@ class SessionRegistry:
             if session.workdir is not None:
                 shutil.rmtree(session.workdir, ignore_errors=True)
 
-    def renew(self, session_ids: list[str]) -> list[str]:
+    def renew(self, session_ids: list[str], now: float | None = None) -> list[str]:
         """Mark these sessions as in use now; return the ids that are not open here."""
-        now = time.monotonic()
+        now = time.monotonic() if now is None else now
         unknown = []
         for session_id in session_ids:
             session = self.sessions.get(session_id)

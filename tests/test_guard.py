@@ -1,0 +1,219 @@
+"""The request guard and the common service answers: every bad request is a 4xx in our shape.
+
+Admission (first come, first served; 503 `overloaded` beyond the queue), body limits (413,
+408, 400), 405 with `Allow`, 401 with `WWW-Authenticate`, the OpenAPI error documents, and
+/metrics naming every route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+
+from proofgym.guard import Admission, GuardLimits, RequestGuard, body_problem
+from proofgym.service import install_common
+from proofgym.settings import ResourcesSettings
+from resources_servers.base.app import create_app as resources_app
+from sdg.math import generate as math_tasks
+
+
+def guarded_app(limits: GuardLimits, token: str | None = None) -> tuple[FastAPI, dict[str, Any]]:
+    """An app behind the common middleware whose /work route waits until told to finish."""
+    app = FastAPI()
+    state: dict[str, Any] = {"order": [], "release": asyncio.Event()}
+    install_common(app, "test", token, limits)
+
+    @app.post("/work")
+    async def work(request: Request) -> dict[str, Any]:
+        body = await request.json()
+        state["order"].append(body["n"])
+        await state["release"].wait()
+        return {"n": body["n"]}
+
+    @app.post("/echo")
+    async def echo(request: Request) -> Any:
+        return await request.json()
+
+    return app, state
+
+
+def client_of(app: FastAPI) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://svc")
+
+
+def assert_error(r: httpx.Response, status: int, kind: str) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["kind"] == kind and error["message"], error
+    return dict(error)
+
+
+async def test_admission_is_first_come_first_served_and_refuses_beyond_the_queue() -> None:
+    app, state = guarded_app(GuardLimits(max_inflight=2, max_queue=3))
+    async with client_of(app) as client:
+        sent = []
+        for n in range(5):  # 2 run, 3 wait, in this order
+            sent.append(asyncio.create_task(client.post("/work", json={"n": n})))
+            await asyncio.sleep(0.01)
+        refused = await client.post("/work", json={"n": 99})
+        error = assert_error(refused, 503, "overloaded")
+        assert refused.headers["Retry-After"] == "1" and refused.headers["Connection"] == "close"
+        assert "2 running" in error["message"]
+        assert state["order"] == [0, 1]  # the queued three have not started
+        assert (await client.get("/health")).status_code == 200  # health bypasses admission
+        state["release"].set()
+        answers = await asyncio.gather(*sent)
+        assert [a.json()["n"] for a in answers] == [0, 1, 2, 3, 4]
+        assert state["order"] == [0, 1, 2, 3, 4]  # admitted in arrival order
+        # everything finished: the gate is empty again
+        guard = next(m for m in _middlewares(app) if isinstance(m, RequestGuard))
+        assert guard.admission.inflight == 0 and not guard.admission.waiting
+
+
+def _middlewares(app: FastAPI) -> list[Any]:
+    found = []
+    layer: Any = app.middleware_stack
+    while layer is not None:
+        found.append(layer)
+        layer = getattr(layer, "app", None)
+    return found
+
+
+async def test_a_waiter_that_goes_away_frees_its_place() -> None:
+    gate = Admission(max_inflight=1, max_queue=2)
+    assert gate.try_enter() is True
+    first = gate.try_enter()
+    second = gate.try_enter()
+    assert isinstance(first, asyncio.Future) and isinstance(second, asyncio.Future)
+    gate.abandon(first)  # cancelled while waiting
+    gate.leave()  # the running one ends: the slot goes to `second`, not to the gone one
+    assert second.done() and gate.inflight == 1
+    gate.leave()
+    assert gate.inflight == 0 and not gate.waiting
+    # an admitted waiter that goes away before running passes its slot on
+    assert gate.try_enter() is True
+    third = gate.try_enter()
+    assert isinstance(third, asyncio.Future)
+    gate.leave()  # third admitted
+    gate.abandon(third)
+    assert gate.inflight == 0
+
+
+async def test_bodies_over_the_limit_are_413_declared_or_streamed() -> None:
+    app, _ = guarded_app(GuardLimits(max_body_bytes=1000))
+    async with client_of(app) as client:
+        r = await client.post("/echo", content=b"[" + b"1," * 600 + b"1]")
+        assert_error(r, 413, "body_too_large")
+        assert r.headers["Connection"] == "close"
+
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: streamed
+            for _ in range(20):
+                yield b" " * 100
+
+        assert_error(await client.post("/echo", content=chunks()), 413, "body_too_large")
+        assert (await client.post("/echo", json=[1] * 100)).json() == [1] * 100
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_408() -> None:
+    sent: list[dict[str, Any]] = []
+    never = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await never.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the handler must not run")
+
+    guard = RequestGuard(app, GuardLimits(body_timeout_s=0.05))
+    scope = {"type": "http", "path": "/echo", "method": "POST", "headers": []}
+    await guard(scope, receive, send)
+    assert sent[0]["status"] == 408
+    assert json.loads(sent[1]["body"])["error"]["kind"] == "body_timeout"
+    assert guard.admission.inflight == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b'{"a": "\xff\xfe"}', "UTF-8"),
+        (b'{"a": "\\ud800"}', "surrogate"),
+        (b'{"a": "\\udc00\\ud800"}', "surrogate"),
+        (b"[" * 10_000 + b"]" * 10_000, "deeper"),
+        (b'{"a": ' * 100 + b"1" + b"}" * 100, "deeper"),
+    ],
+    ids=["invalid_utf8", "lone_high", "reversed_pair", "deep_array", "deep_object"],
+)
+async def test_malformed_bodies_are_400_before_any_parser(body: bytes, why: str) -> None:
+    app, _ = guarded_app(GuardLimits())
+    async with client_of(app) as client:
+        error = assert_error(await client.post("/echo", content=body), 400, "malformed_body")
+        assert why in error["message"]
+
+
+def test_what_is_not_malformed() -> None:
+    fine = [
+        json.dumps({"emoji": "\U0001f600", "text": "\\ud800 is text here"}).encode(),
+        json.dumps({"s": "[" * 1000}).encode(),  # brackets inside strings do not nest
+        '{"ü": "ö"}'.encode(),
+        b"[" * 64 + b"]" * 64,
+    ]
+    assert [body_problem(b, 64) for b in fine] == [None] * 4
+
+
+async def test_405_names_the_allowed_methods_and_401_says_how_to_authenticate() -> None:
+    app, _ = guarded_app(GuardLimits(), token="s3cret")
+    async with client_of(app) as client:
+        r = await client.get("/echo", headers={"Authorization": "Bearer s3cret"})
+        assert_error(r, 405, "method_not_allowed")
+        assert r.headers["Allow"] == "POST"
+        for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic s3cret"}):
+            r = await client.post("/echo", json=1, headers=headers)
+            assert_error(r, 401, "unauthorized")
+            assert r.headers["WWW-Authenticate"].startswith("Bearer")
+        for scheme in ("bearer", "BEARER", "Bearer"):  # RFC 7235: the scheme is case-blind
+            r = await client.post("/echo", json=1, headers={"Authorization": f"{scheme} s3cret"})
+            assert r.status_code == 200, scheme
+
+
+async def test_openapi_documents_the_error_answers_of_every_operation() -> None:
+    app = resources_app(ResourcesSettings())
+    async with client_of(app) as client:
+        schema = (await client.get("/openapi.json")).json()
+    assert "ErrorBody" in schema["components"]["schemas"]
+    operations = [op for item in schema["paths"].values() for op in item.values()]
+    assert len(operations) >= 8
+    for op in operations:
+        for status in ("400", "401", "404", "413", "503"):
+            ref = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
+            assert ref.endswith("/ErrorBody")
+        assert "HTTPValidationError" not in json.dumps(op)
+
+
+async def test_metrics_name_every_route_the_tool_route_included() -> None:
+    app = resources_app(ResourcesSettings())
+    task = math_tasks(1, seed=1)[0]
+    sid = "metrics-session-0001"
+    async with app.router.lifespan_context(app), client_of(app) as client:
+        await client.post("/math/seed_session", json={"session_id": sid, "task": task})
+        r = await client.post(
+            "/math/tools/calculator", json={"expression": "1+1"}, headers={"X-Session-Id": sid}
+        )
+        assert r.status_code == 200
+        await client.post("/math/close_session", json={"session_id": sid})
+        metrics = (await client.get("/metrics")).text
+    routes = {
+        line.split('route="')[1].split('"')[0]
+        for line in metrics.splitlines()
+        if line.startswith("proofgym_requests_total{")
+    }
+    assert routes == {"/{env}/seed_session", "/{env}/tools/{tool_name}", "/{env}/close_session"}

@@ -1,0 +1,111 @@
+"""How a service process runs: its open-files limit, admission fitted to it, slow headers cut.
+
+These start real processes: descriptor limits and uvicorn's connection handling exist only
+there. The 16,384-rollout run under a soft limit of 1,024 is in bench/hot_path.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from proofgym_stack.up import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_limited(code: str, soft: int, hard: int) -> tuple[str, str]:
+    """Run Python `code` in a process started with these open-files limits; its output."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout, done.stderr
+
+
+def test_a_low_soft_limit_is_raised_to_the_hard_one() -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    code = "from proofgym.serving import raise_nofile; print(raise_nofile())"
+    out, _ = run_limited(code, 256, min(hard, 4096))
+    assert out.strip() == str((min(hard, 4096), min(hard, 4096)))
+
+
+def test_admission_shrinks_to_the_descriptors_a_low_hard_limit_leaves() -> None:
+    code = (
+        "from proofgym.serving import fit_to_descriptors\n"
+        "from proofgym.settings import AgentSettings\n"
+        "s = fit_to_descriptors(AgentSettings(pool_per_upstream=16))\n"
+        "print(s.max_inflight, s.max_queue)\n"
+    )
+    out, said = run_limited(code, 512, 512)
+    inflight, queue = map(int, out.split())
+    # 512 descriptors, less 128 spare and 4 pools of 16: 320 admitted in all, not 17,408
+    assert (inflight, queue) == (320, 0)
+    assert "only 512 open files allowed" in said and "503 overloaded" in said
+
+
+@pytest.fixture
+def resources_server() -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PROOFGYM_PORT": str(port),
+        "PROOFGYM_HEADER_TIMEOUT_S": "0.5",
+        "PROOFGYM_ENVS": json.dumps(["math"]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proofgym_stack.cli", "serve", "resources"], env=env, cwd=ROOT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def closed_within(sock: socket.socket, seconds: float) -> bool:
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+
+
+def test_headers_that_trickle_in_are_cut_off(resources_server: str) -> None:
+    port = int(resources_server.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port)) as idle:  # says nothing at all
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"GET /math/info HTTP/1.1\r\nHost: x\r\n")  # never ends its headers
+            assert closed_within(slow, 3.0)
+        assert closed_within(idle, 3.0)
+    # a whole request is served, on a connection that then stays usable
+    with httpx.Client(base_url=resources_server) as client:
+        assert client.get("/math/info").status_code == 200
+        time.sleep(0.8)  # idle between requests: keep-alive, not the header timeout, applies
+        assert client.get("/math/info").status_code == 200
