@@ -156,12 +156,19 @@ class RequestGuard:
         if scope["type"] != "http" or scope["path"] in UNGUARDED:
             await self.app(scope, receive, send)
             return
+        budget = declared = None
+        for key, value in scope["headers"]:  # one pass: this runs for every request
+            if key == b"content-length":
+                declared = value
+            elif key == BUDGET_KEY:
+                budget = value
         # The caller's deadline starts counting on arrival, the wait for admission included.
-        budget = next((v for k, v in scope["headers"] if k == BUDGET_KEY), None)
         with deadline.within(deadline.parse_budget(budget)):
-            await self._guarded(scope, receive, send)
+            await self._guarded(scope, receive, send, declared)
 
-    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _guarded(
+        self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
+    ) -> None:
         entry = self.admission.try_enter()
         if entry is False:
             await self._refuse(
@@ -182,13 +189,14 @@ class RequestGuard:
                 self.admission.abandon(entry)
                 raise
         try:
-            await self._admitted(scope, receive, send)
+            await self._admitted(scope, receive, send, declared)
         finally:
             self.admission.leave()
 
-    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _admitted(
+        self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
+    ) -> None:
         limit = self.limits.max_body_bytes
-        declared = next((v for k, v in scope["headers"] if k == b"content-length"), None)
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await self._too_large(scope, receive, send, limit, close=True)
             return

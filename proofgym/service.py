@@ -79,6 +79,10 @@ class _MetricsAndAuth:
         self.app = app
         self.metrics = metrics
         self.expected = token.encode() if token else None
+        # labelled children, looked up once per (route, status): `.labels()` costs a lock
+        # and a tuple build on every request otherwise
+        self._counted: dict[tuple[str, int], Any] = {}
+        self._timed: dict[str, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,10 +115,15 @@ class _MetricsAndAuth:
         finally:
             route = scope.get("route")
             path = getattr(route, "path", "unmatched")
-            self.metrics.requests.labels(self.metrics.service, path, str(status)).inc()
-            self.metrics.latency.labels(self.metrics.service, path).observe(
-                time.perf_counter() - start
-            )
+            counter = self._counted.get((path, status))
+            if counter is None:
+                counter = self.metrics.requests.labels(self.metrics.service, path, str(status))
+                self._counted[(path, status)] = counter
+            timer = self._timed.get(path)
+            if timer is None:
+                timer = self._timed[path] = self.metrics.latency.labels(self.metrics.service, path)
+            counter.inc()
+            timer.observe(time.perf_counter() - start)
 
 
 ERROR_STATUSES = {

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import resource
 from typing import Any, TypeVar
@@ -84,6 +85,16 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
 S = TypeVar("S", bound=CommonSettings)
 
 
+def tune_gc() -> None:
+    """Collect the young generation less often and leave start-up objects out of full
+    collections. With a thousand rollouts in flight the live heap is large, and the default
+    thresholds made full collections walk it again and again: the agent's CPU per rollout
+    grew with concurrency (bench/HOT_PATH.md)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 def fit_to_descriptors(settings: S) -> S:
     """Raise the open-files limit, then shrink the guard's admission (`max_inflight` plus
     `max_queue`) to what the descriptors left after outbound pools allow, so that load
@@ -111,6 +122,7 @@ def fit_to_descriptors(settings: S) -> S:
 
 def serve(application: Any, settings: CommonSettings, port: int) -> None:
     """Run `application` until stopped, with the limits `settings` name."""
+    tune_gc()
     protocol = type(
         "ProofgymHttpProtocol",
         (HeaderTimeoutProtocol,),

@@ -6,12 +6,13 @@ import contextlib
 import ctypes
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import httpx
@@ -30,6 +31,19 @@ def _die_with_parent() -> None:
     # Children get SIGTERM if `proofgym up` dies, even by SIGKILL: no orphan services.
     with contextlib.suppress(Exception):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _starter(nofile: int | None) -> Callable[[], None]:
+    """What runs in a child before it execs: die with us; start under `nofile` open files
+    (the soft limit, as a machine's default would impose; the service raises it itself)."""
+
+    def start() -> None:
+        _die_with_parent()
+        if nofile is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), hard))
+
+    return start
 
 
 @dataclass
@@ -55,6 +69,7 @@ class Stack:
     env: dict[str, str] = field(default_factory=dict)
     model_env: dict[str, str] = field(default_factory=dict)  # e.g. the backend to serve
     model_url: str | None = None  # a model interface running elsewhere (a trainer's live one)
+    nofile: int | None = None  # start services under this soft open-files limit (benchmarks)
     processes: list[ServiceProcess] = field(default_factory=list)
 
     def url(self, port: int) -> str:
@@ -75,7 +90,7 @@ class Stack:
             "PROOFGYM_PORT": str(port),
         }
         cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
-        proc = subprocess.Popen(cmd, env=env, preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(self.nofile))
         self.processes.append(ServiceProcess(name, self.url(port), proc, cmd, env))
 
     def restart_dead(self) -> list[ServiceProcess]:
@@ -87,7 +102,9 @@ class Stack:
         restarted = []
         for svc in self.processes:
             if svc.process.poll() is not None:
-                svc.process = subprocess.Popen(svc.cmd, env=svc.env, preexec_fn=_die_with_parent)
+                svc.process = subprocess.Popen(
+                    svc.cmd, env=svc.env, preexec_fn=_starter(self.nofile)
+                )
                 svc.restarts += 1
                 restarted.append(svc)
         return restarted

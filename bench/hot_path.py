@@ -1,0 +1,256 @@
+"""The hot path at up to 16k concurrent rollouts: completion, cost per rollout, tails, memory.
+
+    .venv/bin/python bench/hot_path.py [--levels 16,256,1024,4096,16384] [--soak 100000]
+                                       [--out bench/HOT_PATH.md]
+
+Starts the three services as real processes under a soft open-files limit of 1,024 (a common
+default; each service raises its own), with the `openai` backend in front of an instant fake
+model (its own process), and runs math rollouts through `/run`: seed, 2 model calls, 1 tool
+call, verify, close. At each concurrency level it reports rollouts/s, p50 and p99 latency,
+failures (masked or not answered), and the CPU seconds the three services spent per rollout
+(from /proc), with C=16 as the baseline of the ratios. `--soak N` then runs N more rollouts
+at C=256 and samples each service's RSS after warm-up and at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from proofgym.http import ServiceClient  # noqa: E402
+from proofgym.serving import raise_nofile  # noqa: E402
+from proofgym.settings import ClientSettings  # noqa: E402
+from proofgym_stack.up import Stack, free_port  # noqa: E402
+from sdg.math import generate  # noqa: E402
+
+FAKE_MODEL = """
+import json, sys
+from aiohttp import web
+
+CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "calculator", "arguments": json.dumps({"expression": "6*7"})}}]}
+DONE = {"role": "assistant", "content": "The answer is 42."}
+
+async def chat(request):
+    body = await request.json()
+    used_tool = any(m.get("role") == "tool" for m in body["messages"])
+    message = DONE if used_tool else CALL
+    return web.json_response({"id": "c", "object": "chat.completion", "model": "fake",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+
+app = web.Application()
+app.router.add_post("/v1/chat/completions", chat)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, backlog=8192)
+"""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds a process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000 if values else 0.0
+
+
+async def level(
+    client: ServiceClient, agent_url: str, tasks: list[dict[str, Any]], n: int, c: int, pids: Any
+) -> dict[str, Any]:
+    """n rollouts, c at once; latency, rate, failures and the stack's CPU per rollout."""
+    latencies: list[float] = []
+    failures: dict[str, int] = {}
+    counter = iter(range(n))
+
+    async def worker() -> None:
+        for i in counter:
+            body = {"task": tasks[i % len(tasks)], "rollout_id": uuid.uuid4().hex}
+            start = time.perf_counter()
+            try:
+                answer = await client.post_json(f"{agent_url}/run", body, idempotent=False)
+                kind = answer.get("failure_kind") if answer.get("mask_sample") else None
+            except Exception as exc:  # counted, never hidden
+                kind = type(exc).__name__ + ": " + str(exc)[:120]
+            latencies.append(time.perf_counter() - start)
+            if kind:
+                failures[kind] = failures.get(kind, 0) + 1
+
+    cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(c)))
+    wall = time.perf_counter() - start
+    cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+    return {
+        "concurrency": c,
+        "n": n,
+        "rate": n / wall,
+        "p50": pct(latencies, 0.5),
+        "p99": pct(latencies, 0.99),
+        "failed": sum(failures.values()),
+        "failures": failures,
+        "cpu_ms_per_rollout": {k: 1000 * v / n for k, v in cpu.items()},
+        "stack_cpu_ms_per_rollout": 1000 * sum(cpu.values()) / n,
+    }
+
+
+async def soak(
+    client: ServiceClient, agent_url: str, tasks: list[dict[str, Any]], n: int, pids: Any
+) -> dict[str, Any]:
+    """n rollouts at C=256; RSS of each service after the first 10% and at the end."""
+    warm = max(1000, n // 10)
+    await level(client, agent_url, tasks, warm, 256, pids)
+    after_warmup = {name: rss_mb(pid) for name, pid in pids.items()}
+    samples = [after_warmup]
+    done = 0
+    failed = 0
+    while done < n:
+        chunk = min(10_000, n - done)
+        row = await level(client, agent_url, tasks, chunk, 256, pids)
+        failed += row["failed"]
+        done += chunk
+        samples.append({name: rss_mb(pid) for name, pid in pids.items()})
+        print(json.dumps({"soak_done": done, "rss_mb": samples[-1]}), flush=True)
+    end = samples[-1]
+    return {
+        "rollouts": n,
+        "warmup": warm,
+        "failed": failed,
+        "rss_after_warmup_mb": after_warmup,
+        "rss_end_mb": end,
+        "growth": {k: end[k] / after_warmup[k] - 1 for k in end},
+        "samples": samples,
+    }
+
+
+async def measure(levels: list[int], soak_n: int, stack: Stack) -> dict[str, Any]:
+    tasks = [t for t in generate(256, seed=11)]
+    settings = ClientSettings(max_retries=0, request_timeout_s=1200, pool_per_upstream=max(levels))
+    client = ServiceClient(settings)
+    pids = {svc.name: svc.process.pid for svc in stack.processes}
+    out: dict[str, Any] = {"levels": []}
+    try:
+        await level(client, stack.agent_url, tasks, 500, 64, pids)  # warm-up, not reported
+        for c in levels:
+            # Up to 4096, each client runs 4 rollouts or more in a row: the steady state,
+            # where p99/p50 says whether admission is fair. Above, all start at once: the
+            # burst, where what counts is that every one completes.
+            n = max(4000, 4 * c) if c <= 4096 else c
+            row = await level(client, stack.agent_url, tasks, n, c, pids)
+            out["levels"].append(row)
+            print(json.dumps(row), flush=True)
+        if soak_n:
+            out["soak"] = await soak(client, stack.agent_url, tasks, soak_n, pids)
+    finally:
+        await client.aclose()
+    return out
+
+
+def report(result: dict[str, Any], command: str, nofile: int) -> str:
+    rows = result["levels"]
+    base = rows[0]
+    lines = [
+        "# The hot path: rollouts at up to 16k concurrency",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d')}. Services started under a soft open-files limit of "
+        f"{nofile} (each raises it to the hard limit at start). Model: the `openai` backend "
+        "in front of an instant fake (aiohttp, its own process). A rollout: `/run` of a math "
+        "task = seed, 2 model calls, 1 tool call, verify, close. Stack CPU: user+system seconds "
+        "of the agent, resources and model processes over the level, per rollout.",
+        "",
+        f"| concurrency | rollouts | rollouts/s | x C={base['concurrency']} | p50 ms | p99 ms | "
+        "p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
+        "|" + "---|" * 12,
+    ]
+    for r in rows:
+        cpu = r["cpu_ms_per_rollout"]
+        lines.append(
+            f"| {r['concurrency']} | {r['n']} | {r['rate']:.0f} | {r['rate'] / base['rate']:.2f} "
+            f"| {r['p50']:.0f} | {r['p99']:.0f} | {r['p99'] / max(r['p50'], 1e-9):.2f} | "
+            f"{r['failed']} | {r['stack_cpu_ms_per_rollout']:.2f} | {cpu.get('agent', 0):.2f} | "
+            f"{cpu.get('resources', 0):.2f} | {cpu.get('model', 0):.2f} |"
+        )
+    failures = {k: v for r in rows for k, v in r["failures"].items()}
+    if failures:
+        lines += ["", f"Failures by kind: {failures}"]
+    if "soak" in result:
+        s = result["soak"]
+        lines += [
+            "",
+            f"Soak: {s['rollouts']} rollouts at C=256 after {s['warmup']} of warm-up, "
+            f"{s['failed']} failed. RSS (MiB) after warm-up -> end (growth):",
+            "",
+            "| service | after warm-up | end | growth |",
+            "|---|---|---|---|",
+        ]
+        for name in s["rss_end_mb"]:
+            lines.append(
+                f"| {name} | {s['rss_after_warmup_mb'][name]:.1f} | {s['rss_end_mb'][name]:.1f} "
+                f"| {100 * s['growth'][name]:+.1f}% |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--levels", default="16,256,1024,4096,16384")
+    parser.add_argument("--soak", type=int, default=0, help="rollouts of the memory soak")
+    parser.add_argument("--nofile", type=int, default=1024, help="services' starting soft limit")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    levels = [int(x) for x in args.levels.split(",")]
+    raise_nofile()  # the client holds one connection per rollout in flight
+    fake_port = free_port()
+    fake = subprocess.Popen([sys.executable, "-c", FAKE_MODEL, str(fake_port)])
+    ports = [free_port() for _ in range(3)]
+    stack = Stack(
+        agent_port=ports[0],
+        resources_ports=[ports[1]],
+        model_port=ports[2],
+        nofile=args.nofile,
+        env={"PROOFGYM_LOG_LEVEL": "error", "PROOFGYM_ENVS": '["math"]'},
+        model_env={
+            "PROOFGYM_BACKEND": "openai",
+            "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),
+            "PROOFGYM_MODEL": "fake",
+        },
+    )
+    try:
+        with stack.running():
+            result = asyncio.run(measure(levels, args.soak, stack))
+    finally:
+        fake.terminate()
+    command = "python bench/hot_path.py " + " ".join(sys.argv[1:])
+    text = report(result, command, args.nofile)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+        args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
