@@ -1,25 +1,48 @@
+# syntax=docker/dockerfile:1
 # One image for every proofgym service; the command chooses it:
 #   docker run proofgym serve agent|resources|model
-FROM python:3.11-slim
+#
+# Build arguments and secrets, for machines behind a proxy or a private registry:
+#   --build-arg BASE_IMAGE=registry.example/python:3.11-slim   the base image
+#   --build-arg PIP_INDEX_URL=https://pypi.example/simple        a package index
+#   --build-arg PIP_EXTRA_INDEX_URL=...                          a second one
+#   --secret id=ca,src=/path/to/ca-bundle.pem                    a CA bundle pip and apt trust
+# (compose.yaml passes each from the variable of the same name; see the README.)
+ARG BASE_IMAGE=python:3.11-slim
+FROM ${BASE_IMAGE}
 
+ARG PIP_INDEX_URL=
+ARG PIP_EXTRA_INDEX_URL=
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     PROOFGYM_HOST=0.0.0.0
 
 # bubblewrap: the code environment's sandbox (compose.yaml grants it what it needs)
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
-    && rm -rf /var/lib/apt/lists/*
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then \
+      echo "Acquire::https::CAInfo \"/run/secrets/ca\";" > /etc/apt/apt.conf.d/99proofgym-ca; \
+    fi \
+    && apt-get update && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/* /etc/apt/apt.conf.d/99proofgym-ca
 RUN useradd --create-home --uid 10001 proofgym
 WORKDIR /app
+
+# Dependencies first, from pyproject.toml alone: editing the code reuses this layer.
+# The vllm extra: the tokenizer the gpu profile's token-exact backend needs (no torch).
 COPY pyproject.toml README.md ./
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi; \
+    python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+print('\n'.join(p['dependencies'] + p['optional-dependencies']['vllm']))" > /tmp/deps.txt \
+    && pip install -r /tmp/deps.txt && rm /tmp/deps.txt
+
 COPY proofgym ./proofgym
 COPY proofgym_stack ./proofgym_stack
 COPY agent_server ./agent_server
 COPY resources_servers ./resources_servers
 COPY model_interface ./model_interface
 COPY sdg ./sdg
-COPY tasks /tasks
-# the vllm extra: the tokenizer the gpu profile's token-exact backend needs (no torch)
-RUN pip install ".[vllm]" && mkdir -p /data/sessions /runs && chown -R proofgym /data /runs /tasks
+RUN pip install --no-deps . && mkdir -p /data/sessions /runs /tasks \
+    && chown -R proofgym /data /runs
 
 USER proofgym
 # Each service listens on PROOFGYM_PORT; /health answers without the bearer token.

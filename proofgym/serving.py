@@ -120,6 +120,30 @@ def fit_to_descriptors(settings: S) -> S:
     return settings.model_copy(update={"max_inflight": inflight, "max_queue": queue})
 
 
+PLACEHOLDER_TOKENS = frozenset(
+    {"change-me", "changeme", "change_me", "secret", "token", "password", "example", "test"}
+)
+
+
+def token_problem(settings: CommonSettings) -> str | None:
+    """Why these settings must not serve (a placeholder token, or no token on an address
+    others can reach), or None."""
+    token = settings.token
+    if token is not None and token.strip().lower() in PLACEHOLDER_TOKENS:
+        return (
+            f"PROOFGYM_TOKEN is the placeholder {token!r}: set it to a long random string, "
+            "e.g. `export PROOFGYM_TOKEN=$(openssl rand -hex 16)`"
+        )
+    loopback = settings.host in ("127.0.0.1", "localhost", "::1")
+    if token is None and not loopback and not settings.insecure_no_token:
+        return (
+            f"refusing to serve on {settings.host} without a token: set PROOFGYM_TOKEN (e.g. "
+            "`export PROOFGYM_TOKEN=$(openssl rand -hex 16)`), bind to 127.0.0.1, or set "
+            "PROOFGYM_INSECURE_NO_TOKEN=true to let anyone who reaches the port in"
+        )
+    return None
+
+
 def serve(application: Any, settings: CommonSettings, port: int) -> None:
     """Run `application` until stopped, with the limits `settings` name."""
     tune_gc()

