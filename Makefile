@@ -59,3 +59,4 @@ tasks: install
 	$(VENV)/bin/proofgym sdg workflow --n 6 --seed 4 --split example
 	$(VENV)/bin/proofgym sdg game --n 6 --seed 2 --split example
 	$(VENV)/bin/proofgym sdg letters --n 6 --seed 1 --split example
+	$(VENV)/bin/proofgym sdg support --n 6 --seed 1 --split example

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.serving import raise_nofile  # noqa: E402
-from proofgym.settings import ClientSettings  # noqa: E402
+from proofgym.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.math import generate  # noqa: E402
 
@@ -81,6 +81,7 @@ async def level(
 ) -> dict[str, Any]:
     """n rollouts, c at once; latency, rate, failures and the stack's CPU per rollout."""
     latencies: list[float] = []
+    steady: list[float] = []  # rollouts started after the first wave: no start-up transient
     failures: dict[str, int] = {}
     counter = iter(range(n))
 
@@ -94,6 +95,8 @@ async def level(
             except Exception as exc:  # counted, never hidden
                 kind = type(exc).__name__ + ": " + str(exc)[:120]
             latencies.append(time.perf_counter() - start)
+            if i >= c:
+                steady.append(latencies[-1])
             if kind:
                 failures[kind] = failures.get(kind, 0) + 1
 
@@ -108,6 +111,8 @@ async def level(
         "rate": n / wall,
         "p50": pct(latencies, 0.5),
         "p99": pct(latencies, 0.99),
+        "steady_p50": pct(steady, 0.5),
+        "steady_p99": pct(steady, 0.99),
         "failed": sum(failures.values()),
         "failures": failures,
         "cpu_ms_per_rollout": {k: 1000 * v / n for k, v in cpu.items()},
@@ -146,7 +151,8 @@ async def soak(
 
 async def measure(levels: list[int], soak_n: int, stack: Stack) -> dict[str, Any]:
     tasks = [t for t in generate(256, seed=11)]
-    settings = ClientSettings(max_retries=0, request_timeout_s=1200, pool_per_upstream=max(levels))
+    # what `proofgym rollout` uses: a connection per rollout, connect failures retried
+    settings = CollectorSettings(request_timeout_s=1200, pool_per_upstream=max(levels))
     client = ServiceClient(settings)
     pids = {svc.name: svc.process.pid for svc in stack.processes}
     out: dict[str, Any] = {"levels": []}
@@ -167,6 +173,13 @@ async def measure(levels: list[int], soak_n: int, stack: Stack) -> dict[str, Any
     return out
 
 
+def steady_ratio(row: dict[str, Any]) -> str:
+    """p99/p50 of the rollouts started after the first wave ('-' when there were none)."""
+    if not row.get("steady_p50"):
+        return "-"
+    return f"{row['steady_p99'] / row['steady_p50']:.2f}"
+
+
 def report(result: dict[str, Any], command: str, nofile: int) -> str:
     rows = result["levels"]
     base = rows[0]
@@ -183,15 +196,16 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
         "of the agent, resources and model processes over the level, per rollout.",
         "",
         f"| concurrency | rollouts | rollouts/s | x C={base['concurrency']} | p50 ms | p99 ms | "
-        "p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
-        "|" + "---|" * 12,
+        "p99/p50 | steady p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
+        "|" + "---|" * 13,
     ]
     for r in rows:
         cpu = r["cpu_ms_per_rollout"]
         lines.append(
             f"| {r['concurrency']} | {r['n']} | {r['rate']:.0f} | {r['rate'] / base['rate']:.2f} "
             f"| {r['p50']:.0f} | {r['p99']:.0f} | {r['p99'] / max(r['p50'], 1e-9):.2f} | "
-            f"{r['failed']} | {r['stack_cpu_ms_per_rollout']:.2f} | {cpu.get('agent', 0):.2f} | "
+            f"{steady_ratio(r)} | {r['failed']} | {r['stack_cpu_ms_per_rollout']:.2f} | "
+            f"{cpu.get('agent', 0):.2f} | "
             f"{cpu.get('resources', 0):.2f} | {cpu.get('model', 0):.2f} |"
         )
     failures = {k: v for r in rows for k, v in r["failures"].items()}

@@ -89,7 +89,9 @@ class AiohttpTransport:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
                 text = await r.text()
                 return HttpAnswer(r.status, dict(r.headers), _parse(text), text)
-        except aiohttp.ClientConnectorError as exc:
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            # Refused, unresolvable, or not accepted in time (a listen queue overflowing
+            # under a burst of thousands of connections): nothing was sent.
             raise ConnectFailed(str(exc)) from exc
         except aiohttp.ClientOSError as exc:
             # The request body could not be written: the server closed a pooled connection

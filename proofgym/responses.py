@@ -44,6 +44,15 @@ def message_text(item: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def answer_text(body: Any) -> str:
+    """The text of every output message of a Responses answer still in JSON form; ValueError
+    when `body` is not one."""
+    if not isinstance(body, dict) or not isinstance(body.get("output"), list):
+        raise ValueError("the answer is not a Response")
+    items = [i for i in body["output"] if isinstance(i, dict) and i.get("type") == "message"]
+    return "".join(message_text(i) for i in items)
+
+
 def output_items(response: Response) -> list[dict[str, Any]]:
     """Every output item of a Response as plain dicts."""
     return [as_dict(item) for item in response.output]

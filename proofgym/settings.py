@@ -113,6 +113,8 @@ class CollectorSettings(ClientSettings):
 
     token: str | None = Field(default=None, description="bearer token sent to the agent")
     max_retries: int = Field(default=3, ge=0, le=20)
+    # thousands of rollouts connect at once: the agent's listen queue drains in seconds
+    connect_timeout_s: float = 30.0
 
 
 class ResourcesSettings(CommonSettings):
@@ -128,6 +130,12 @@ class ResourcesSettings(CommonSettings):
     reap_interval_s: float = Field(
         default=10.0, gt=0, description="how often idle and unrenewed sessions are closed"
     )
+    judge_url: str | None = Field(
+        default=None,
+        description="a model interface whose model judges open-ended answers (e.g. the support "
+        "environment); unset: the offline reference-overlap judge",
+    )
+    judge_model: str = Field(default="judge", description="the model name sent to the judge")
     code_sandbox: Literal["bwrap", "unsafe-no-isolation"] = Field(
         default="bwrap",
         description="how policy-written code runs: bubblewrap, or (trusted code only) without "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -124,13 +124,29 @@ def sdg(
         Path | None,
         typer.Option(help="JSONL file (default ./tasks/ENV/SPLIT.jsonl; the manifest beside)"),
     ] = None,
+    llm: Annotated[
+        bool, typer.Option("--llm", help="have a model reword each statement (see below)")
+    ] = False,
+    model_url: Annotated[
+        str, typer.Option(help="--llm: the model interface")
+    ] = "http://127.0.0.1:8002",
+    model: Annotated[str, typer.Option(help="--llm: the model name to ask")] = "default",
+    temperature: Annotated[float, typer.Option(min=0, help="--llm: sampling temperature")] = 0.7,
 ) -> None:
-    """Generate tasks for an environment, deterministically, and record them in the manifest."""
+    """Generate tasks for an environment, deterministically, and record them in the manifest.
+
+    Each instance appears once (by the generator's identity of an instance), and train and
+    eval never share one: an instance's split is a hash of its identity, whatever the seed.
+    With --llm, a model rewords each statement; the answer stays the one code computed, a
+    draft that no longer states the same facts is dropped (counted by reason), and every kept
+    task must pass its environment's controls. Resumable: run the same command again.
+    """
     import importlib
 
     from resources_servers.base.registry import discover
+    from sdg.sets import SPLITS, build_set
 
-    if split not in ("train", "eval", "example"):
+    if split not in SPLITS:
         fail("split must be train, eval or example")
     available = discover()
     if env not in available:
@@ -139,9 +155,23 @@ def sdg(
         module = importlib.import_module(f"sdg.{env}")
     except ModuleNotFoundError:
         fail(f"no generator for {env} (sdg/{env}.py)")
-    rows = module.generate(n, seed=seed, split=split)
+    rows, built = build_set(env, module, n, seed, split)
+    if built.exhausted:
+        err.print(
+            f"[yellow]only {len(rows)} distinct {split} instances of {env} exist (asked for "
+            f"{n}); the set holds each once[/yellow]"
+        )
+    if not rows:
+        fail(f"no {split} instance of {env} to write")
+    extra: dict[str, Any] = {
+        "distinct_instances": len(rows),
+        "duplicates_skipped": built.duplicates,
+        "other_split_skipped": built.other_split,
+    }
     root = tasks_root() if out is None else out.parent
     target = out or root / env / f"{split}.jsonl"
+    if llm:
+        rows, extra["llm"] = _draft(env, module, rows, target, model_url, model, temperature)
     count = write_task_file(
         rows,
         env=env,
@@ -150,8 +180,70 @@ def sdg(
         seed=seed,
         target=target,
         root=root,
+        extra=extra,
     )
-    console.print(f"wrote {count} {env} tasks to {target}")
+    if llm:
+        target.with_suffix(".llm-journal.jsonl").unlink(missing_ok=True)
+    console.print(
+        f"wrote {count} {env} tasks to {target} ({built.duplicates} duplicate instances and "
+        f"{built.other_split} of the other split skipped)"
+    )
+
+
+def _draft(
+    env: str,
+    module: Any,
+    rows: list[dict[str, Any]],
+    target: Path,
+    model_url: str,
+    model: str,
+    temperature: float,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import httpx
+    from rich.progress import Progress
+
+    from proofgym.settings import CollectorSettings
+    from proofgym_stack.drafting import DraftingError, controls_failing, draft_rows
+    from resources_servers.base.registry import discover
+
+    token = CollectorSettings.from_env().token
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    journal = target.with_suffix(".llm-journal.jsonl")
+    with (
+        httpx.Client(base_url=model_url, headers=headers, timeout=120) as client,
+        Progress(console=err) as progress,
+    ):
+        bar = progress.add_task(f"drafting {env} statements", total=len(rows))
+        try:
+            kept, report = draft_rows(
+                rows,
+                module,
+                client,
+                model=model,
+                temperature=temperature,
+                journal=journal,
+                on_progress=lambda: progress.advance(bar),
+            )
+        except DraftingError as exc:
+            fail(str(exc))
+    if report.failed:
+        for line in report.errors:
+            err.print(f"  {line}")
+        fail(
+            f"{report.failed} statements got no draft (the model interface at {model_url} "
+            "failed); the drafts made are journaled: run the same command again to finish"
+        )
+    env_instance = discover()[env].from_settings(ResourcesSettings.from_env())
+    failing = asyncio.run(controls_failing(env_instance, kept))
+    report.dropped["controls_failed"] += len(failing)
+    kept = [r for r in kept if r["task_id"] not in failing]
+    report.kept = len(kept)
+    dropped = ", ".join(f"{k}: {v}" for k, v in sorted(report.dropped.items()) if v) or "none"
+    console.print(
+        f"drafted {report.drafted} (resumed {report.resumed}), kept {report.kept}; "
+        f"dropped: {dropped}"
+    )
+    return kept, report.manifest()
 
 
 @app.command("new-env")

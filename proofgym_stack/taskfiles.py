@@ -20,10 +20,11 @@ def write_task_file(
     seed: int,
     target: Path,
     root: Path,
+    extra: dict[str, Any] | None = None,
 ) -> int:
     """Write `rows` to `target` atomically and record them in `root/manifest.json` (counts,
-    seed, content hash, environment version); the number of tasks written. Every row must be
-    a valid task (ValidationError otherwise, before anything is written)."""
+    seed, content hash, environment version, and `extra`); the number of tasks written.
+    Every row must be a valid task (ValidationError otherwise, before anything is written)."""
     tasks = [Task.model_validate(r) for r in rows]
     target.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(json.dumps(r) + "\n" for r in rows)
@@ -39,6 +40,7 @@ def write_task_file(
         "seed": seed,
         "sha256": hashlib.sha256(text.encode()).hexdigest(),
         "env_version": env_version,
+        **(extra or {}),
     }
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return len(tasks)

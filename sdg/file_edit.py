@@ -78,3 +78,9 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
             )
         )
     return tasks
+
+
+def identity(row: dict[str, Any]) -> str:
+    """The instance a row poses: the edit asked for (the files around it are scenery)."""
+    goal = row["task_data"]["goal"]
+    return f"{goal['path']}\0{goal['key']}\0{goal['value']}"

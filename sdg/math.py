@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -85,3 +86,15 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
             )
         )
     return tasks
+
+
+def identity(row: dict[str, Any]) -> str:
+    """The instance a row poses: its expression (a name or a wording changes nothing)."""
+    return "".join(str(row["task_data"]["expression"]).split())
+
+
+def facts(row: dict[str, Any]) -> list[str]:
+    """The ground-truth skeleton a rewording must keep: every number, and the person's name."""
+    text = row["responses_create_params"]["input"][0]["content"]
+    names = [name for name in NAMES if name in text]
+    return sorted({n for n in re.findall(r"\d+", text)}) + names

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from proofgym.protocol import Task
+from sdg.sets import build_set
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = json.loads((ROOT / "tasks" / "manifest.json").read_text())
@@ -22,18 +23,18 @@ def test_shipped_task_files_are_what_their_seed_generates(path: str) -> None:
     entry = MANIFEST[path]
     text = (ROOT / "tasks" / path).read_text()
     assert hashlib.sha256(text.encode()).hexdigest() == entry["sha256"]
-    generate = importlib.import_module(f"sdg.{entry['env']}").generate
-    again = "".join(
-        json.dumps(r) + "\n"
-        for r in generate(entry["count"], seed=entry["seed"], split=entry["split"])
-    )
+    module = importlib.import_module(f"sdg.{entry['env']}")
+    rows, _ = build_set(entry["env"], module, entry["count"], entry["seed"], entry["split"])
+    again = "".join(json.dumps(r) + "\n" for r in rows)
     assert again == text  # deterministic by seed
     tasks = [Task.model_validate_json(line) for line in text.splitlines()]
     assert len({t.task_id for t in tasks}) == len(tasks) == entry["count"]
     assert {t.env for t in tasks} == {entry["env"]}
 
 
-@pytest.mark.parametrize("env", ["file_edit", "code", "math", "workflow", "game", "letters"])
+@pytest.mark.parametrize(
+    "env", ["file_edit", "code", "math", "workflow", "game", "letters", "support"]
+)
 def test_different_seeds_give_different_tasks(env: str) -> None:
     generate = importlib.import_module(f"sdg.{env}").generate
     assert generate(3, seed=1) != generate(3, seed=2)

@@ -13,7 +13,7 @@ import pytest
 from proofgym_stack.testing import InProcessStack
 
 ROOT = Path(__file__).resolve().parent.parent
-ENVS = ["file_edit", "math", "code", "workflow", "game", "letters"]
+ENVS = ["file_edit", "math", "code", "workflow", "game", "letters", "support"]
 
 
 def example(env: str) -> dict[str, Any]:
@@ -40,6 +40,7 @@ BROKEN = [
     ("game", lambda d: d.update(hands=0), "task_data.hands"),
     ("game", lambda d: d.update(shoe=["A"]), "task_data.shoe"),  # an unknown field
     ("letters", lambda d: d.update(letter="ab"), "task_data.letter"),
+    ("support", lambda d: d.update(question_id="free-money"), "task_data.question_id"),
 ]
 
 

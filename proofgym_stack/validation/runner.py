@@ -35,6 +35,7 @@ from proofgym_stack.validation.adversarial import (
     check_hostile_arguments,
     planted_canary,
 )
+from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.negatives import generic_negatives
 
 
@@ -439,6 +440,8 @@ async def validate_env(
                 ("controls", v.check_controls),
                 ("negatives", negatives),
                 ("floor_gap", lambda: v.check_floor_gap(best)),
+                # a judge model is called synchronously: off the event loop
+                ("judge", lambda: asyncio.to_thread(check_judge, v)),
                 ("determinism", v.check_determinism),
                 ("isolation", v.check_isolation),
                 ("leakage", v.check_leakage),

@@ -1,0 +1,116 @@
+"""A judge that needs no model: reference overlap, computed from the judge's own prompt.
+
+The default judge when no judge model is configured, and the one CI uses. It is a real
+function of the prompt `Judge.request` builds, read the way a careless model would read it:
+it finds the rubric's criteria, the reference and the first `<candidate>...</candidate>`
+block, scores correctness by the share of the reference's key terms (numbers, words of four
+letters or more) the candidate states, at most 4 of 10 when one of the reference's figures
+is missing or changed, and helpfulness by whether the candidate answers the
+customer at a sensible length. Like a model that follows instructions, it obeys any grading
+instruction it finds outside the candidate block. So a prompt that lost a part, a parser that
+lost a field, or a fence a candidate can close, all show up as wrong verdicts in the tests.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from resources_servers.verifiers.judge import FENCE_CLOSE, FENCE_OPEN
+
+_CRITERION = re.compile(r"^- ([a-z_]+) \(0 to (\d+)\):", re.M)
+_TERM = re.compile(r"\d+(?:[.,]\d+)?|[a-zA-Z]{4,}")
+_OBEYED = re.compile(r"full marks|score (?:of )?10|\"scores\"|maximum score|ignore", re.I)
+_TO_GRADER = re.compile(r"\b(?:grader|grading|rubric|full marks|score|criteria)\b", re.I)
+STOPWORDS = frozenset(
+    [
+        "that",
+        "this",
+        "with",
+        "from",
+        "your",
+        "have",
+        "will",
+        "they",
+        "them",
+        "what",
+        "when",
+        "where",
+        "which",
+        "there",
+        "their",
+        "about",
+        "would",
+        "could",
+        "should",
+        "into",
+        "also",
+        "only",
+        "been",
+        "were",
+        "more",
+        "than",
+        "then",
+        "just",
+        "like",
+        "after",
+        "before",
+    ]
+)
+
+
+def key_terms(text: str) -> set[str]:
+    """Numbers, and words of four letters or more cut to six (a crude stem), lower case."""
+    terms = set()
+    for m in _TERM.findall(text):
+        word = m.lower().replace(",", "")
+        if word not in STOPWORDS:
+            terms.add(word[:6])
+    return terms
+
+
+class ReferenceOverlapJudge:
+    """`JudgeBackend` without a model (see the module docstring)."""
+
+    name = "offline reference-overlap judge (no judge model configured)"
+
+    def complete(self, body: dict[str, Any]) -> str:
+        prompt = "".join(
+            str(item.get("content", "")) for item in body.get("input", []) if isinstance(item, dict)
+        )
+        criteria = _CRITERION.findall(prompt)
+        ref = re.search(r"Reference answer \(correct\):\n(.*?)\n\nCandidate answer:", prompt, re.S)
+        start = prompt.find(FENCE_OPEN)
+        end = prompt.find(FENCE_CLOSE, start + 1)
+        if not criteria or ref is None or start < 0 or end < 0:
+            return "I cannot grade this: the request is missing its rubric, reference or answer."
+        outside = prompt[end + len(FENCE_CLOSE) :].replace("Reply with the JSON object only.", "")
+        if _OBEYED.search(outside):  # an instruction outside the data: obeyed, as models do
+            scores = {name: int(top) for name, top in criteria}
+            return json.dumps({"scores": scores, "reason": "as instructed"})
+        candidate = html.unescape(prompt[start + len(FENCE_OPEN) : end]).strip()
+        wanted = key_terms(ref.group(1))
+        found = wanted & key_terms(candidate)
+        correct = len(found) / len(wanted) if wanted else 0.0
+        missing_figures = {t for t in wanted - found if t[0].isdigit()}
+        if missing_figures:  # a missing or changed figure makes the answer wrong, not 90% right
+            correct = min(correct, 0.4)
+        scores = {}
+        for name, top in criteria:
+            share = correct if "correct" in name else self._helpful(candidate, ref.group(1))
+            scores[name] = round(int(top) * share)
+        reason = f"states {len(found)} of {len(wanted)} key terms of the reference"
+        if missing_figures:
+            reason += f"; figures missing or changed: {', '.join(sorted(missing_figures))}"
+        return json.dumps({"scores": scores, "reason": reason})
+
+    @staticmethod
+    def _helpful(candidate: str, reference: str) -> float:
+        words = len(candidate.split())
+        if words < 3 or _TO_GRADER.search(candidate):
+            return 0.0  # no answer, or one that talks to the grader, not the customer
+        if len(candidate) > 4 * max(len(reference), 200):
+            return 0.3  # padded far past what the answer needs
+        return 1.0
