@@ -198,7 +198,7 @@ class RequestGuard:
     ) -> None:
         limit = self.limits.max_body_bytes
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._too_large(scope, receive, send, limit, close=True)
+            await self._too_large(scope, receive, send, limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -212,7 +212,7 @@ class RequestGuard:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > limit:
-                        await self._too_large(scope, receive, send, limit, close=True)
+                        await self._too_large(scope, receive, send, limit)
                         return
                     chunks.append(chunk)
                     more = message.get("more_body", False)
@@ -243,9 +243,7 @@ class RequestGuard:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(
-        self, scope: Scope, receive: Receive, send: Send, limit: int, close: bool
-    ) -> None:
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         await self._refuse(
             scope,
             receive,
@@ -253,7 +251,7 @@ class RequestGuard:
             "body_too_large",
             f"the request body is over this service's limit of {limit} bytes",
             413,
-            {"Connection": "close"} if close else None,
+            {"Connection": "close"},  # the rest of the body is not read: drop the connection
         )
 
     async def _refuse(

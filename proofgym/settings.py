@@ -81,7 +81,12 @@ class CommonSettings(ProofgymSettings):
     )
     max_body_mb: float = Field(default=32.0, gt=0, description="request bodies over it get 413")
     body_timeout_s: float = Field(default=30.0, gt=0, description="slower bodies get 408")
-    header_timeout_s: float = Field(default=10.0, gt=0, description="slower headers: closed")
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, description="a request whose headers take longer: closed"
+    )
+    idle_timeout_s: float = Field(
+        default=75.0, gt=0, description="a new connection that sends nothing this long: closed"
+    )
     max_json_depth: int = Field(default=64, ge=2, description="deeper JSON bodies get 400")
 
     def guard_limits(self) -> GuardLimits:

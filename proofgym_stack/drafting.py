@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,8 +22,8 @@ from typing import Any
 
 import httpx
 
+from proofgym.model_client import ModelRefused, ModelUnavailable, response_text
 from proofgym.protocol import Control, RunResult, Task
-from proofgym.responses import answer_text
 from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import in_process_stack
 from sdg.llm import INSTRUCTIONS, drop_reason, near_duplicates, skeleton, statement, with_statement
@@ -60,27 +59,14 @@ class DraftReport:
         }
 
 
-def ask_model(
-    client: httpx.Client, model: str, temperature: float, text: str, retries: int = 2
-) -> str:
+def ask_model(client: httpx.Client, model: str, temperature: float, text: str) -> str:
     """One rewording of `text` from the model interface; DraftingError when it refuses the
-    request itself (4xx), RuntimeError when it stays unreachable."""
+    request itself (4xx), ModelUnavailable when it stays unreachable."""
     body = {"model": model, "instructions": INSTRUCTIONS, "input": text, "temperature": temperature}
-    last = ""
-    for attempt in range(retries + 1):
-        try:
-            r = client.post("/v1/responses", json=body)
-        except httpx.HTTPError as exc:
-            last = f"{type(exc).__name__}: {exc}"
-        else:
-            if r.status_code == 200:
-                return answer_text(r.json())
-            last = f"the model interface answered {r.status_code}: {r.text[:300]}"
-            if r.status_code < 500 and r.status_code != 429:
-                raise DraftingError(last)
-        if attempt < retries:
-            time.sleep(0.2 * 2**attempt)
-    raise RuntimeError(last)
+    try:
+        return response_text(client, "/v1/responses", body)
+    except ModelRefused as exc:
+        raise DraftingError(str(exc)) from None
 
 
 def read_journal(path: Path) -> dict[str, dict[str, Any]]:
@@ -125,7 +111,7 @@ def draft_rows(
             original = statement(row)
             try:
                 draft = ask_model(client, model, temperature, original)
-            except RuntimeError as exc:
+            except ModelUnavailable as exc:
                 report.failed += 1
                 if len(report.errors) < 3:
                     report.errors.append(f"{row['task_id']}: {exc}")

@@ -70,6 +70,7 @@ def resources_server() -> Iterator[str]:
         **os.environ,
         "PROOFGYM_PORT": str(port),
         "PROOFGYM_HEADER_TIMEOUT_S": "0.5",
+        "PROOFGYM_IDLE_TIMEOUT_S": "1.0",
         "PROOFGYM_ENVS": json.dumps(["math"]),
     }
     proc = subprocess.Popen(
@@ -109,3 +110,43 @@ def test_headers_that_trickle_in_are_cut_off(resources_server: str) -> None:
         assert client.get("/math/info").status_code == 200
         time.sleep(0.8)  # idle between requests: keep-alive, not the header timeout, applies
         assert client.get("/math/info").status_code == 200
+
+
+class FakeTransport:
+    """What the protocol asks of its transport: the socket, closing, close."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.closed = False
+
+    def get_extra_info(self, name: str) -> object:
+        return self.sock if name == "socket" else None
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def test_a_client_that_sent_is_not_cut_off_when_the_server_is_behind() -> None:
+    """When the header timer fires with the client's bytes still unread in the kernel, the
+    event loop is behind, not the client: the timer is re-armed, the connection kept."""
+    import asyncio
+
+    from proofgym.serving import HeaderTimeoutProtocol
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        protocol = HeaderTimeoutProtocol.__new__(HeaderTimeoutProtocol)
+        transport = FakeTransport(ours)
+        protocol.transport = transport  # type: ignore[assignment]
+        protocol.loop = asyncio.get_running_loop()
+        theirs.sendall(b"POST /run HTTP/1.1\r\nHost: agent\r\n\r\n")
+        time.sleep(0.05)
+        protocol._too_slow()
+        assert not transport.closed and protocol._header_timer is not None
+        protocol._disarm()
+        ours.recv(1024)  # read: nothing pending any more, and no headers came
+        protocol._too_slow()
+        assert transport.closed

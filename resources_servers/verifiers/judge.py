@@ -23,7 +23,6 @@ import hashlib
 import html
 import json
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -31,8 +30,8 @@ from typing import Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proofgym.model_client import ModelRefused, ModelUnavailable, response_text
 from proofgym.protocol import Check, VerifyResult
-from proofgym.responses import answer_text
 
 FENCE_OPEN = "<candidate>"
 FENCE_CLOSE = "</candidate>"
@@ -110,28 +109,12 @@ class ModelInterfaceJudge:
         self.client = client or httpx.Client(timeout=timeout_s, headers=headers)
 
     def complete(self, body: dict[str, Any]) -> str:
-        last = "no attempt"
-        for attempt in range(self.retries + 1):
-            try:
-                r = self.client.post(self.url, json={**body, "model": self.model})
-            except httpx.HTTPError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-            else:
-                if r.status_code == 200:
-                    return _output_text(r.json())
-                last = f"answered {r.status_code}: {r.text[:300]}"
-                if r.status_code < 500 and r.status_code != 429:
-                    break  # the request itself was refused: asking again changes nothing
-            if attempt < self.retries:
-                time.sleep(0.2 * 2**attempt)
-        raise JudgeFailed(f"judge {self.name}: {last}")
-
-
-def _output_text(response: Any) -> str:
-    try:
-        return answer_text(response)
-    except ValueError:
-        raise JudgeFailed("the judge's answer is not a Response") from None
+        try:
+            return response_text(
+                self.client, self.url, {**body, "model": self.model}, retries=self.retries
+            )
+        except (ModelRefused, ModelUnavailable) as exc:
+            raise JudgeFailed(f"judge {self.name}: {exc}") from None
 
 
 def fence(text: str) -> str:
