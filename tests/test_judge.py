@@ -7,6 +7,7 @@ prompt, parser or fence shows up as a wrong verdict.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -235,3 +236,44 @@ def test_the_support_environment_masks_when_its_judge_fails() -> None:
     response = build_response([call, assistant_message(question.reference)], model="m")
     result = env.verify(state, task, response)
     assert result.mask_sample and result.failure_kind == "verify_error"
+
+
+class Flattering:
+    """A judge that gives full marks to anything: validate must catch it."""
+
+    name = "a judge that gives full marks to anything"
+
+    def complete(self, body: dict[str, Any]) -> str:
+        return verdict(10, 10)
+
+
+class Moody:
+    """A judge whose verdict changes between two identical asks."""
+
+    name = "a judge that changes its mind"
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def complete(self, body: dict[str, Any]) -> str:
+        self.n += 1
+        return verdict(10, 10 - self.n % 2)
+
+
+@pytest.mark.parametrize(
+    ("backend", "failing"),
+    [
+        (Flattering(), {"judge_agreement", "control:judge_rubric_echo"}),
+        (Moody(), {"judge_determinism"}),
+    ],
+    ids=["flattering", "moody"],
+)
+def test_validate_catches_a_judge_that_can_be_talked_into_marks(
+    backend: Any, failing: set[str]
+) -> None:
+    from proofgym_stack.validation.runner import validate_env
+
+    tasks = [Task.model_validate(t) for t in generate(2, seed=0)]
+    report = asyncio.run(validate_env(SupportEnv(Judge(backend, RUBRIC)), tasks, sample=2))
+    failed = {v.name for v in report.verdicts if not v.passed}
+    assert not report.passed and failing <= failed, failed

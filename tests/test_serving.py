@@ -6,12 +6,14 @@ there. The 16,384-rollout run under a soft limit of 1,024 is in bench/hot_path.p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +152,80 @@ async def test_a_client_that_sent_is_not_cut_off_when_the_server_is_behind() -> 
         ours.recv(1024)  # read: nothing pending any more, and no headers came
         protocol._too_slow()
         assert transport.closed
+
+
+SLOW_MODEL = """
+import asyncio, sys
+from aiohttp import web
+
+async def chat(request):
+    await asyncio.sleep(60)
+    return web.json_response({})
+
+app = web.Application()
+app.router.add_post("/v1/chat/completions", chat)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None)
+"""
+
+
+def open_sessions(resources_url: str) -> float:
+    metrics = httpx.get(f"{resources_url}/metrics", timeout=5).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in metrics.splitlines()
+        if line.startswith("proofgym_open_sessions{")
+    )
+
+
+def test_the_sessions_of_a_killed_agent_are_closed_within_their_lease() -> None:
+    """A real stack; the agent is SIGKILLed mid-rollout (its model call hangs), so it never
+    closes its session: the resources server closes it once the lease runs out."""
+    from proofgym_stack.up import Stack
+    from sdg.math import generate
+
+    fake_port = free_port()
+    fake = subprocess.Popen([sys.executable, "-c", SLOW_MODEL, str(fake_port)])
+    ports = [free_port() for _ in range(3)]
+    stack = Stack(
+        agent_port=ports[0],
+        resources_ports=[ports[1]],
+        model_port=ports[2],
+        env={
+            "PROOFGYM_ENVS": '["math"]',
+            "PROOFGYM_SESSION_LEASE_S": "1.5",  # the agent's lease, renewed every 0.5 s
+            "PROOFGYM_REAP_INTERVAL_S": "0.25",
+            "PROOFGYM_SESSION_TTL_S": "900",  # without leases: 15 minutes
+        },
+        model_env={
+            "PROOFGYM_BACKEND": "openai",
+            "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),
+        },
+    )
+    resources = f"http://127.0.0.1:{ports[1]}"
+    try:
+        with stack.running():
+            task = generate(1, seed=1)[0]
+
+            def run() -> None:
+                with contextlib.suppress(httpx.HTTPError):  # the agent dies under it
+                    httpx.post(f"{stack.agent_url}/run", json={"task": task}, timeout=90)
+
+            rollout = threading.Thread(target=run, daemon=True)
+            rollout.start()
+            deadline = time.monotonic() + 20
+            while open_sessions(resources) < 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert open_sessions(resources) == 1
+            time.sleep(3)  # longer than the lease: renewals keep it open while the agent lives
+            assert open_sessions(resources) == 1
+            agent = next(s for s in stack.processes if s.name == "agent")
+            agent.process.kill()
+            killed = time.monotonic()
+            while open_sessions(resources) > 0 and time.monotonic() - killed < 20:
+                time.sleep(0.1)
+            closed_after = time.monotonic() - killed
+            assert open_sessions(resources) == 0
+            assert closed_after < 1.5 + 0.25 + 1.5, closed_after  # lease + reap + slack
+    finally:
+        fake.kill()  # its handlers hang on purpose: no graceful stop
+        fake.wait(10)
