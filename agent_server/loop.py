@@ -24,7 +24,7 @@ from proofgym.errors import (
     ProofgymError,
     known_kind,
 )
-from proofgym.http import CallFailed, ServiceClient
+from proofgym.http import CallFailed, ServiceClient, error_detail
 from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
 from proofgym.protocol import (
@@ -165,7 +165,7 @@ class RolloutRunner:
                 raise RolloutFailed("resources_error", str(exc)) from None
             # The environment refused the task itself (wrong version, bad task_data): that is
             # the caller's input to fix, not an outage to mask and retry.
-            error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+            error = error_detail(exc.body)
             raise rejected(
                 f"{request.task.env} refused task {request.task.task_id}: "
                 f"{error.get('message', exc)}",
@@ -255,7 +255,7 @@ class RolloutRunner:
                 # The first request is the caller's own (its model_params, its task's
                 # input): a refusal of it is the caller's to fix, not a sample to mask and
                 # redo on every rerun. Later steps carry the policy's own turns: masked.
-                error = exc.body.get("error", {}) if isinstance(exc.body, dict) else {}
+                error = error_detail(exc.body)
                 raise BadRequest(
                     f"the model refused this rollout's request: {error.get('message', exc)}",
                     kind="model_refused",

@@ -157,13 +157,17 @@ def _retry_after(headers: dict[str, str]) -> float | None:
     return None
 
 
+def error_detail(body: Any) -> dict[str, Any]:
+    """The `error` object of an error answer's body (`{"kind", "message"}`), or {}."""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return dict(body["error"])
+    return {}
+
+
 def error_kind(answer: HttpAnswer) -> str | None:
     """The `error.kind` of an error answer, if it has one."""
-    body = answer.body
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        kind = body["error"].get("kind")
-        return kind if isinstance(kind, str) else None
-    return None
+    kind = error_detail(answer.body).get("kind")
+    return kind if isinstance(kind, str) else None
 
 
 def refused_unrun(answer: HttpAnswer) -> bool:
@@ -174,9 +178,8 @@ def refused_unrun(answer: HttpAnswer) -> bool:
 
 def error_message(answer: HttpAnswer) -> str:
     """The `error.message` of an error answer, or its raw text."""
-    body = answer.body
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        err = body["error"]
+    err = error_detail(answer.body)
+    if err:
         return f"{err.get('kind', 'error')}: {err.get('message', '')}"
     return answer.text[:500]
 

@@ -60,9 +60,6 @@ class Metrics:
         return bytes(generate_latest(self.registry))
 
 
-error_response = error_answer
-
-
 def bearer_token(headers: list[tuple[bytes, bytes]]) -> bytes | None:
     """The credentials of an `Authorization: Bearer ...` header (the scheme in any case)."""
     got = next((v for k, v in headers if k == b"authorization"), None)
@@ -93,7 +90,7 @@ class _MetricsAndAuth:
             if got is None or not hmac.compare_digest(got, self.expected):
                 self.metrics.errors.labels(self.metrics.service, "unauthorized").inc()
                 why = "no bearer token was sent" if got is None else "the bearer token is wrong"
-                resp = error_response(
+                resp = error_answer(
                     "unauthorized",
                     f"{why}: send `Authorization: Bearer <PROOFGYM_TOKEN>`",
                     401,
@@ -192,12 +189,12 @@ def install_common(
         headers = None
         if isinstance(exc, AtCapacity):
             headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
-        return error_response(exc.kind, exc.message, exc.status, headers)
+        return error_answer(exc.kind, exc.message, exc.status, headers)
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         metrics.errors.labels(service, "invalid_request").inc()
-        return error_response("invalid_request", describe_validation(exc.errors()), 422)
+        return error_answer("invalid_request", describe_validation(exc.errors()), 422)
 
     @app.exception_handler(404)
     async def on_not_found(request: Request, exc: Exception) -> JSONResponse:
@@ -207,12 +204,12 @@ def install_common(
             if isinstance(detail, str) and detail != "Not Found"
             else (f"no route {request.method} {request.url.path}")
         )
-        return error_response("not_found", message, 404)
+        return error_answer("not_found", message, 404)
 
     @app.exception_handler(405)
     async def on_bad_method(request: Request, exc: Exception) -> JSONResponse:
         allow = (getattr(exc, "headers", None) or {}).get("Allow") or _allowed(app, request)
-        return error_response(
+        return error_answer(
             "method_not_allowed",
             f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
             405,
@@ -223,7 +220,7 @@ def install_common(
     async def on_bug(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         metrics.errors.labels(service, "internal").inc()
-        return error_response("internal", f"internal error: {type(exc).__name__}", 500)
+        return error_answer("internal", f"internal error: {type(exc).__name__}", 500)
 
     def refused(kind: str) -> None:
         metrics.errors.labels(service, kind).inc()

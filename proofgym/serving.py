@@ -28,14 +28,12 @@ SERVER_KEEPALIVE_S = 75
 LOW_NOFILE = 8192
 
 
-def raise_nofile(want: int | None = None) -> tuple[int, int]:
-    """Raise this process's soft open-files limit to `want` (default: the hard limit) and
-    return (soft, hard) after. A soft limit of 1,024 is a common default and far too low for
+def raise_nofile() -> tuple[int, int]:
+    """Raise this process's soft open-files limit to the hard limit and return (soft, hard)
+    after. A soft limit of 1,024 is a common default and far too low for
     thousands of concurrent rollouts; the hard limit is what an unprivileged process may use."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if want is None else min(want, hard)
-    if hard == resource.RLIM_INFINITY and want is None:
-        target = max(soft, 1 << 20)
+    target = max(soft, 1 << 20) if hard == resource.RLIM_INFINITY else hard
     if target > soft:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))

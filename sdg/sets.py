@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -49,7 +49,6 @@ class SetReport:
     duplicates: int = 0  # rows whose instance was already in the set
     other_split: int = 0  # rows whose instance belongs to the other split
     exhausted: bool = False  # the generator ran out of new instances of this split
-    identities: list[str] = field(default_factory=list)
 
 
 def build_set(
@@ -81,7 +80,6 @@ def build_set(
             seen.add(key)
             row = {**row, "task_id": f"{env}-{split}-{seed}-{len(rows):05d}", "split": split}
             rows.append(row)
-            report.identities.append(key)
             added += 1
             if len(rows) == n:
                 break

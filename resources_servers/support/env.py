@@ -89,10 +89,6 @@ class SupportEnv(Environment[SupportState]):
             )
         return cls(Judge(backend, RUBRIC))
 
-    def judge_name(self) -> str:
-        """Which judge scores (shown by validate)."""
-        return self.judge.backend.name
-
     def create_state(self, task: Task, workdir: Path | None) -> SupportState:
         return SupportState()
 
