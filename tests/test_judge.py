@@ -19,7 +19,7 @@ from proofgym.protocol import Check, Task
 from proofgym.responses import assistant_message, build_response, function_call
 from resources_servers.support import Env as SupportEnv
 from resources_servers.support.env import RUBRIC
-from resources_servers.support.kb import QUESTIONS_BY_ID
+from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
 from resources_servers.verifiers import judge as judge_module
 from resources_servers.verifiers.judge import (
     Judge,
@@ -277,3 +277,22 @@ def test_validate_catches_a_judge_that_can_be_talked_into_marks(
     report = asyncio.run(validate_env(SupportEnv(Judge(backend, RUBRIC)), tasks, sample=2))
     failed = {v.name for v in report.verdicts if not v.passed}
     assert not report.passed and failing <= failed, failed
+
+
+def test_the_article_pasted_back_is_not_an_answer() -> None:
+    """The cheapest way to state every fact: send the tool output back. The gate catches it
+    verbatim (whatever the judge), and the offline judge scores an edited paste as unhelpful."""
+    env = SupportEnv()
+    judge = Judge(ReferenceOverlapJudge(), RUBRIC)
+    gates_ok = [Check(name="read_the_source", passed=True)]
+    edited_pastes_passing = 0
+    for question in QUESTIONS_BY_ID.values():
+        article = ARTICLES[question.article_id].body
+        gate = env._own_words(f"Hi! {article}", article)
+        assert not gate.passed and "verbatim" in gate.detail
+        assert env._own_words(question.reference, article).passed
+        edited = article.replace(".", ";").replace(" the ", " our ")
+        verdict_ = judged(gates_ok, judge, question.text, question.reference, edited)
+        edited_pastes_passing += verdict_.reward >= env.pass_threshold
+    # one article's reference covers nearly all of it; pasting it (edited) is then an answer
+    assert edited_pastes_passing <= 1

@@ -56,6 +56,18 @@ RUBRIC = Rubric(
 )
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, lower-cased, whitespace collapsed."""
+    parts = re.split(r"(?<=[.!?])\s+", text)
+    return [" ".join(p.lower().split()) for p in parts if p.strip()]
+
+
+def copied_sentences(answer: str, article: str) -> int:
+    """How many of the article's sentences the answer repeats word for word."""
+    flat = " ".join(answer.lower().split())
+    return sum(1 for s in sentences(article) if len(s.split()) >= 5 and s in flat)
+
+
 class SupportState:
     """The articles this session has read."""
 
@@ -145,8 +157,21 @@ class SupportEnv(Environment[SupportState]):
                 passed=source,
                 detail="" if source else f"never read the article that answers it ({read})",
             ),
+            self._own_words(answer, ARTICLES[question.article_id].body),
         ]
         return judged(gates, self.judge, question.text, question.reference, answer)
+
+    @staticmethod
+    def _own_words(answer: str, article: str) -> Check:
+        """The answer is not the article pasted back: it repeats at most one of the article's
+        sentences word for word. Pasting the tool output states every fact of the reference
+        without answering anyone, and an overlap judge would score it high."""
+        copied = copied_sentences(answer, article)
+        return Check(
+            name="answers_in_own_words",
+            passed=copied <= 1,
+            detail="" if copied <= 1 else f"repeats {copied} sentences of the article verbatim",
+        )
 
     def controls(self, task: Task) -> list[Control]:
         question = QUESTIONS_BY_ID[task.task_data["question_id"]]
@@ -192,6 +217,12 @@ class SupportEnv(Environment[SupportState]):
                 expect="fail",
                 description="the right answer, guessed without reading the article",
                 script=[say(question.reference)],
+            ),
+            Control(
+                name="violation_pasted_the_article",
+                expect="fail",
+                description="reads the article and sends it back as the answer",
+                script=[read, say(ARTICLES[article].body)],
             ),
             Control(
                 name="wrong_answer",

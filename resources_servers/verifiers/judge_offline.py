@@ -5,10 +5,11 @@ function of the prompt `Judge.request` builds, read the way a careless model wou
 it finds the rubric's criteria, the reference and the first `<candidate>...</candidate>`
 block, scores correctness by the share of the reference's key terms (numbers, words of four
 letters or more) the candidate states, at most 4 of 10 when one of the reference's figures
-is missing or changed, and helpfulness by whether the candidate answers the
-customer at a sensible length. Like a model that follows instructions, it obeys any grading
-instruction it finds outside the candidate block. So a prompt that lost a part, a parser that
-lost a field, or a fence a candidate can close, all show up as wrong verdicts in the tests.
+is missing or changed, and helpfulness by whether the candidate answers the customer at a
+sensible length, mostly about what was asked (a pasted source is not). Like a model that
+follows instructions, it obeys any grading instruction it finds outside the candidate block.
+So a prompt that lost a part, a parser that lost a field, or a fence a candidate can close,
+all show up as wrong verdicts in the tests.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class ReferenceOverlapJudge:
         )
         criteria = _CRITERION.findall(prompt)
         ref = re.search(r"Reference answer \(correct\):\n(.*?)\n\nCandidate answer:", prompt, re.S)
+        asked = re.search(r"Question:\n(.*?)\n\nReference answer", prompt, re.S)
         start = prompt.find(FENCE_OPEN)
         end = prompt.find(FENCE_CLOSE, start + 1)
         if not criteria or ref is None or start < 0 or end < 0:
@@ -99,7 +101,11 @@ class ReferenceOverlapJudge:
             correct = min(correct, 0.4)
         scores = {}
         for name, top in criteria:
-            share = correct if "correct" in name else self._helpful(candidate, ref.group(1))
+            share = (
+                correct
+                if "correct" in name
+                else self._helpful(candidate, ref.group(1), asked.group(1) if asked else "")
+            )
             scores[name] = round(int(top) * share)
         reason = f"states {len(found)} of {len(wanted)} key terms of the reference"
         if missing_figures:
@@ -107,10 +113,15 @@ class ReferenceOverlapJudge:
         return json.dumps({"scores": scores, "reason": reason})
 
     @staticmethod
-    def _helpful(candidate: str, reference: str) -> float:
+    def _helpful(candidate: str, reference: str, question: str) -> float:
         words = len(candidate.split())
         if words < 3 or _TO_GRADER.search(candidate):
             return 0.0  # no answer, or one that talks to the grader, not the customer
+        said = key_terms(candidate)
+        on_topic = said & (key_terms(reference) | key_terms(question))
+        off_topic = len(said) - len(on_topic)
+        if off_topic >= 6 and len(on_topic) < 0.75 * len(said):
+            return 0.0  # mostly what nobody asked: a source pasted back, not an answer
         if len(candidate) > 4 * max(len(reference), 200):
             return 0.3  # padded far past what the answer needs
         return 1.0
