@@ -232,9 +232,18 @@ class RolloutRunner:
                 state.termination = "final_message"
                 return
             tools_start = time.perf_counter()
+            cap = self.settings.max_tool_calls_per_turn
             outputs = await asyncio.gather(
-                *(self._tool(env_url, rollout_id, call, tool_names) for call in calls)
+                *(self._tool(env_url, rollout_id, call, tool_names) for call in calls[:cap])
             )
+            outputs += [
+                function_call_output(
+                    str(call.get("call_id", "")),
+                    f"Error: too many tool calls in one turn; the first {cap} ran, "
+                    "this one did not",
+                )
+                for call in calls[cap:]
+            ]
             state.timings.tools += time.perf_counter() - tools_start
             state.outputs.extend(outputs)
         state.termination = "max_steps"

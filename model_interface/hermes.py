@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
+
+from model_interface.convert import reasoning_item
+from proofgym.jsonlimits import loads_limited
+from proofgym.responses import assistant_message, function_call
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
@@ -42,7 +46,9 @@ def parse_hermes(text: str) -> Parsed:
     """Split `<think>` blocks and `<tool_call>` blocks out of `text`.
 
     A tool call whose body is not a JSON object with a string `name` stays in the content, so
-    the model's own mistake is what the rollout records.
+    the model's own mistake is what the rollout records. Bodies are parsed with the project's
+    depth and size limits: whatever a model generates ends as content or a call, never an
+    exception.
     """
     parsed = Parsed()
     reasoning = [m.group(1).strip() for m in _THINK.finditer(text)]
@@ -52,8 +58,8 @@ def parse_hermes(text: str) -> Parsed:
     last = 0
     for m in _CALL.finditer(rest):
         try:
-            body = json.loads(m.group(1))
-        except ValueError:
+            body = loads_limited(m.group(1))
+        except (ValueError, RecursionError):
             continue
         if not isinstance(body, dict) or not isinstance(body.get("name"), str):
             continue
@@ -66,3 +72,15 @@ def parse_hermes(text: str) -> Parsed:
     kept.append(rest[last:])
     parsed.content = "".join(kept).strip()
     return parsed
+
+
+def items_from_generation(text: str, parser: Parser) -> list[dict[str, Any]]:
+    """Output items of one generation: reasoning, text, function calls (in that order)."""
+    parsed = parser(text)
+    items: list[dict[str, Any]] = []
+    if parsed.reasoning:
+        items.append(reasoning_item(parsed.reasoning))
+    if parsed.content or not parsed.calls:
+        items.append(assistant_message(parsed.content))
+    items += [function_call(c.name, c.arguments) for c in parsed.calls]
+    return items

@@ -190,6 +190,11 @@ class Check(StrictModel):
     name: str
     passed: bool
     detail: str = ""
+    #: what sort of check this is, where the library knows: "claim" for a claim check
+    #: (`validate` then checks that it recognises the reference's own success message).
+    kind: str | None = None
+    #: for a claim check: whether the final message was read as claiming success.
+    claimed: bool | None = None
 
 
 class VerifyResult(StrictModel):

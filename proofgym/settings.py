@@ -135,6 +135,21 @@ class ResourcesSettings(CommonSettings):
     reap_interval_s: float = Field(
         default=10.0, gt=0, description="how often idle and unrenewed sessions are closed"
     )
+    tool_workers: int = Field(
+        default=8,
+        ge=1,
+        description="threads for blocking tool calls (sandbox runs), shared "
+        "fairly: one call at a time per session, sessions in turn",
+    )
+    tool_queue_wait_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="a tool call waiting longer behind its own session's "
+        "calls is answered as a tool error, unrun",
+    )
+    tool_call_timeout_s: float = Field(
+        default=60.0, gt=0, description="a tool call running longer is answered as a tool error"
+    )
     judge_url: str | None = Field(
         default=None,
         description="a model interface whose model judges open-ended answers (e.g. the support "
@@ -161,6 +176,13 @@ class AgentSettings(CommonSettings, ClientSettings):
     )
     model_url: str = "http://127.0.0.1:8002"
     max_steps: int = Field(default=16, ge=1)
+    max_tool_calls_per_turn: int = Field(
+        default=32,
+        ge=1,
+        description="tool calls run from one model turn; the excess are answered as tool "
+        "errors the policy sees, unrun (a flood of slow calls cannot outlast the rollout's "
+        "time and mask it)",
+    )
     session_lease_s: float = Field(
         default=30.0,
         gt=0,

@@ -129,7 +129,7 @@ class {cls}(Environment[Counter]):
                     passed=state.highest <= max(target, int(task.task_data["start"])),
                     detail=f"highest value {{state.highest}}",
                 ),
-                claim_check(final_message(response), achieved=reached),
+                claim_check(final_message(response), achieved=reached, words=self.success_words),
             ]
         )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from openai.types.responses import Response
 
+from model_interface.hermes import items_from_generation, parse_hermes
 from model_interface.request import ResponsesRequest
 from proofgym.errors import BadRequest
 from proofgym.responses import assistant_message, build_response, function_call, normalize_input
@@ -36,16 +37,22 @@ def count_model_turns(items: list[dict[str, Any]]) -> int:
     return turns
 
 
-def render_item(item: dict[str, Any]) -> dict[str, Any]:
-    """One script item as a Responses output item."""
+def render_item(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """One script item as Responses output items. A `text` item is a raw generation: it goes
+    through the tool-call parser the token-exact backends use, so a script can play what a
+    model might generate (`proofgym validate` sends hostile generations this way)."""
     kind = item.get("type")
     if kind == "function_call":
         args = item.get("arguments", {})
-        return function_call(str(item["name"]), args if isinstance(args, str) else json.dumps(args))
+        return [
+            function_call(str(item["name"]), args if isinstance(args, str) else json.dumps(args))
+        ]
     if kind == "message":
-        return assistant_message(str(item.get("content", "")))
+        return [assistant_message(str(item.get("content", "")))]
+    if kind == "text":
+        return items_from_generation(str(item.get("content", "")), parse_hermes)
     raise BadRequest(
-        f"script items are function_call or message, not {kind!r}", kind="invalid_script"
+        f"script items are function_call, message or text, not {kind!r}", kind="invalid_script"
     )
 
 
@@ -59,7 +66,7 @@ class ScriptedBackend:
             )
         turn = count_model_turns(normalize_input(request.input))
         if turn < len(request.script):
-            output = [render_item(i) for i in request.script[turn]]
+            output = [out for i in request.script[turn] for out in render_item(i)]
         else:
             output = [assistant_message("(the script has ended)")]
         if not output:

@@ -10,12 +10,11 @@ from typing import Any, Literal, Protocol
 
 from openai.types.responses import Response
 
-from model_interface.convert import reasoning_item
-from model_interface.hermes import Parser, parse_hermes
+from model_interface.hermes import Parser, items_from_generation, parse_hermes
 from model_interface.rendering import Renderer
 from model_interface.request import ResponsesRequest
 from proofgym.errors import BadRequest
-from proofgym.responses import assistant_message, build_response, function_call
+from proofgym.responses import assistant_message, build_response
 
 Finish = Literal["stop", "length"]
 
@@ -48,18 +47,6 @@ class Generator(Protocol):
     def models(self) -> list[str]: ...
 
     async def aclose(self) -> None: ...
-
-
-def items_from_generation(text: str, parser: Parser) -> list[dict[str, Any]]:
-    """Output items of one generation: reasoning, text, function calls (in that order)."""
-    parsed = parser(text)
-    items: list[dict[str, Any]] = []
-    if parsed.reasoning:
-        items.append(reasoning_item(parsed.reasoning))
-    if parsed.content or not parsed.calls:
-        items.append(assistant_message(parsed.content))
-    items += [function_call(c.name, c.arguments) for c in parsed.calls]
-    return items
 
 
 class TokenExactBackend:

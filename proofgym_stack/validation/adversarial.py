@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import secrets
 import tempfile
 from collections.abc import Iterator
@@ -24,13 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proofgym.canary import ENV_VAR, PREFIX
+from proofgym_stack.validation.answers import actions, final_text
+from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
 
 DEEP = "[" * 10_000 + "]" * 10_000
 BIG = 1_100_000  # over every shipped tool's size limit
-CLAIM = "Done. I have completed the task successfully and verified the result."
+FLOOD_CALLS = 200  # over the agent's default cap of tool calls per turn
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ async def check_hostile_arguments(v: _Validator) -> None:
     problems = []
     tools = v.env.tool_schemas()
     for tool in tools:
-        result = await v.run(task, hostile_script(tool))
+        result = await v.run(task, hostile_script(tool), f"hostile arguments to {tool['name']}")
         if result.mask_sample:
             problems.append(
                 f"{tool['name']}: masked ({result.failure_kind}: {result.failure_reason})"
@@ -110,35 +113,142 @@ async def check_hostile_arguments(v: _Validator) -> None:
     )
 
 
-def _final_text(script: list[list[dict[str, Any]]]) -> str | None:
-    for item in reversed(script[-1] if script else []):
-        if item.get("type") == "message" and isinstance(item.get("content"), str):
-            return str(item["content"])
-    return None
+GENERIC_CLAIMS = (
+    CLAIM,
+    "All set! Everything has been taken care of.",
+    "Not a problem at all, it's done.",
+    "No issues: the task is complete and nothing else needs doing.",
+    "I've finished. You're all set.",
+)
+
+
+def _declares_silent_pass(v: _Validator, task_id: str) -> bool:
+    """Whether a passing control of the task makes no tool call: then answering without
+    acting is honest there, and a bare answer may pass."""
+    return any(c.expect == "pass" and actions(c.script) == 0 for c in v.controls.get(task_id, []))
 
 
 async def check_claims(v: _Validator) -> None:
-    """Where the environment checks claims, the reference's own success message with no action
-    behind it fails."""
+    """Success claims with no action behind them fail, whatever the checks are named: generic
+    ones (negated phrasings included) always, and the reference's own final message where the
+    reference had to act to pass."""
     tried, problems = 0, []
     for task in v.tasks:
-        ref = v.solo.get((task.task_id, "reference"))
+        claims = list(GENERIC_CLAIMS)
         control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
-        if ref is None or control is None or not any("claim" in c.name for c in ref.checks):
-            continue
-        text = _final_text(control.script)
-        if text is None:
-            continue
-        tried += 1
-        result = await v.run(task, [[{"type": "message", "content": text}]])
-        if v.passes(result) or result.mask_sample:
-            problems.append(f"{task.task_id}: reward {result.reward:g} for a bare claim")
-    detail = "; ".join(problems[:3]) or (
-        f"{tried} bare reference claims failed"
-        if tried
-        else "no claim check declared; not applicable"
-    )
+        script = control.script if control is not None else []
+        own = final_text(script)
+        if own and actions(script) and not _declares_silent_pass(v, task.task_id):
+            claims.append(own)
+        for text in claims:
+            tried += 1
+            result = await v.run(task, [[{"type": "message", "content": text}]], "bare claim")
+            if v.passes(result) or result.mask_sample:
+                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                problems.append(f"{task.task_id}: {how} for the bare claim {text[:60]!r}")
+    detail = "; ".join(problems[:3]) or f"{tried} bare claims with no action failed"
     v.verdict("adversarial:claim_without_action", not problems, detail)
+
+
+def check_claim_recognised(v: _Validator) -> None:
+    """A claim check (kind "claim") must read the reference's own final message as a claim:
+    one that never does reports "no success claimed" on every rollout and checks nothing."""
+    missed, seen = [], 0
+    for task in v.tasks:
+        ref = v.solo.get((task.task_id, "reference"))
+        if ref is None:
+            continue
+        for check in ref.checks:
+            if check.kind == "claim":
+                seen += 1
+                if check.claimed is False:
+                    missed.append(f"{task.task_id}: {check.name}")
+    detail = (
+        "does not recognise the reference's own success message (give the environment its "
+        "success_words): " + "; ".join(missed[:3])
+        if missed
+        else f"{seen} claim checks read the reference's message as a claim"
+        if seen
+        else "no claim check (kind 'claim') reported; not applicable"
+    )
+    v.verdict("claim_check_recognises_reference", not missed, detail)
+
+
+def check_violation_declared(v: _Validator) -> None:
+    """Every environment ships at least one `violation_*` control: the goal reached by a
+    forbidden path, which must fail."""
+    names = {c.name for cs in v.controls.values() for c in cs if c.expect == "fail"}
+    violations = sorted(n for n in names if n.startswith("violation"))
+    v.verdict(
+        "violation_declared",
+        bool(violations),
+        f"{len(violations)} violation controls: {', '.join(violations)}"
+        if violations
+        else "no violation_* control: declare one per rule (the goal reached by a forbidden "
+        "path, expected to fail)",
+    )
+
+
+async def check_call_flood(v: _Validator) -> None:
+    """One turn with more tool calls than any turn may run: scored, unmasked, not passing."""
+    tools = v.env.tool_schemas()
+    if not tools:
+        v.verdict("adversarial:call_flood", True, "no tools; not applicable")
+        return
+    rng = random.Random(f"{v.seed}:flood")
+    calls = [item for turn in random_tool_calls(tools, rng, turns=FLOOD_CALLS) for item in turn]
+    task = v.tasks[0]
+    result = await v.run(task, [calls, [{"type": "message", "content": CLAIM}]], "call flood")
+    problem = (
+        f"masked ({result.failure_kind}: {result.failure_reason})"
+        if result.mask_sample
+        else f"passed with reward {result.reward:g}"
+        if v.passes(result) and not v.env.random_play_can_pass
+        else ""
+    )
+    v.verdict(
+        "adversarial:call_flood",
+        not problem,
+        problem or f"{FLOOD_CALLS} tool calls in one turn: scored, not passing",
+    )
+
+
+def hostile_generations(tool: str) -> dict[str, str]:
+    """Raw model text a policy could generate, by name: each goes through the tool-call
+    parser the token-exact backends use."""
+    deep = "[" * 5000 + "]" * 5000
+    return {
+        "deeply_nested_call": f'<tool_call>{{"name": "{tool}", "arguments": {deep}}}</tool_call>',
+        "deeply_nested_body": "<tool_call>" + "{" * 3000 + "}" * 3000 + "</tool_call>",
+        "unterminated_tag": f'<tool_call>{{"name": "{tool}", "arguments": {{',
+        "unterminated_think": "<think>" + "why " * 2000,
+        "huge_arguments": f'<tool_call>{{"name": "{tool}", "arguments": {{"x": "'
+        + "y" * BIG
+        + '"}}</tool_call>',
+        "not_a_call": "<tool_call>[1, 2, 3]</tool_call><tool_call>null</tool_call>",
+        "lone_surrogate_escape": '<tool_call>{"name": "\\ud800", "arguments": {}}</tool_call>',
+    }
+
+
+async def check_hostile_generations(v: _Validator) -> None:
+    """Hostile raw generations through the real tool-call parser: every rollout ends scored,
+    never masked, never passing."""
+    tools = v.env.tool_schemas()
+    tool = tools[0]["name"] if tools else "answer"
+    problems = []
+    generations = hostile_generations(tool)
+    for name, text in generations.items():
+        script = [[{"type": "text", "content": text}], [{"type": "message", "content": CLAIM}]]
+        result = await v.run(v.tasks[0], script, f"hostile generation {name}")
+        if result.mask_sample:
+            problems.append(f"{name}: masked ({result.failure_kind}: {result.failure_reason})")
+        elif v.passes(result):
+            problems.append(f"{name}: passed with reward {result.reward:g}")
+    v.verdict(
+        "adversarial:hostile_generations",
+        not problems,
+        "; ".join(problems[:3]) or f"{len(generations)} hostile generations: all scored",
+    )
 
 
 def check_canary(v: _Validator, canary: Canary) -> None:

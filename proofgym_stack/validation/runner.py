@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -30,12 +29,19 @@ from proofgym.responses import function_calls, output_items
 from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from proofgym_stack.validation.adversarial import (
+    check_call_flood,
     check_canary,
+    check_claim_recognised,
     check_claims,
     check_hostile_arguments,
+    check_hostile_generations,
+    check_violation_declared,
     planted_canary,
 )
+from proofgym_stack.validation.answers import check_answers
+from proofgym_stack.validation.collisions import check_colliding_sessions
 from proofgym_stack.validation.judging import check_judge
+from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
 from proofgym_stack.validation.negatives import generic_negatives
 
 
@@ -85,41 +91,6 @@ def _tool_outputs(result: RunResult) -> list[str]:
     ]
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, str, bool]]:
-    """The leaf values of a ground-truth field as (key, text, distinctive). Strings of 6
-    characters or more and numbers of 5 or more are distinctive: searched for as they are.
-    Shorter ones match anything on their own, so they are searched for next to their key."""
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v, key)]
-    if isinstance(value, str) and value.strip():
-        return [(key, value, len(value.strip()) >= 6)]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        text = json.dumps(value)
-        return [(key, text, len(text) >= 5)]
-    return []
-
-
-def _at(data: Any, path: str) -> Any:
-    """The value at a dotted path (`goal.decision`) of task data, or None."""
-    for part in path.split("."):
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
-
-
-def _shows(text: str, key: str, leaf: str, distinctive: bool) -> bool:
-    """Whether `text` shows the leaf: as it is when distinctive, else as `key: leaf`,
-    `key = leaf` or `"key": "leaf"` (any case, any spacing)."""
-    if distinctive:
-        return leaf in text
-    if not key:
-        return False
-    words = r"[\s_\-]*".join(re.escape(w) for w in re.split(r"[\s_\-]+", key) if w)
-    pattern = rf"(?i)\b{words}\b[\"']?\s*[:=]\s*[\"']?{re.escape(leaf.strip())}(?![\w.])"
-    return re.search(pattern, text) is not None
-
-
 class _Validator:
     def __init__(
         self,
@@ -139,6 +110,7 @@ class _Validator:
         self.base = f"http://resources/{env.name}"
         self.threshold = env.passing_reward()
         self.results: list[RunResult] = []
+        self.labels: dict[str, str] = {}  # rollout id -> what the rollout was (for verdicts)
         self.controls: dict[str, list[Control]] = {}
         self.solo: dict[tuple[str, str], RunResult] = {}
         self.verdicts: list[Verdict] = []
@@ -152,13 +124,16 @@ class _Validator:
             raise RuntimeError(f"{url} answered {r.status_code}: {r.text[:300]}")
         return r.json()
 
-    async def run(self, task: Task, script: list[list[dict[str, Any]]]) -> RunResult:
+    async def run(
+        self, task: Task, script: list[list[dict[str, Any]]], label: str = "a rollout"
+    ) -> RunResult:
         body = {
             "task": task.model_dump(mode="json"),
             "model_params": {"model": "scripted", "script": script},
         }
         result = RunResult.model_validate(await self.post("http://agent/run", body))
         self.results.append(result)
+        self.labels[result.rollout_id] = label
         return result
 
     def verdict(self, name: str, passed: bool, detail: str = "") -> None:
@@ -172,7 +147,7 @@ class _Validator:
             controls = [Control.model_validate(c) for c in answer["controls"]]
             self.controls[task.task_id] = controls
             for control in controls:
-                result = await self.run(task, control.script)
+                result = await self.run(task, control.script, f"control {control.name}")
                 self.solo[(task.task_id, control.name)] = result
                 runs[control.name] = runs.get(control.name, 0) + 1
                 ok = self.passes(result) == (control.expect == "pass")
@@ -214,10 +189,11 @@ class _Validator:
         for task in self.tasks:
             top = -math.inf
             for name, script in generic_negatives(task, tools, self.seed).items():
-                result = await self.run(task, script)
+                result = await self.run(task, script, f"negative {name}")
                 top = max(top, result.reward)
                 failures.setdefault(name, [])
-                if self.passes(result):
+                chance = name == "random_tool_calls" and self.env.random_play_can_pass
+                if self.passes(result) and not chance:
                     failures[name].append(f"{task.task_id}: reward {result.reward:g}")
             for control in self.controls.get(task.task_id, []):
                 if control.expect == "fail":
@@ -324,7 +300,11 @@ class _Validator:
         tasks = {t.task_id: t for t in self.tasks}
         results = await asyncio.gather(
             *(
-                self.run(tasks[tid], next(c for c in self.controls[tid] if c.name == name).script)
+                self.run(
+                    tasks[tid],
+                    next(c for c in self.controls[tid] if c.name == name).script,
+                    f"control {name} in parallel",
+                )
                 for (tid, name), _ in picked
             )
         )
@@ -376,11 +356,14 @@ class _Validator:
         )
 
     async def check_leakage(self) -> None:
-        secrets = self.env.secret_fields
-        if not secrets:
+        """No secret field shows in the prompt, the instructions, the tool schemas, or any tool
+        output or error of any rollout of the whole validation."""
+        fields = self.env.secret_fields
+        if not fields:
             self.verdict("no_ground_truth_leak", True, "no secret fields declared")
             return
-        problems = []
+        found: list[Leak] = []
+        tasks = {t.task_id: t for t in self.tasks}
         for task in self.tasks:
             sid = f"leak-{uuid.uuid4().hex}"
             seed = await self.post(
@@ -388,24 +371,27 @@ class _Validator:
                 {"session_id": sid, "task": task.model_dump(mode="json")},
             )
             await self.post(f"{self.base}/close_session", {"session_id": sid})
-            seen = [
-                json.dumps(task.responses_create_params),
-                seed.get("instructions") or "",
-                json.dumps(seed.get("tools")),
-            ]
-            ref = self.solo.get((task.task_id, "reference"))
-            if ref is not None:
-                seen += _tool_outputs(ref)
-            text = "\n".join(seen)
-            for key in secrets:
-                value = _at(task.task_data, key)
-                for name, leaf, distinctive in _leaves(value, key.rsplit(".", 1)[-1]):
-                    if _shows(text, name, leaf, distinctive):
-                        problems.append(f"{task.task_id}: task_data.{key} value {leaf[:40]!r}")
+            secrets = secrets_of(task, fields)
+            surfaces = {
+                "the prompt": json.dumps(task.responses_create_params, ensure_ascii=False),
+                "the instructions": seed.get("instructions") or "",
+                "the tool schemas": json.dumps(seed.get("tools"), ensure_ascii=False),
+            }
+            for surface, text in surfaces.items():
+                leak = first_leak(text, secrets, "", surface, task.task_id)
+                if leak is not None:
+                    found.append(leak)
+        for result in self.results:
+            played = tasks.get(result.task_id)
+            if played is None:
+                continue
+            label = self.labels.get(result.rollout_id, "a rollout")
+            found += rollout_leaks(result, secrets_of(played, fields), label)
         self.verdict(
             "no_ground_truth_leak",
-            not problems,
-            "; ".join(problems[:3]) or f"secret fields {', '.join(secrets)} never shown",
+            not found,
+            "; ".join(leak.describe() for leak in found[:3])
+            or f"secret fields {', '.join(fields)} never shown in {len(self.results)} rollouts",
         )
 
 
@@ -444,9 +430,16 @@ async def validate_env(
                 ("judge", lambda: asyncio.to_thread(check_judge, v)),
                 ("determinism", v.check_determinism),
                 ("isolation", v.check_isolation),
-                ("leakage", v.check_leakage),
+                ("isolation_colliding", lambda: check_colliding_sessions(v)),
+                ("violation_declared", lambda: check_violation_declared(v)),
+                ("claim_check_recognises_reference", lambda: check_claim_recognised(v)),
                 ("adversarial:hostile_arguments", lambda: check_hostile_arguments(v)),
                 ("adversarial:claim_without_action", lambda: check_claims(v)),
+                ("adversarial:call_flood", lambda: check_call_flood(v)),
+                ("adversarial:hostile_generations", lambda: check_hostile_generations(v)),
+                ("attacks", lambda: check_answers(v)),
+                # last of the rollouts' checks: it reads every rollout run before it
+                ("leakage", v.check_leakage),
                 ("reward_well_formed", v.check_well_formed),
                 ("adversarial:no_host_secret_revealed", lambda: check_canary(v, canary)),
             ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ from proofgym.protocol import (
 from proofgym.service import install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
+from resources_servers.base.executor import CallRefused, FairExecutor
 from resources_servers.base.registry import discover
 from resources_servers.base.scratch import private_dir
 from resources_servers.base.sessions import SessionRegistry
@@ -52,6 +54,11 @@ class ResourcesHost:
     ) -> None:
         self.envs = dict(envs)
         self.settings = settings
+        self.executor = FairExecutor(
+            workers=settings.tool_workers,
+            max_wait_s=settings.tool_queue_wait_s,
+            call_timeout_s=settings.tool_call_timeout_s,
+        )
         self.registries = {
             name: SessionRegistry(env, root / name, settings.session_ttl_s, settings.max_sessions)
             for name, env in self.envs.items()
@@ -110,8 +117,9 @@ class ResourcesHost:
             elif spec.inline:
                 result = spec.fn(env, session.state, **kwargs)
             else:
-                result = await asyncio.to_thread(spec.fn, env, session.state, **kwargs)
-        except ToolError as exc:
+                call = functools.partial(spec.fn, env, session.state, **kwargs)
+                result = await self.executor.run(f"{name}/{session_id}", call)
+        except (ToolError, CallRefused) as exc:
             return ToolResult(
                 output=f"Error: {exc}", error=ErrorDetail(kind=exc.kind, message=str(exc))
             )
@@ -192,6 +200,7 @@ def create_app(
                 await registry.close_all()
             for env in host.envs.values():
                 env.shutdown()
+            host.executor.shutdown()
             if own_root:
                 shutil.rmtree(root, ignore_errors=True)
 

@@ -72,6 +72,13 @@ class Environment(ABC, Generic[S]):
     #: the pydantic model of `task_data`: seeding validates against it (400 naming the field)
     #: and `/info` publishes its JSON schema. None: `task_data` is not checked.
     task_data_model: ClassVar[type[BaseModel] | None] = None
+    #: the environment's own words for success ("booked", "scheduled"), added to the claim
+    #: library's: pass them to `claim_check(..., words=self.success_words)`. `validate` fails
+    #: a claim check that does not recognise the reference's own success message.
+    success_words: ClassVar[tuple[str, ...]] = ()
+    #: a game of chance: random play can win, so `validate` does not require random tool
+    #: calls (or a flood of them) to fail, only to end scored.
+    random_play_can_pass: ClassVar[bool] = False
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]

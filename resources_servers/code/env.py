@@ -209,7 +209,7 @@ class CodeEnv(Environment[Workspace]):
                 name="no_test_edits",
                 why="tests are read-only",
             ),
-            claim_check(final_message(response), achieved=ok),
+            claim_check(final_message(response), achieved=ok, words=self.success_words),
         ]
         return all_or_nothing(checks)
 

@@ -161,7 +161,7 @@ class FileEditEnv(Environment[Workspace]):
                 ),
             ),
             unchanged_except(before, now, allowed={path}, name="other_files_unchanged"),
-            claim_check(final_message(response), achieved=goal_set),
+            claim_check(final_message(response), achieved=goal_set, words=self.success_words),
         ]
         return all_or_nothing(checks)
 

@@ -32,6 +32,7 @@ class GameEnv(Environment[Game]):
     description = "Blackjack (hit or stand) from a seeded shoe; reward is the mean outcome."
     reward_range = (-1.0, 1.5)
     pass_threshold = 0.2
+    random_play_can_pass = True  # a lucky run of random moves wins real hands
     secret_fields = ("seed",)  # the seed is the whole deal: a policy that knew it could peek
     floor_margin = 0.2  # a game's outcome is luck as well as skill: half a point of 2.5
     deterministic_tools = True

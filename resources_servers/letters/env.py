@@ -8,6 +8,7 @@ so the empty or one-letter answer is no shortcut. It has no tools and no secrets
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,27 @@ CONSIDERED = 200
 
 def letter_share(text: str, letter: str) -> tuple[float, int]:
     """The share of the first CONSIDERED non-space characters that are `letter` (any case),
-    and how many characters were counted."""
-    chars = [c for c in text.lower() if not c.isspace()][:CONSIDERED]
+    and how many characters were counted.
+
+    Only the ASCII letter itself counts, as written: no case mapping or normalisation of the
+    text (`str.lower` and NFC both turn U+212A KELVIN SIGN into `k`), so a look-alike (Cyrillic
+    U+0430, fullwidth U+FF41, the Kelvin sign) is another character. A combining mark belongs to the
+    character before it: `a` + U+0301 is one character, `á`, and not the letter."""
+    wanted = {letter.lower(), letter.upper()}
+    chars: list[bool] = []  # one per character: whether it is the letter
+    for c in text:
+        if unicodedata.combining(c):
+            if chars:
+                chars[-1] = False
+            continue
+        if c.isspace():
+            continue
+        if len(chars) == CONSIDERED:
+            break
+        chars.append(c in wanted)
     if not chars:
         return 0.0, 0
-    return sum(c == letter for c in chars) / len(chars), len(chars)
+    return sum(chars) / len(chars), len(chars)
 
 
 class LettersEnv(Environment[None]):

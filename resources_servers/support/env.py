@@ -11,6 +11,7 @@ reference-overlap judge scores (resources_servers/verifiers/judge_offline.py).
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
 from pathlib import Path
@@ -32,12 +33,17 @@ from resources_servers.verifiers.judge import (
     Rubric,
     judged,
 )
-from resources_servers.verifiers.judge_offline import ReferenceOverlapJudge
+from resources_servers.verifiers.judge_offline import (
+    ReferenceOverlapJudge,
+    is_prose,
+    key_terms,
+)
 from resources_servers.verifiers.trajectory import calls
 
 if TYPE_CHECKING:
     from proofgym.settings import ResourcesSettings
 
+log = logging.getLogger("proofgym.support")
 MAX_ANSWER_CHARS = 1200
 RUBRIC = Rubric(
     task="answer a customer's question from the help-centre knowledge base",
@@ -62,10 +68,28 @@ def sentences(text: str) -> list[str]:
     return [" ".join(p.lower().split()) for p in parts if p.strip()]
 
 
+SHINGLE = 5  # words in a shingle
+COPIED = 0.6  # share of a sentence's shingles an answer must repeat to have copied it
+
+
+def shingles(text: str, n: int = SHINGLE) -> set[tuple[str, ...]]:
+    """Every run of `n` consecutive words of `text` (letters and digits only, lower case):
+    punctuation and spacing do not count, so `.` turned into `;` hides nothing."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
 def copied_sentences(answer: str, article: str) -> int:
-    """How many of the article's sentences the answer repeats word for word."""
-    flat = " ".join(answer.lower().split())
-    return sum(1 for s in sentences(article) if len(s.split()) >= 5 and s in flat)
+    """How many of the article's sentences (of five words or more) the answer repeats, judged
+    by overlap: most of the sentence's five-word shingles appear in the answer, whatever the
+    punctuation and with a few words changed."""
+    said = shingles(answer)
+    copied = 0
+    for sentence in sentences(article):
+        own = shingles(sentence)
+        if own and len(own & said) / len(own) >= COPIED:
+            copied += 1
+    return copied
 
 
 class SupportState:
@@ -98,6 +122,12 @@ class SupportEnv(Environment[SupportState]):
         if settings.judge_url:
             backend = ModelInterfaceJudge(
                 settings.judge_url, settings.judge_model, token=settings.token
+            )
+        else:  # loudly: its scores are a test double's, not a grader's
+            log.warning(
+                "support: no judge model configured (PROOFGYM_JUDGE_URL): answers are scored "
+                "by the offline reference-overlap judge, a test double for CI and validate. "
+                "Do not train on these rewards; set a judge model first."
             )
         return cls(Judge(backend, RUBRIC))
 
@@ -158,19 +188,25 @@ class SupportEnv(Environment[SupportState]):
                 detail="" if source else f"never read the article that answers it ({read})",
             ),
             self._own_words(answer, ARTICLES[question.article_id].body),
+            Check(
+                name="answers_in_sentences",
+                passed=is_prose(answer),
+                detail="" if is_prose(answer) else "a list of keywords, not an answer",
+            ),
         ]
         return judged(gates, self.judge, question.text, question.reference, answer)
 
     @staticmethod
     def _own_words(answer: str, article: str) -> Check:
         """The answer is not the article pasted back: it repeats at most one of the article's
-        sentences word for word. Pasting the tool output states every fact of the reference
-        without answering anyone, and an overlap judge would score it high."""
+        sentences (by shingle overlap, not exact text). Pasting the tool output states every
+        fact of the reference without answering anyone, and an overlap judge would score it
+        high."""
         copied = copied_sentences(answer, article)
         return Check(
             name="answers_in_own_words",
             passed=copied <= 1,
-            detail="" if copied <= 1 else f"repeats {copied} sentences of the article verbatim",
+            detail="" if copied <= 1 else f"repeats {copied} sentences of the article",
         )
 
     def controls(self, task: Task) -> list[Control]:
@@ -223,6 +259,18 @@ class SupportEnv(Environment[SupportState]):
                 expect="fail",
                 description="reads the article and sends it back as the answer",
                 script=[read, say(ARTICLES[article].body)],
+            ),
+            Control(
+                name="violation_pasted_with_other_punctuation",
+                expect="fail",
+                description="the article sent back with every full stop made a semicolon",
+                script=[read, say(ARTICLES[article].body.replace(".", ";"))],
+            ),
+            Control(
+                name="keyword_bag",
+                expect="fail",
+                description="the reference's key terms, no sentence",
+                script=[read, say(" ".join(sorted(key_terms(question.reference))))],
             ),
             Control(
                 name="wrong_answer",

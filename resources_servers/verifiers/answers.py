@@ -7,10 +7,16 @@ import re
 
 from proofgym.protocol import Check
 
-_ANSWER_LINE = re.compile(r"(?im)\b(?:final\s+)?answer\s*[:=]\s*(.+?)\s*$")
+# An answer statement starts its line ("Answer: 42", "**Final answer:** 42", "So the answer is:
+# 42"): "answer:" in the middle of a reasoning line ("to find the answer: multiply") is not one.
+_ANSWER_LINE = re.compile(
+    r"(?im)^[\s*_#>-]*(?:(?:so|thus|hence|therefore|the|my|final),?\s+){0,3}answer"
+    r"(?:\s+is)?[\s*_]*[:=][\s*_]*(.+?)\s*$"
+)
 # A number an answer may state: ASCII digits, plain (12345) or grouped by commas in threes
 # (12,345), an optional fraction (.5, 0.5) and exponent (1e5), an optional sign (- or +, or
 # U+2212 MINUS SIGN), `$` before and `%` after.
+_ANSWER_INLINE = re.compile(r"(?i)\banswer(?:\s+is)?\s*[:=]\s*([^\n]+?)\s*$", re.M)
 _STRICT_NUMBER = re.compile(
     r"(?P<sign>[-+\u2212])?\$?(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?"
     r"(?P<frac>\.[0-9]+)?(?P<exp>[eE][-+]?[0-9]+)?%?"
@@ -32,9 +38,24 @@ def _boxed(text: str) -> list[str]:
     return out
 
 
+def _stated_value(answer: str) -> str:
+    """What an answer states: the value after its last `=` when it shows its working
+    (`7 * 12 * 4 - 3 = 333` states 333)."""
+    return answer.rsplit("=", 1)[-1].strip() if "=" in answer else answer
+
+
 def extract_answers(text: str) -> list[str]:
-    """Every explicit final answer in `text`: `\\boxed{}` contents, then `Answer:` lines."""
-    return _boxed(text) + [m.group(1) for m in _ANSWER_LINE.finditer(text)]
+    """Every explicit final answer in `text`, as a person reads it: `\\boxed{}` contents, then
+    lines that start with `Answer:` (or `Final answer:`, `So the answer is:`), each taken after
+    its last `=`."""
+    found = _boxed(text) + [m.group(1) for m in _ANSWER_LINE.finditer(text)]
+    # "answer: N" inside a line is reasoning ("to find the answer: multiply 7 by 12") unless
+    # it states one number: then it is an answer too, so a hedge cannot hide mid-line
+    starts = {m.start(1) for m in _ANSWER_LINE.finditer(text)}
+    for m in _ANSWER_INLINE.finditer(text):
+        if m.start(1) not in starts and parse_number(_stated_value(m.group(1))) is not None:
+            found.append(m.group(1))
+    return [_stated_value(a) for a in found]
 
 
 def parse_number(text: str) -> float | None:

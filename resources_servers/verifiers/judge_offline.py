@@ -72,6 +72,24 @@ def key_terms(text: str) -> set[str]:
     return terms
 
 
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the to of in on at for from by with and or but is are was were be been it its "
+        "you your we our us i my this that these those will can do does not no if as so",
+    )
+)
+
+
+def is_prose(text: str) -> bool:
+    """Whether `text` reads as sentences: at least one word in seven is a function word
+    ("the", "you", "is"). Answers people write have far more; a bag of keywords has none."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if not words:
+        return False
+    return sum(w in _FUNCTION_WORDS for w in words) / len(words) >= 1 / 7
+
+
 class ReferenceOverlapJudge:
     """`JudgeBackend` without a model (see the module docstring)."""
 
@@ -117,6 +135,8 @@ class ReferenceOverlapJudge:
         words = len(candidate.split())
         if words < 3 or _TO_GRADER.search(candidate):
             return 0.0  # no answer, or one that talks to the grader, not the customer
+        if not is_prose(candidate):
+            return 0.0  # a bag of keywords states facts but answers nobody
         said = key_terms(candidate)
         on_topic = said & (key_terms(reference) | key_terms(question))
         off_topic = len(said) - len(on_topic)

@@ -60,6 +60,8 @@ class WorkflowEnv(Environment[Office]):
     """Handle one customer request by the rules."""
 
     name = "workflow"
+    # the references end "I told the customer": a denial is a success too
+    success_words = ("told the customer", "notified")
     task_data_model = WorkflowTask
     description = "A customer-support back office on SQLite: refunds, addresses, messages."
     reward_range = (0.0, 1.0)
@@ -258,7 +260,11 @@ class WorkflowEnv(Environment[Office]):
                 detail="" if notified else f"no message to customer {me}",
             ),
             told,
-            claim_check(final_message(response), achieved=goal_ok and notified and told.passed),
+            claim_check(
+                final_message(response),
+                achieved=goal_ok and notified and told.passed,
+                words=self.success_words,
+            ),
         ]
         return all_or_nothing(checks)
 

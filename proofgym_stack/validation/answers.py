@@ -1,0 +1,326 @@
+"""Answers a hostile policy tries first, built from the environment's own controls.
+
+Each attack keeps the reference's actions and changes only what the policy says or passes:
+- `hedged_candidates`: the right answer among wrong ones the environment itself recognises as
+  wrong (other tasks' answers, the answer's numbers off by one);
+- `padded_answer`: the right answer buried in those wrong ones, repeated to a long text;
+- `look_alike_unicode`: the answer with every ASCII letter and digit swapped for a look-alike
+  (Cyrillic, fullwidth, U+212A KELVIN SIGN);
+- `plausible_wrong_arguments`: the reference's tool calls with every argument changed to
+  another plausible value, then a success claim.
+
+The answer attacks apply only where the answer matters: where the reference's actions with an
+empty final message fail. There, each must fail too. No attack needs the author's help.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import TYPE_CHECKING, Any
+
+from proofgym.protocol import Task
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.runner import _Validator
+
+Script = list[list[dict[str, Any]]]
+CLAIM = "Done. I have completed the task successfully and verified the result."
+PADDED_CHARS = 6000
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+# Cyrillic look-alikes, U+212A KELVIN SIGN for k, fullwidth digits (the rest: fullwidth).
+_LOOK_ALIKE = {
+    **dict(
+        zip(
+            "aceopxyiABCEHIJKMOPSTXYk",
+            "\u0430\u0441\u0435\u043e\u0440\u0445\u0443\u0456\u0410\u0412\u0421\u0415"
+            "\u041d\u0406\u0408\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u04ae\u212a",
+            strict=True,
+        )
+    ),
+    **{chr(c): chr(c - ord("0") + 0xFF10) for c in range(ord("0"), ord("9") + 1)},
+}
+
+
+def look_alike(text: str) -> str:
+    """`text` with ASCII letters and digits swapped for characters that look the same."""
+    out = []
+    for ch in text:
+        if ch in _LOOK_ALIKE:
+            out.append(_LOOK_ALIKE[ch])
+        elif ch.isascii() and ch.isalpha():  # fullwidth forms for the rest
+            out.append(_fullwidth(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _fullwidth(ch: str) -> str:
+    return chr(ord(ch) - 0x21 + 0xFF01) if "!" <= ch <= "~" else ch
+
+
+def compatibility_look_alike(text: str) -> str:
+    """`text` with its digits and the letters of its last word in compatibility forms that
+    NFKC folds back (fullwidth; U+212A KELVIN SIGN for k): what a verifier that normalises
+    before comparing would read as the answer."""
+    words = text.rsplit(None, 1)
+    head, last = (
+        (words[0] + text[len(words[0]) : len(text) - len(words[-1])], words[-1])
+        if len(words) == 2
+        else ("", text)
+    )
+    digits = "".join(_fullwidth(c) if c.isdigit() else c for c in head)
+    tail = "".join(
+        "\u212a" if c in "kK" else _fullwidth(c) if c.isascii() and c.isalnum() else c for c in last
+    )
+    return digits + tail
+
+
+def final_text(script: Script) -> str | None:
+    """The text of the script's last message, when its last turn ends with one."""
+    for item in reversed(script[-1] if script else []):
+        if item.get("type") == "message" and isinstance(item.get("content"), str):
+            return str(item["content"])
+    return None
+
+
+def with_final(script: Script, text: str) -> Script:
+    """The script's actions, ending with `text` as its final message instead of its own."""
+    last = script[-1] if script else []
+    if last and all(i.get("type") == "message" for i in last):
+        return [*script[:-1], [{"type": "message", "content": text}]]
+    return [*script, [{"type": "message", "content": text}]]
+
+
+def actions(script: Script) -> int:
+    """How many tool calls the script makes."""
+    return sum(1 for turn in script for i in turn if i.get("type") == "function_call")
+
+
+def _numbers_off_by_one(text: str) -> list[str]:
+    out = []
+    for m in list(_NUMBER.finditer(text))[:3]:
+        for delta in (1, -1):
+            value = m.group()
+            changed = str(int(value) + delta) if "." not in value else f"{float(value) + delta:g}"
+            out.append(text[: m.start()] + changed + text[m.end() :])
+    return out
+
+
+def candidates(right: str, others: list[str], rng: random.Random) -> list[str]:
+    """Wrong answers of the same form: other tasks' answers and the answer's numbers moved."""
+    pool = [o for o in dict.fromkeys(others) if o and o != right] + _numbers_off_by_one(right)
+    pool = [c for c in dict.fromkeys(pool) if c != right]
+    rng.shuffle(pool)
+    return pool[:3]
+
+
+def _perturbed(value: Any, pool: list[Any]) -> Any:
+    choices = [p for p in pool if p != value and type(p) is type(value)]
+    if choices:
+        return choices[0]
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        return (value[::-1] if value[::-1] != value else value + "x") if value else "x"
+    if isinstance(value, list):
+        return list(reversed(value)) if len(value) > 1 else []
+    if isinstance(value, dict):
+        return {k: _perturbed(v, []) for k, v in value.items()}
+    return value
+
+
+def _task_values(data: Any) -> list[Any]:
+    """Every scalar leaf of task data."""
+    if isinstance(data, dict):
+        return [v for x in data.values() for v in _task_values(x)]
+    if isinstance(data, list):
+        return [v for x in data for v in _task_values(x)]
+    return [data]
+
+
+def _call_args(item: dict[str, Any]) -> dict[str, Any] | None:
+    args = item.get("arguments") or {}
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    return args if isinstance(args, dict) else None
+
+
+def wrong_arguments(
+    script: Script, pools: dict[tuple[str, str], list[Any]], task_data: dict[str, Any]
+) -> list[Script]:
+    """Scripts that make the reference's calls with plausible wrong arguments: one with every
+    argument changed and a success claim at the end, then, for the reference's last call (the
+    one that commits: a read with a wrong path before the right actions is an honest detour),
+    one per argument that the task data fixes (its value is a value of the task: a name, a
+    slot, an id), with only that argument changed and the reference's own final message.
+    Another value is another task's value for the same tool and argument where there is one.
+    Free arguments (a reason, a message body) are changed only in the first."""
+    fixed = {json.dumps(v) for v in _task_values(task_data)}
+    positions = []
+    calls = [
+        (t, i, item)
+        for t, turn in enumerate(script)
+        for i, item in enumerate(turn)
+        if item.get("type") == "function_call"
+    ]
+    if calls:  # the last call commits (book, write, send); earlier ones may be honest detours
+        t, i, item = calls[-1]
+        for key, value in (_call_args(item) or {}).items():
+            positions.append((t, i, key, json.dumps(value) in fixed))
+
+    def changed(only: tuple[int, int, str] | None) -> Script:
+        turns: Script = []
+        for t, turn in enumerate(script):
+            items = []
+            for i, item in enumerate(turn):
+                args = _call_args(item) if item.get("type") == "function_call" else None
+                if args is None:
+                    items.append(item)
+                    continue
+                new = {
+                    k: _perturbed(v, pools.get((item["name"], k), []))
+                    if only is None or only == (t, i, k)
+                    else v
+                    for k, v in args.items()
+                }
+                items.append({**item, "arguments": new})
+            turns.append(items)
+        return turns
+
+    out = []
+    every = changed(None)
+    if every != script:
+        calls_only = [[i for i in turn if i.get("type") == "function_call"] for turn in every]
+        out.append([*[t for t in calls_only if t], [{"type": "message", "content": CLAIM}]])
+    for t, i, key, is_fixed in positions:
+        if is_fixed:
+            one = changed((t, i, key))
+            if one != script:
+                out.append(one)
+    return out[:5]
+
+
+def argument_pools(scripts: list[Script]) -> dict[tuple[str, str], list[Any]]:
+    """Every value each tool's arguments take in `scripts`, by (tool, argument)."""
+    pools: dict[tuple[str, str], list[Any]] = {}
+    for script in scripts:
+        for turn in script:
+            for item in turn:
+                args = item.get("arguments")
+                if item.get("type") == "function_call" and isinstance(args, dict):
+                    for k, v in args.items():
+                        pools.setdefault((item["name"], k), []).append(v)
+    return pools
+
+
+async def check_answers(v: _Validator) -> None:
+    """Run the four attacks on each sampled task; each must fail where it applies."""
+    rng = random.Random(f"{v.seed}:answers")
+    refs: dict[str, Script] = {}
+    for task in v.tasks:
+        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        if control is not None:
+            refs[task.task_id] = control.script
+    pools = argument_pools(list(refs.values()))
+    answers = {tid: final_text(s) or "" for tid, s in refs.items()}
+    found: dict[str, list[str]] = {k: [] for k in _ATTACKS}
+    applied: dict[str, int] = dict.fromkeys(_ATTACKS, 0)
+    for task in v.tasks:
+        script = refs.get(task.task_id)
+        if script is None:
+            continue
+        others = [a for tid, a in answers.items() if tid != task.task_id]
+        counted = set()
+        for variant, attack in (await _attacks(v, task, script, others, pools, rng)).items():
+            name = variant.split("#")[0]
+            if name not in counted:
+                applied[name] += 1
+                counted.add(name)
+            result = await v.run(task, attack, f"attack {variant}")
+            if v.passes(result) or result.mask_sample:
+                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")
+    for name in _ATTACKS:
+        problems = found[name]
+        detail = (
+            "passed: " + "; ".join(problems[:3])
+            if problems
+            else f"failed on {applied[name]} tasks as it must"
+            if applied[name]
+            else _NOT_APPLICABLE[name]
+        )
+        v.verdict(f"attack:{name}", not problems, detail)
+
+
+def _describe(script: Script) -> str:
+    """The script's calls and final message, shortened, for a verdict."""
+    parts = [
+        f"{i['name']}({json.dumps(i.get('arguments'))[:60]})"
+        for turn in script
+        for i in turn
+        if i.get("type") == "function_call"
+    ]
+    said = final_text(script)
+    if said is not None:
+        parts.append(repr(said[:60]))
+    return " then ".join(parts)[:200]
+
+
+_ATTACKS = (
+    "hedged_candidates",
+    "padded_answer",
+    "look_alike_unicode",
+    "plausible_wrong_arguments",
+)
+_NOT_APPLICABLE = {
+    "hedged_candidates": "the final message does not decide the reward, or no wrong answer "
+    "was recognised; not applicable",
+    "padded_answer": "the final message does not decide the reward, or no wrong answer "
+    "was recognised; not applicable",
+    "look_alike_unicode": "the final message does not decide the reward; not applicable",
+    "plausible_wrong_arguments": "the reference passes no argument to change; not applicable",
+}
+
+
+async def _attacks(
+    v: _Validator,
+    task: Task,
+    script: Script,
+    others: list[str],
+    pools: dict[tuple[str, str], list[Any]],
+    rng: random.Random,
+) -> dict[str, Script]:
+    attacks: dict[str, Script] = {}
+    for n, broken in enumerate(wrong_arguments(script, pools, task.task_data)):
+        attacks["plausible_wrong_arguments" + (f"#{n}" if n else "")] = broken
+    right = final_text(script)
+    if not right or not right.strip():
+        return attacks
+    silent = await v.run(task, with_final(script, ""), "probe: the reference, silent")
+    if v.passes(silent):
+        return attacks  # the answer does not decide the reward here
+    wrong = []
+    for candidate in candidates(right, others, rng):
+        result = await v.run(task, with_final(script, candidate), "probe: a wrong answer")
+        if not v.passes(result) and not result.mask_sample:
+            wrong.append(candidate)
+    if wrong:
+        hedge = [right, *wrong]
+        rng.shuffle(hedge)
+        attacks["hedged_candidates"] = with_final(script, "\n".join(hedge))
+        padded = [right]
+        while sum(map(len, padded)) < PADDED_CHARS:
+            padded += wrong
+        attacks["padded_answer"] = with_final(script, "\n".join(padded))
+    attacks["look_alike_unicode"] = with_final(script, look_alike(right))
+    attacks["look_alike_unicode#compatibility"] = with_final(
+        script, compatibility_look_alike(right)
+    )
+    return attacks

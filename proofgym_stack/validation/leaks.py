@@ -1,0 +1,134 @@
+"""Where ground truth shows: every surface the policy sees, in every rollout of a validation.
+
+A secret field's value counts as leaked when it shows in the prompt, the instructions, the
+tool schemas, or any tool output or tool error of any rollout (not only the reference's), before
+the policy itself has said it: a value the policy wrote and then read back is not a leak. Each
+finding names the surface, the rollout and a snippet around the value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from proofgym.protocol import RunResult, Task
+from proofgym.responses import output_items
+
+SNIPPET = 40  # characters shown on each side of a leaked value
+
+
+@dataclass(frozen=True)
+class Secret:
+    """One leaf of a secret field: its dotted field, its key, its text, and whether it is
+    distinctive enough to be searched for on its own."""
+
+    field: str
+    key: str
+    text: str
+    distinctive: bool
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One place a secret showed."""
+
+    task_id: str
+    field: str
+    surface: str
+    snippet: str
+
+    def describe(self) -> str:
+        """One line for the verdict."""
+        return f"{self.task_id}: task_data.{self.field} shows in {self.surface}: …{self.snippet}…"
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, str, bool]]:
+    """The leaf values of a ground-truth field as (key, text, distinctive). Strings of 6
+    characters or more and numbers of 5 or more are distinctive: searched for as they are.
+    Shorter ones match anything on their own, so they are searched for next to their key."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    if isinstance(value, str) and value.strip():
+        return [(key, value, len(value.strip()) >= 6)]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        text = json.dumps(value)
+        return [(key, text, len(text) >= 5)]
+    return []
+
+
+def value_at(data: Any, path: str) -> Any:
+    """The value at a dotted path (`goal.decision`) of task data, or None."""
+    for part in path.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def secrets_of(task: Task, fields: Iterable[str]) -> list[Secret]:
+    """Every leaf of the task's secret fields."""
+    found = []
+    for path in fields:
+        value = value_at(task.task_data, path)
+        for key, text, distinctive in _leaves(value, path.rsplit(".", 1)[-1]):
+            found.append(Secret(path, key, text, distinctive))
+    return found
+
+
+def find(text: str, secret: Secret) -> re.Match[str] | None:
+    """Where `text` shows the secret: as it is when distinctive, else as `key: leaf`,
+    `key = leaf` or `"key": "leaf"` (any case, any spacing)."""
+    if secret.distinctive:
+        return re.search(re.escape(secret.text), text)
+    if not secret.key:
+        return None
+    words = r"[\s_\-]*".join(re.escape(w) for w in re.split(r"[\s_\-]+", secret.key) if w)
+    leaf = re.escape(secret.text.strip())
+    return re.search(rf"(?i)\b{words}\b[\"']?\s*[:=]\s*[\"']?{leaf}(?![\w.])", text)
+
+
+def _snippet(text: str, match: re.Match[str]) -> str:
+    start, end = max(0, match.start() - SNIPPET), min(len(text), match.end() + SNIPPET)
+    return " ".join(text[start:end].split())
+
+
+def first_leak(
+    text: str, secrets: list[Secret], said: str, surface: str, task_id: str
+) -> Leak | None:
+    """The first secret `text` shows that the policy had not itself said (`said`)."""
+    for secret in secrets:
+        match = find(text, secret)
+        if match is not None and find(said, secret) is None:
+            return Leak(task_id, secret.field, surface, _snippet(text, match))
+    return None
+
+
+def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str]]:
+    """(tool name, output, what the policy had said before it) for each tool output of a
+    rollout, errors included."""
+    names: dict[str, str] = {}
+    said: list[str] = []
+    for item in output_items(result.response):
+        kind = item.get("type")
+        if kind == "function_call":
+            names[str(item.get("call_id"))] = str(item.get("name"))
+            said.append(str(item.get("arguments") or ""))
+        elif kind == "message":
+            said.append(json.dumps(item.get("content"), ensure_ascii=False))
+        elif kind == "function_call_output":
+            name = names.get(str(item.get("call_id")), "a tool")
+            yield name, str(item.get("output", "")), "\n".join(said)
+
+
+def rollout_leaks(result: RunResult, secrets: list[Secret], label: str) -> list[Leak]:
+    """Leaks in the tool outputs and errors of one rollout (`label` names it)."""
+    leaks = []
+    for i, (name, output, said) in enumerate(tool_outputs_in_order(result), 1):
+        kind = "error" if output.startswith("Error") else "output"
+        leak = first_leak(output, secrets, said, f"{label}, {name} {kind} #{i}", result.task_id)
+        if leak is not None:
+            leaks.append(leak)
+    return leaks

@@ -1,0 +1,156 @@
+"""Blocking tool calls are fair between sessions, and a flood ends as tool errors, never a mask."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from openai.types.responses import Response
+
+from proofgym.protocol import Check, Task, VerifyResult
+from proofgym.settings import ResourcesSettings
+from resources_servers.base import Environment, tool
+from resources_servers.base.app import create_app
+from resources_servers.base.executor import CallRefused, FairExecutor
+
+
+async def test_a_session_with_many_calls_does_not_starve_another() -> None:
+    executor = FairExecutor(workers=2, max_wait_s=30, call_timeout_s=30)
+    release = threading.Event()
+    order: list[str] = []
+
+    def blocked(name: str) -> str:
+        release.wait(10)
+        order.append(name)
+        return name
+
+    flood = [
+        asyncio.create_task(executor.run("hostile", lambda i=i: blocked(f"h{i}")))
+        for i in range(20)
+    ]
+    await asyncio.sleep(0.05)
+    honest = asyncio.create_task(executor.run("honest", lambda: blocked("honest")))
+    await asyncio.sleep(0.05)
+    release.set()
+    assert await honest == "honest"
+    # one hostile call at a time: the honest call ran among the first of the flood, not after it
+    assert order.index("honest") <= 2
+    assert executor.pending() > 0  # the flood is still queued behind its own session
+    await asyncio.gather(*flood)
+    executor.shutdown()
+
+
+async def test_a_call_that_waits_too_long_behind_its_own_session_is_refused_unrun() -> None:
+    executor = FairExecutor(workers=4, max_wait_s=0.2, call_timeout_s=5)
+    release = threading.Event()
+    ran: list[int] = []
+
+    def first() -> int:
+        release.wait(5)
+        ran.append(1)
+        return 1
+
+    one = asyncio.create_task(executor.run("s", first))
+    two = asyncio.create_task(executor.run("s", lambda: ran.append(2)))
+    await asyncio.sleep(0.4)
+    release.set()
+    assert await one == 1
+    try:
+        await two
+        raise AssertionError("the second call should have been refused")
+    except CallRefused as exc:
+        assert exc.kind == "queue_timeout"
+    assert ran == [1]
+    executor.shutdown()
+
+
+HOSTILE, HONEST = "hostile-session-0001", "honest-session-00001"
+
+
+class Slow(Environment[None]):
+    """A tool that blocks."""
+
+    name = "slow"
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    @tool
+    def wait(self, state: None, seconds: float) -> str:
+        """Block.
+
+        Args:
+            seconds: how long.
+        """
+        time.sleep(min(seconds, 2))
+        return "waited"
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        return VerifyResult(reward=0.0, checks=[Check(name="none", passed=False)])
+
+
+async def test_a_flood_of_slow_calls_ends_in_tool_errors_and_seeding_goes_on() -> None:
+    settings = ResourcesSettings(tool_workers=2, tool_queue_wait_s=0.5, tool_call_timeout_s=5)
+    app = create_app(settings, envs={"slow": Slow()})
+    task = {"task_id": "t", "env": "slow", "responses_create_params": {"input": "x"}}
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://r") as client,
+    ):
+        for sid in (HOSTILE, HONEST):
+            r = await client.post("/slow/seed_session", json={"session_id": sid, "task": task})
+            assert r.status_code == 200
+
+        async def call(sid: str) -> Any:
+            r = await client.post(
+                "/slow/tools/wait", json={"seconds": 0.3}, headers={"X-Session-Id": sid}
+            )
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        flood = [asyncio.create_task(call(HOSTILE)) for _ in range(40)]
+        await asyncio.sleep(0.1)
+        # seeding uses no tool thread: it answers while the flood holds them
+        r = await client.post(
+            "/slow/seed_session", json={"session_id": "late-session-0001", "task": task}
+        )
+        assert r.status_code == 200
+        honest = await call(HONEST)
+        assert honest["output"] == "waited"
+        results = await asyncio.gather(*flood)
+    kinds = [(r.get("error") or {}).get("kind") for r in results]
+    assert kinds.count(None) >= 1  # some ran
+    assert kinds.count("queue_timeout") >= 30  # the rest were answered, unrun, as tool errors
+
+
+async def test_the_agent_runs_at_most_the_cap_of_calls_of_one_turn(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    from proofgym.settings import AgentSettings
+    from proofgym_stack.testing import in_process_stack
+
+    flood = [{"type": "function_call", "name": "list_files", "arguments": "{}"}] * 40
+    body = {
+        "task": file_edit_tasks[0],
+        "model_params": {
+            "model": "scripted",
+            "script": [flood, [{"type": "message", "content": "Done."}]],
+        },
+    }
+    settings = AgentSettings(
+        resources_urls=["http://resources"], model_url="http://model", max_tool_calls_per_turn=8
+    )
+    async with in_process_stack(agent_settings=settings) as s:
+        r = await s.client.post("http://agent/run", json=body)
+    result = r.json()
+    assert r.status_code == 200 and result["mask_sample"] is False  # scored, never masked
+    outputs = [
+        i["output"] for i in result["response"]["output"] if i["type"] == "function_call_output"
+    ]
+    refused = [o for o in outputs if "too many tool calls in one turn" in o]
+    assert len(outputs) == 40 and len(refused) == 32

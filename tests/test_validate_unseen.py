@@ -1,0 +1,419 @@
+"""`validate` catches mistakes in environments it has never seen, with no help from the author.
+
+Each environment here is written the way another author would write one: its own names, its
+own success words, and (unless the test says otherwise) only a `reference` and a `noop_claim`
+control. Every planted mistake must be caught by a check that needs nothing else; the sound
+versions must pass, so a check that fails everything proves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai.types.responses import Response
+
+from proofgym.protocol import Check, Control, Task, VerifyResult
+from proofgym.responses import final_message, function_calls
+from proofgym_stack.validation import EnvReport, validate_env
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.answers import extract_answers
+from resources_servers.verifiers.claims import claim_check
+from resources_servers.verifiers.compose import all_or_nothing
+
+GUESTS = ["ana", "bo", "cy", "dee"]
+SLOTS = ["12:00", "12:30", "13:00", "13:30", "19:00", "19:30"]
+
+
+def say(text: str) -> list[dict[str, Any]]:
+    return [{"type": "message", "content": text}]
+
+
+def call(name: str, **args: Any) -> list[dict[str, Any]]:
+    return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
+
+
+# --- a table-booking environment, sound --------------------------------------------------------
+
+
+class Bookings:
+    """One session's bookings."""
+
+    def __init__(self, taken: list[str]) -> None:
+        self.taken = list(taken)
+        self.booked: list[tuple[str, str]] = []
+
+
+class TableBooking(Environment[Bookings]):
+    """Book the slot the guest asked for; nothing else."""
+
+    name = "tables"
+    secret_fields = ("house_note",)
+    success_words = ("booked",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> Bookings:
+        return Bookings(task.task_data["taken"])
+
+    @tool(inline=True)
+    def free_slots(self, state: Bookings) -> str:
+        """The slots still free today."""
+        return ", ".join(s for s in SLOTS if s not in state.taken)
+
+    @tool(inline=True)
+    def book(self, state: Bookings, guest: str, slot: str) -> str:
+        """Book a table.
+
+        Args:
+            guest: the guest's name.
+            slot: the time, HH:MM.
+        """
+        if slot in state.taken:
+            raise ToolError(self.taken_message(state, slot))
+        state.taken.append(slot)
+        state.booked.append((guest, slot))
+        return f"booked {slot} for {guest}"
+
+    def taken_message(self, state: Bookings, slot: str) -> str:
+        return f"{slot} is taken"
+
+    def achieved(self, state: Bookings, task: Task) -> bool:
+        return state.booked == [(task.task_data["guest"], task.task_data["slot"])]
+
+    def verify(self, state: Bookings, task: Task, response: Response) -> VerifyResult:
+        done = self.achieved(state, task)
+        return all_or_nothing(
+            [
+                Check(name="table_booked", passed=done),
+                claim_check(final_message(response), done, words=self.success_words),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        guest, slot = task.task_data["guest"], task.task_data["slot"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[
+                    call("book", guest=guest, slot=slot),
+                    say(f"Your table is booked, {guest}."),
+                ],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Your table is booked!")]),
+        ]
+
+
+class TableBookingWithViolation(TableBooking):
+    """The sound environment, with a violation control as the guide asks."""
+
+    def controls(self, task: Task) -> list[Control]:
+        guest, slot = task.task_data["guest"], task.task_data["slot"]
+        other = next(s for s in SLOTS if s != slot and s not in task.task_data["taken"])
+        return [
+            *super().controls(task),
+            Control(
+                name="violation_two_tables",
+                expect="fail",
+                script=[
+                    call("book", guest=guest, slot=slot),
+                    call("book", guest=guest, slot=other),
+                    say("Booked!"),
+                ],
+            ),
+        ]
+
+
+def booking_tasks(n: int = 4, seed: int = 3) -> list[Task]:
+    rng = random.Random(seed)
+    tasks = []
+    for i in range(n):
+        guest, slot = GUESTS[i % len(GUESTS)], rng.choice(SLOTS)
+        taken = rng.sample([s for s in SLOTS if s != slot], 2)
+        tasks.append(
+            Task(
+                task_id=f"tables-{i}",
+                env="tables",
+                responses_create_params={"input": f"Please book a table at {slot} for {guest}."},
+                task_data={
+                    "guest": guest,
+                    "slot": slot,
+                    "taken": taken,
+                    "house_note": f"regular guest, discount code VIP{rng.randint(1000, 9999)}",
+                },
+            )
+        )
+    return tasks
+
+
+def failed(report: EnvReport) -> set[str]:
+    return {v.name for v in report.verdicts if not v.passed}
+
+
+def detail(report: EnvReport, name: str) -> str:
+    return next(v.detail for v in report.verdicts if v.name == name)
+
+
+async def validate(env: Environment[Any], tasks: list[Task] | None = None) -> EnvReport:
+    return await validate_env(env, tasks or booking_tasks(), sample=4, parallel=16)
+
+
+async def test_the_sound_booking_environment_passes() -> None:
+    report = await validate(TableBookingWithViolation())
+    assert report.passed, [v for v in report.verdicts if not v.passed]
+    assert detail(report, "attack:plausible_wrong_arguments").startswith("failed on 4 tasks")
+    assert "pairs of sessions" in detail(report, "isolation_colliding")
+
+
+async def test_only_reference_and_noop_claim_fails_for_want_of_a_violation() -> None:
+    # the author shipped the two controls everyone writes: everything else passes, but the
+    # guide's rule (one violation control per rule) is enforced
+    report = await validate(TableBooking())
+    assert failed(report) == {"violation_declared"}
+
+
+# --- planted mistakes, each caught -------------------------------------------------------------
+
+
+class TrustsTheFinalMessage(TableBookingWithViolation):
+    """Scores the message: no check is named claim-anything."""
+
+    def verify(self, state: Bookings, task: Task, response: Response) -> VerifyResult:
+        said = "booked" in final_message(response).lower()
+        return all_or_nothing([Check(name="confirmation_sent", passed=said)])
+
+
+async def test_a_verifier_trusting_the_final_message_is_caught_whatever_its_checks_are_named() -> (
+    None
+):
+    report = await validate(TrustsTheFinalMessage())
+    assert "adversarial:claim_without_action" in failed(report)
+    assert "bare claim" in detail(report, "adversarial:claim_without_action")
+
+
+class SecretInTheError(TableBookingWithViolation):
+    """Shows the house note when asked for a slot that does not exist: only a wrong call
+    ever sees it, never the reference."""
+
+    def create_state(self, task: Task, workdir: Path | None) -> Bookings:
+        state = super().create_state(task, workdir)
+        state.note = task.task_data["house_note"]  # type: ignore[attr-defined]
+        return state
+
+    @tool(inline=True)
+    def book(self, state: Bookings, guest: str, slot: str) -> str:
+        """Book a table.
+
+        Args:
+            guest: the guest's name.
+            slot: the time, HH:MM.
+        """
+        if slot not in SLOTS:
+            raise ToolError(f"no slot {slot!r} (house note: {state.note})")  # type: ignore[attr-defined]
+        return super().book(state, guest, slot)
+
+
+async def test_a_secret_in_a_tool_error_is_caught_and_located() -> None:
+    report = await validate(SecretInTheError())
+    assert failed(report) == {"no_ground_truth_leak"}
+    where = detail(report, "no_ground_truth_leak")
+    assert "book error" in where and "house_note" in where and "discount code VIP" in where
+
+
+BOOKED: dict[str, list[str]] = {}  # module-level state: the mistake under test
+
+
+class SharedByGuest(TableBookingWithViolation):
+    """Keeps the taken slots in a module-level dict keyed by guest: sessions of one task agree
+    on it, so only two tasks with the same guest and other slots collide."""
+
+    def create_state(self, task: Task, workdir: Path | None) -> Bookings:
+        BOOKED[task.task_data["guest"]] = list(task.task_data["taken"])
+        return Bookings([])
+
+    @tool(inline=True)
+    def book(self, state: Bookings, guest: str, slot: str) -> str:
+        """Book a table.
+
+        Args:
+            guest: the guest's name.
+            slot: the time, HH:MM.
+        """
+        if slot in BOOKED.get(guest, []) or slot in state.taken:
+            raise ToolError(f"{slot} is taken")
+        state.taken.append(slot)
+        state.booked.append((guest, slot))
+        return f"booked {slot} for {guest}"
+
+
+async def test_state_shared_through_a_module_dict_is_caught_by_colliding_sessions() -> None:
+    # every sampled task has its own guest, and sessions of one task write the same value:
+    # the parallel runs never collide, so only the colliding variants find it
+    report = await validate(SharedByGuest())
+    assert failed(report) == {"isolation_colliding"}
+
+
+class OnlyChecksTheToolWasCalled(TableBookingWithViolation):
+    """Passes a rollout that called `book` at all."""
+
+    def verify(self, state: Bookings, task: Task, response: Response) -> VerifyResult:
+        called = any(c["name"] == "book" for c in function_calls(response))
+        return all_or_nothing([Check(name="booking_made", passed=called)])
+
+
+async def test_a_verifier_that_only_checks_a_tool_was_called_is_caught() -> None:
+    report = await validate(OnlyChecksTheToolWasCalled())
+    assert "attack:plausible_wrong_arguments" in failed(report)
+
+
+class AnyNewBookingWithTheRightGuest(TableBookingWithViolation):
+    """ "A new record with the right name exists": the slot is never compared."""
+
+    def achieved(self, state: Bookings, task: Task) -> bool:
+        return any(g == task.task_data["guest"] for g, _ in state.booked)
+
+    def verify(self, state: Bookings, task: Task, response: Response) -> VerifyResult:
+        return all_or_nothing([Check(name="table_booked", passed=self.achieved(state, task))])
+
+
+async def test_a_verifier_that_checks_only_part_of_the_record_is_caught() -> None:
+    report = await validate(AnyNewBookingWithTheRightGuest())
+    assert "attack:plausible_wrong_arguments" in failed(report)
+
+
+class EnglishWordsOnly(TableBookingWithViolation):
+    """Uses the claim library without the environment's own success word."""
+
+    success_words = ()
+
+
+async def test_a_claim_check_that_never_recognises_the_reference_is_caught() -> None:
+    report = await validate(EnglishWordsOnly())
+    assert failed(report) == {"claim_check_recognises_reference"}
+
+
+class CrashesOnManyItems(TableBookingWithViolation):
+    """A verifier that cannot take a long trajectory: a flood of calls masks the rollout."""
+
+    def verify(self, state: Bookings, task: Task, response: Response) -> VerifyResult:
+        if len(response.output) > 100:
+            raise RuntimeError("trajectory too long to check")
+        return super().verify(state, task, response)
+
+
+async def test_a_flood_of_calls_that_masks_a_rollout_is_caught() -> None:
+    report = await validate(CrashesOnManyItems())
+    assert "adversarial:call_flood" in failed(report)
+    assert "masked" in detail(report, "adversarial:call_flood")
+
+
+# --- answer environments: hedging, padding, look-alikes -------------------------------------
+
+
+class Quiz(Environment[None]):
+    """Answer a sum; the final `Answer:` is graded."""
+
+    name = "quiz"
+    secret_fields = ("total",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def correct(self, text: str, task: Task) -> bool:
+        answers = extract_answers(text)
+        return bool(answers) and all(a.strip() == str(task.task_data["total"]) for a in answers)
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        ok = self.correct(final_message(response), task)
+        return all_or_nothing([Check(name="right_total", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        total = task.task_data["total"]
+        return [
+            Control(name="reference", expect="pass", script=[say(f"Answer: {total}")]),
+            Control(name="noop_claim", expect="fail", script=[say("Done, solved it.")]),
+            Control(
+                name="violation_off_by_one", expect="fail", script=[say(f"Answer: {total + 1}")]
+            ),
+        ]
+
+
+def quiz_tasks() -> list[Task]:
+    rng = random.Random(5)
+    tasks = []
+    for i in range(4):
+        a, b = rng.randint(1000, 5000), rng.randint(1000, 5000)
+        tasks.append(
+            Task(
+                task_id=f"quiz-{i}",
+                env="quiz",
+                responses_create_params={"input": f"What is {a} + {b}?"},
+                task_data={"a": a, "b": b, "total": a + b},
+            )
+        )
+    return tasks
+
+
+async def test_the_sound_quiz_passes() -> None:
+    report = await validate(Quiz(), quiz_tasks())
+    assert report.passed, [v for v in report.verdicts if not v.passed]
+    assert detail(report, "attack:hedged_candidates").startswith("failed on")
+
+
+class AnyAnswerLineMatches(Quiz):
+    """Passes when any of the `Answer:` lines is right."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        return any(a.strip() == str(task.task_data["total"]) for a in extract_answers(text))
+
+
+async def test_any_of_many_answer_lines_is_caught_as_hedging() -> None:
+    report = await validate(AnyAnswerLineMatches(), quiz_tasks())
+    assert "attack:hedged_candidates" in failed(report)
+
+
+class ContainsTheAnswer(Quiz):
+    """Passes when the right number appears anywhere in the message."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        return str(task.task_data["total"]) in text
+
+
+async def test_an_answer_found_anywhere_is_caught_by_padding_and_hedging() -> None:
+    report = await validate(ContainsTheAnswer(), quiz_tasks())
+    assert {"attack:hedged_candidates", "attack:padded_answer"} <= failed(report)
+
+
+class CaseFolded(Quiz):
+    """Compares after NFKC and case folding: a look-alike answer scores as the answer."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        import unicodedata
+
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        return folded.strip() == f"answer: {task.task_data['total']}"
+
+
+async def test_a_verifier_that_folds_look_alikes_into_the_answer_is_caught() -> None:
+    report = await validate(CaseFolded(), quiz_tasks())
+    assert "attack:look_alike_unicode" in failed(report)
+
+
+async def test_a_tool_call_parser_that_raises_on_deep_json_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # plant the old parser: plain json.loads raises RecursionError on a deep generation
+    import model_interface.hermes as hermes
+
+    def crashes_on_deep_json(text: str) -> Any:
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise RuntimeError("the parser ran out of stack") from None
+
+    monkeypatch.setattr(hermes, "loads_limited", crashes_on_deep_json)
+    report = await validate(TableBookingWithViolation())
+    assert "adversarial:hostile_generations" in failed(report)
+    assert "deeply_nested" in detail(report, "adversarial:hostile_generations")
