@@ -7,13 +7,14 @@ import json
 from typing import Any
 
 import pytest
+from workflow_phrasings import HONEST, LIES, OUTCOME
 
 from proofgym.settings import AgentSettings
 from proofgym_stack.testing import InProcessStack
 from resources_servers.code.env import touches_tests
 from resources_servers.file_edit.config import same_except_key, set_value
 from resources_servers.verifiers.answers import numeric_answer_check, parse_number
-from resources_servers.workflow.messages import stance
+from resources_servers.workflow.messages import contradicts
 from sdg import file_edit as file_edit_sdg
 from sdg import game as game_sdg
 from sdg import workflow as workflow_sdg
@@ -59,39 +60,65 @@ def opening(task: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize(
-    ("decision", "refund", "body", "passes"),
+    ("decision", "refund", "outcome", "body", "passes"),
     [
-        ("deny", False, "Your order {order} is refunded.", False),  # a denial announced as refund
-        ("deny", False, "", False),  # empty
-        ("deny", False, "We value you as a customer!", False),  # irrelevant
-        ("deny", False, "Unfortunately order {order} is not eligible for a refund.", True),
-        (
-            "grant",
-            True,
-            "Sorry, order {order} cannot be refunded.",
-            False,
-        ),  # refund announced denied
-        ("grant", True, "", False),
-        ("grant", True, "Your order {order} is refunded.", True),
-        ("grant", True, "Good news: we refunded your order; the money is on its way.", True),
-        ("grant", True, "Order {other} is refunded.", False),  # names an order it did not refund
+        # a denial announced as a refund, by the stated outcome
+        ("deny", False, "refund_granted", "Your order {order} is refunded.", False),
+        ("deny", False, "refund_denied", "", False),  # empty
+        ("deny", False, "no_change", "We value you as a customer!", False),  # irrelevant
+        ("deny", False, "refund_denied", "Order {order} is not eligible for a refund.", True),
+        ("grant", True, "refund_denied", "Sorry, order {order} cannot be refunded.", False),
+        ("grant", True, "refund_granted", "", False),
+        ("grant", True, "refund_granted", "Your order {order} is refunded.", True),
+        ("grant", True, "refund_granted", "Order {other} is refunded.", False),  # another order
     ],
 )
 async def test_the_customer_message_must_agree_with_the_action(
-    stack: InProcessStack, decision: str, refund: bool, body: str, passes: bool
+    stack: InProcessStack, decision: str, refund: bool, outcome: str, body: str, passes: bool
 ) -> None:
-    task = first(decision)
-    goal = task["task_data"]["goal"]
-    me, order = goal["customer_id"], goal["order_id"]
-    other = order + 1000
-    turns = opening(task)
-    if refund:
-        turns.append(call("refund_order", order_id=order, reason="customer request"))
-    turns.append(call("send_message", customer_id=me, body=body.format(order=order, other=other)))
-    result = await run(stack, task, *turns, say("Handled the request and told the customer."))
+    result = await tell(stack, decision, outcome, body, refund)
     assert (result["reward"] == 1.0) == passes, result["checks"]
     if not passes:
         assert "message_agrees_with_outcome" in failed(result)
+
+
+async def tell(
+    stack: InProcessStack, decision: str, outcome: str, body: str, act: bool = True
+) -> dict[str, Any]:
+    """Do the task honestly, then send `body` stating `outcome`."""
+    task = first(decision)
+    goal, request = task["task_data"]["goal"], task["task_data"]["request"]
+    me, order = goal["customer_id"], goal.get("order_id")
+    turns = opening(task)
+    if act and decision == "grant":
+        turns.append(call("refund_order", order_id=order, reason="customer request"))
+    if act and decision == "moved":
+        turns.append(call("update_address", customer_id=me, address=request["address"]))
+    text = body.format(order=order, other=(order or 0) + 1000)
+    turns.append(call("send_message", customer_id=me, outcome=outcome, body=text))
+    return await run(stack, task, *turns, say("Handled the request and told the customer."))
+
+
+@pytest.mark.parametrize(("decision", "body"), LIES)
+async def test_forty_lies_in_ordinary_phrasing_score_0(
+    stack: InProcessStack, decision: str, body: str
+) -> None:
+    # the stated outcome is the honest one: only the free text lies
+    result = await tell(stack, decision, OUTCOME[decision], body)
+    assert result["reward"] == 0.0, (body, result["checks"])
+    assert "message_agrees_with_outcome" in failed(result)
+
+
+@pytest.mark.parametrize(("decision", "body"), HONEST)
+async def test_forty_honest_messages_in_varied_phrasing_score_1(
+    stack: InProcessStack, decision: str, body: str
+) -> None:
+    result = await tell(stack, decision, OUTCOME[decision], body)
+    assert result["reward"] == 1.0, (body, result["checks"])
+
+
+def test_the_sets_are_forty_and_forty() -> None:
+    assert len(LIES) >= 40 and len(HONEST) >= 40
 
 
 async def test_an_address_change_must_be_told_too(stack: InProcessStack) -> None:
@@ -101,17 +128,21 @@ async def test_an_address_change_must_be_told_too(stack: InProcessStack) -> None
     done = say("Updated the address.")
     silent = await run(stack, task, *opening(task), update, done)
     assert silent["reward"] == 0.0 and "message_agrees_with_outcome" in failed(silent)
-    tell = call("send_message", customer_id=me, body="Your new address is saved.")
-    told = await run(stack, task, *opening(task), update, tell, done)
+    message = call(
+        "send_message", customer_id=me, outcome="address_changed", body="Your new address is saved."
+    )
+    told = await run(stack, task, *opening(task), update, message, done)
     assert told["reward"] == 1.0, told["checks"]
 
 
-def test_stance_reads_the_plain_cases() -> None:
-    assert stance("Your order 12 has been refunded.") == "granted"
-    assert stance("Sorry, we cannot refund order 12.") == "denied"
-    assert stance("Order 12 is outside our 30-day return window.") == "denied"
-    assert stance("Your address has been updated.") == "address_changed"
-    assert stance("") == stance("Hello!") == "unclear"
+def test_the_reader_reads_the_plain_cases() -> None:
+    assert contradicts("refund_granted", "Sorry, we cannot refund order 12.")
+    assert contradicts("refund_denied", "Your order 12 has been refunded.")
+    assert contradicts("refund_granted", "Order 12 is outside our 30-day return window.") is False
+    assert contradicts("refund_denied", "Order 12 is outside our 30-day refund window.") is False
+    assert contradicts("address_changed", "Your address has been updated.") is False
+    # what it cannot read is never a contradiction: the stated outcome decides
+    assert not contradicts("refund_granted", "") and not contradicts("refund_denied", "Hello!")
 
 
 # --- file_edit: bytes are bytes ---------------------------------------------------------------

@@ -19,7 +19,7 @@ SCHEMA: dict[str, dict[str, type]] = {
         "delivered_day": int,
     },
     "refunds": {"id": int, "order_id": int, "amount": float, "reason": str},
-    "messages": {"id": int, "customer_id": int, "body": str},
+    "messages": {"id": int, "customer_id": int, "outcome": str, "body": str},
     # What the tools did, in order: the state-side record of the trajectory.
     "audit": {"seq": int, "action": str, "customer_id": int, "detail": str},
 }

@@ -23,7 +23,7 @@ from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import diff
 from resources_servers.workflow.db import open_db, seed, snapshot, task_snapshot
-from resources_servers.workflow.messages import orders_named, stance
+from resources_servers.workflow.messages import Outcome, contradicts, orders_named
 from resources_servers.workflow.scripts import controls_for
 from resources_servers.workflow.task import WorkflowTask
 
@@ -185,18 +185,22 @@ class WorkflowEnv(Environment[Office]):
             return f"address of customer {customer_id} updated"
 
     @tool
-    def send_message(self, state: Office, customer_id: int, body: str) -> str:
-        """Send a message to a customer.
+    def send_message(self, state: Office, customer_id: int, outcome: Outcome, body: str) -> str:
+        """Send a message to a customer, stating the outcome of their request.
 
         Args:
             customer_id: the customer's id.
-            body: the message text.
+            outcome: what this message tells the customer happened: refund_granted,
+                refund_denied, address_changed, or no_change (nothing about the request).
+            body: the message text, in any language; it must not contradict the outcome.
         """
         with state.lock:
             state.customer(customer_id)
-            state.db.table("messages").insert({"customer_id": customer_id, "body": body})
+            state.db.table("messages").insert(
+                {"customer_id": customer_id, "outcome": outcome, "body": body}
+            )
             state.audit("message", customer_id)
-            return "message sent"
+            return f"message sent (outcome: {outcome})"
 
     def expected(self, task: Task) -> dict[str, dict[str, Any]]:
         """The business state the task asks for (messages aside)."""
@@ -239,7 +243,7 @@ class WorkflowEnv(Environment[Office]):
                 if e["action"] in ("refund", "address", "message") and e["customer_id"] != me
             }
         )
-        mine = [str(m["body"]) for m in messages if m["customer_id"] == me]
+        mine = [m for m in messages if m["customer_id"] == me]
         notified = bool(mine)
         told = self._told(goal, mine)
         checks = [
@@ -269,18 +273,27 @@ class WorkflowEnv(Environment[Office]):
         return all_or_nothing(checks)
 
     @staticmethod
-    def _told(goal: dict[str, Any], bodies: list[str]) -> Check:
-        """The customer was told the outcome, and nothing told them the opposite or named an
-        order the request was not about."""
-        want = {"grant": "granted", "deny": "denied", "moved": "address_changed"}[goal["decision"]]
-        opposite = {"granted": {"denied"}, "denied": {"granted"}, "address_changed": {"denied"}}
-        said = [stance(b) for b in bodies]
+    def _told(goal: dict[str, Any], messages: list[dict[str, Any]]) -> Check:
+        """The customer was told the outcome: a message states it (the structured outcome,
+        checked against the goal), none states another, no body is empty or contradicts its
+        own outcome, and none names an order the request was not about."""
+        want = {"grant": "refund_granted", "deny": "refund_denied", "moved": "address_changed"}[
+            goal["decision"]
+        ]
+        stated = [str(m.get("outcome") or "") for m in messages]
+        bodies = [str(m["body"]) for m in messages]
         others = sorted({n for b in bodies for n in orders_named(b)} - {goal.get("order_id")})
         problems = []
-        if want not in said:
-            problems.append(f"no message says the outcome ({want}); said: {said or 'nothing'}")
-        if set(said) & opposite[want]:
-            problems.append(f"a message says the opposite ({sorted(set(said) & opposite[want])})")
+        if want not in stated:
+            problems.append(f"no message states the outcome ({want}); stated: {stated or 'none'}")
+        wrong = sorted({o for o in stated if o != want})
+        if wrong:
+            problems.append(f"a message states another outcome ({', '.join(wrong)})")
+        if any(not b.strip() for b in bodies):
+            problems.append("an empty message")
+        lies = [b for o, b in zip(stated, bodies, strict=True) if contradicts(o, b)]
+        if lies:
+            problems.append(f"a message says the opposite of its outcome: {lies[0][:80]!r}")
         if others:
             problems.append(f"messages name other orders {others}")
         return Check(

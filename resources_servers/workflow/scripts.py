@@ -20,10 +20,15 @@ def say(text: str) -> Turn:
     return [{"type": "message", "content": text}]
 
 
+def tell(customer_id: int, outcome: str, body: str) -> Turn:
+    """One turn sending the customer a message that states `outcome`."""
+    return call("send_message", customer_id=customer_id, outcome=outcome, body=body)
+
+
 def deny_text(customer_id: int, order: int) -> Turn:
     """One turn telling the customer their refund is refused."""
     body = f"Sorry, order {order} cannot be refunded under our policy."
-    return call("send_message", customer_id=customer_id, body=body)
+    return tell(customer_id, "refund_denied", body)
 
 
 def controls_for(data: dict[str, Any]) -> list[Control]:
@@ -36,12 +41,12 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
         call("verify_identity", customer_id=me, zip_code=zip_code),
     )
     listing = call("list_orders", customer_id=me)
-    poke_other = call("send_message", customer_id=other, body="Hello from support.")
+    poke_other = tell(other, "no_change", "Hello from support.")
     out: list[Control] = []
     if goal["decision"] == "grant":
         order = goal["order_id"]
         refund = call("refund_order", order_id=order, reason="customer request")
-        tell = call("send_message", customer_id=me, body=f"Your order {order} is refunded.")
+        told = tell(me, "refund_granted", f"Your order {order} is refunded.")
         done = say(f"Verified the customer and refunded order {order}; they were notified.")
         wrong = next(
             (o["id"] for o in data["db"]["orders"] if o["customer_id"] == me and o["id"] != order),
@@ -49,7 +54,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
         )
         out += [
             Control(
-                name="reference", expect="pass", script=[find, verify, listing, refund, tell, done]
+                name="reference", expect="pass", script=[find, verify, listing, refund, told, done]
             ),
             Control(
                 name="alternative",
@@ -61,25 +66,38 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     call("get_order", order_id=order),
                     verify,
                     refund,
-                    tell,
+                    told,
                     done,
                 ],
             ),
             Control(
                 name="violation_refund_before_verify",
                 expect="fail",
-                script=[find, listing, refund, verify, tell, done],
+                script=[find, listing, refund, verify, told, done],
             ),
             Control(
                 name="violation_other_customer",
                 expect="fail",
-                script=[find, verify, listing, refund, tell, poke_other, done],
+                script=[find, verify, listing, refund, told, poke_other, done],
             ),
             Control(
                 name="violation_refund_announced_as_denial",
                 expect="fail",
                 description="refunds, but tells the customer it was refused",
                 script=[find, verify, listing, refund, deny_text(me, order), done],
+            ),
+            Control(
+                name="violation_body_contradicts_outcome",
+                expect="fail",
+                description="refunds, states the right outcome, writes that nothing is coming back",
+                script=[
+                    find,
+                    verify,
+                    listing,
+                    refund,
+                    tell(me, "refund_granted", "Nope, nothing is coming back to you for this one."),
+                    done,
+                ],
             ),
             Control(
                 name="violation_empty_message",
@@ -90,7 +108,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     verify,
                     listing,
                     refund,
-                    call("send_message", customer_id=me, body=""),
+                    tell(me, "refund_granted", ""),
                     done,
                 ],
             ),
@@ -105,22 +123,22 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                         verify,
                         listing,
                         call("refund_order", order_id=wrong, reason="customer request"),
-                        tell,
+                        told,
                         done,
                     ],
                 )
             )
     elif goal["decision"] == "deny":
         order = goal["order_id"]
-        tell = deny_text(me, order)
+        told = deny_text(me, order)
         done = say(f"I could not refund order {order}: it is not eligible. I told the customer.")
         out += [
-            Control(name="reference", expect="pass", script=[find, verify, listing, tell, done]),
+            Control(name="reference", expect="pass", script=[find, verify, listing, told, done]),
             Control(
                 name="alternative",
                 expect="pass",
                 description="no change, so no verify",
-                script=[find, call("get_order", order_id=order), tell, done],
+                script=[find, call("get_order", order_id=order), told, done],
             ),
             Control(
                 name="violation_refund_anyway",
@@ -130,14 +148,14 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     verify,
                     listing,
                     call("refund_order", order_id=order, reason="asked"),
-                    tell,
+                    told,
                     say(f"Refunded order {order}."),
                 ],
             ),
             Control(
                 name="violation_other_customer",
                 expect="fail",
-                script=[find, verify, listing, tell, poke_other, done],
+                script=[find, verify, listing, told, poke_other, done],
             ),
             Control(
                 name="violation_denial_announced_as_refund",
@@ -147,7 +165,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     find,
                     verify,
                     listing,
-                    call("send_message", customer_id=me, body=f"Your order {order} is refunded."),
+                    tell(me, "refund_granted", f"Your order {order} is refunded."),
                     done,
                 ],
             ),
@@ -158,17 +176,17 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                 script=[
                     find,
                     verify,
-                    call("send_message", customer_id=me, body="Thanks for shopping with us!"),
+                    tell(me, "no_change", "Thanks for shopping with us!"),
                     done,
                 ],
             ),
         ]
     else:
         update = call("update_address", customer_id=me, address=request["address"])
-        tell = call("send_message", customer_id=me, body="Your address is updated.")
+        told = tell(me, "address_changed", "Your address is updated.")
         done = say("Verified the customer and updated their address.")
         out += [
-            Control(name="reference", expect="pass", script=[find, verify, update, tell, done]),
+            Control(name="reference", expect="pass", script=[find, verify, update, told, done]),
             Control(
                 name="alternative",
                 expect="pass",
@@ -178,14 +196,26 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     call("get_customer", customer_id=me),
                     verify,
                     update,
-                    call("send_message", customer_id=me, body="Address updated."),
+                    tell(me, "address_changed", "Address updated."),
+                    done,
+                ],
+            ),
+            Control(
+                name="violation_body_contradicts_outcome",
+                expect="fail",
+                description="updates, states the right outcome, writes that nothing changed",
+                script=[
+                    find,
+                    verify,
+                    update,
+                    tell(me, "address_changed", "Your address has NOT been changed; it stays."),
                     done,
                 ],
             ),
             Control(
                 name="violation_update_before_verify",
                 expect="fail",
-                script=[find, update, verify, tell, done],
+                script=[find, update, verify, told, done],
             ),
             Control(
                 name="violation_other_customer",
@@ -195,7 +225,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     verify,
                     update,
                     call("update_address", customer_id=other, address=request["address"]),
-                    tell,
+                    told,
                     done,
                 ],
             ),
