@@ -364,3 +364,75 @@ def test_an_unprivileged_server_gets_the_full_sandbox_too() -> None:
     assert thief == "ok"
     # no writable channel, no host task file, and the harness was not dumpable before it forked
     assert thief_results[0]["value"] == [[], False, 0]
+
+
+# --- limits hold per run, not per process ------------------------------------------------------
+
+FORK_AND_HOLD = """
+import os, time
+def f(*args):
+    for _ in range(4):
+        if os.fork() == 0:
+            block = bytearray(90 * 1024 * 1024)  # each child under its own limit
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            time.sleep(30)
+            os._exit(0)
+    block = bytearray(90 * 1024 * 1024)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    time.sleep(30)
+    return 1
+"""
+
+FORK_AND_SPIN = """
+import os
+def f(*args):
+    for _ in range(3):
+        if os.fork() == 0:
+            while True:
+                pass
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize(("source", "limit"), [(FORK_AND_HOLD, "MB"), (FORK_AND_SPIN, "CPU")])
+def test_a_run_that_forks_is_held_to_the_run_s_limits_together(source: str, limit: str) -> None:
+    box = Sandbox(wall_s=20, cpu_s=2, memory_mb=200)
+    try:
+        result = box.run(source, "f", [[]])
+    finally:
+        box.close()
+    assert result.status == "crashed", result
+    assert limit in result.detail and "together" in result.detail
+
+
+def test_each_server_process_gets_a_uid_range_of_its_own() -> None:
+    one, two = Sandbox(slots=4), Sandbox(slots=4)
+    try:
+        assert one.uid_base != two.uid_base
+        assert abs(one.uid_base - two.uid_base) >= 4  # the ranges do not overlap
+    finally:
+        one.close()
+        two.close()
+    again = Sandbox(slots=4)
+    try:
+        assert again.uid_base == one.uid_base  # a closed range is free again
+        # another server process on the host gets another range while this one holds its own
+        other = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from resources_servers.code.sandbox import Sandbox; "
+                "print(Sandbox(slots=4).uid_base)",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+        assert other.returncode == 0, other.stderr
+        assert int(other.stdout) != again.uid_base
+    finally:
+        again.close()

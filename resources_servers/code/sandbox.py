@@ -36,10 +36,14 @@ from proofgym.errors import SandboxUnavailable
 from proofgym.jsonlimits import JSONTooDeep, loads_limited
 from resources_servers.base.scratch import private_dir
 from resources_servers.code import bwrap
+from resources_servers.code.watch import TreeWatch, claim_uid_base
 
 SandboxMode = Literal["bwrap", "unsafe-no-isolation"]
 Status = Literal["ok", "timeout", "crashed", "import_error", "protocol_error"]
 NOBODY = 65534
+WATCH_EVERY_S = 0.05  # how often a run's process tree is measured
+# the harness, bwrap and the interpreter before the submission: not the submission's to spend
+WATCH_SLACK_MB = 64
 MAX_CHANNEL_BYTES = 16 * 1024 * 1024
 
 
@@ -66,7 +70,7 @@ class Sandbox:
         nproc: int = 64,
         tmpfs_mb: int = 16,
         slots: int = 16,
-        uid_base: int = 61000,
+        uid_base: int | None = None,
         program: str | None = None,
     ) -> None:
         self.limits = {
@@ -79,7 +83,12 @@ class Sandbox:
         self.wall_s = wall_s
         self.requested: SandboxMode = mode
         self.privileged = os.geteuid() == 0
-        # One uid per slot: a run's process limit is its own, and no run can signal another.
+        # One uid per slot: a run's process limit is its own, and no run can signal another;
+        # a range of its own per server process, so another server's runs never share a uid.
+        self._uid_lock: int | None = None
+        if uid_base is None:
+            uid_base, self._uid_lock = claim_uid_base(slots)
+        self.uid_base = uid_base
         self._uids: queue.Queue[int] = queue.Queue()
         for i in range(slots):
             self._uids.put(uid_base + i)
@@ -186,11 +195,21 @@ class Sandbox:
             for fd in (stdin, solution, write_end):
                 os.close(fd)
         deadline = time.monotonic() + wall_s
+        # the run's processes together: setrlimit holds each one, not a run that forks
+        watch = TreeWatch(
+            proc.pid,
+            memory_mb=self.limits["memory_mb"] + WATCH_SLACK_MB,
+            cpu_s=self.limits["cpu_s"],
+            tasks=self.limits["nproc"],
+        )
         try:
-            raw = _read_until_eof(read_end, deadline)
+            raw = _read_until_eof(read_end, deadline, watch)
             code = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             raw = None
+        except OverLimit as exc:
+            _kill(proc)
+            return SandboxResult("crashed", detail=f"killed: {exc}")
         finally:
             os.close(read_end)
             _kill(proc)
@@ -200,8 +219,12 @@ class Sandbox:
         return _judge(raw, code, stderr)
 
     def close(self) -> None:
-        """Remove the sandbox's scratch root (also done when the sandbox is collected)."""
+        """Remove the sandbox's scratch root (also done when the sandbox is collected) and
+        give its uid range back."""
         self._cleanup()
+        if self._uid_lock is not None:
+            os.close(self._uid_lock)
+            self._uid_lock = None
 
 
 def _memfile(name: str, data: bytes) -> int:
@@ -212,17 +235,27 @@ def _memfile(name: str, data: bytes) -> int:
     return fd
 
 
-def _read_until_eof(fd: int, deadline: float) -> bytes | None:
-    """What the harness wrote on the channel, or None when the deadline passed first."""
+class OverLimit(Exception):
+    """The run, all its processes together, went over a limit."""
+
+
+def _read_until_eof(fd: int, deadline: float, watch: TreeWatch | None = None) -> bytes | None:
+    """What the harness wrote on the channel, or None when the deadline passed first; raises
+    OverLimit when `watch` finds the run over its limits meanwhile."""
     chunks: list[bytes] = []
     size = 0
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return None
-        ready, _, _ = select.select([fd], [], [], left)
+        ready, _, _ = select.select([fd], [], [], min(left, WATCH_EVERY_S))
         if not ready:
-            return None
+            reason = watch.over() if watch is not None else None
+            if reason is not None:
+                raise OverLimit(reason)
+            if deadline - time.monotonic() <= 0:
+                return None
+            continue
         chunk = os.read(fd, 65536)
         if not chunk:
             return b"".join(chunks)
