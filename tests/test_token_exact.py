@@ -414,3 +414,26 @@ def test_serve_model_with_the_local_backend_from_the_command_line(tiny_model_dir
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+HOSTILE_GENERATIONS = [
+    '<tool_call>{"name": "list_files", "arguments": ' + "[" * 3000 + "]" * 3000 + "}</tool_call>",
+    "<tool_call>" + "{" * 2000 + "}" * 2000 + "</tool_call>",
+    '<tool_call>{"name": "list_files", "arguments": {',
+    "<think>" + "why " * 500,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_GENERATIONS)
+async def test_hostile_generations_through_the_vllm_backend_end_as_items(
+    tiny_model_dir: Path, tokenizer: Any, text: str
+) -> None:
+    # what a policy generates goes through the real token path and the tool-call parser: it
+    # must come back as content or calls (then scored), never as an error that masks the rollout
+    seen: list[tuple[str, dict[str, Any]]] = []
+    client = vllm_client({"v0": fake_vllm("v0", tokenizer, seen, text=text)}, tiny_model_dir)
+    r = await client.post("/v1/responses", json={"input": "go", "max_output_tokens": 20000})
+    assert r.status_code == 200, r.text[:300]
+    items = r.json()["output"]
+    assert items and {i["type"] for i in items} <= {"message", "function_call", "reasoning"}
+    assert items[-1]["generation_token_ids"]  # still token-exact training data

@@ -130,11 +130,11 @@ def _declares_silent_pass(v: _Validator, task_id: str) -> bool:
 
 async def check_claims(v: _Validator) -> None:
     """Success claims with no action behind them fail, whatever the checks are named: generic
-    ones (negated phrasings included) always, and the reference's own final message where the
-    reference had to act to pass."""
+    ones (negated phrasings included) and ones in the environment's own success words always,
+    and the reference's own final message where the reference had to act to pass."""
     tried, problems = 0, []
     for task in v.tasks:
-        claims = list(GENERIC_CLAIMS)
+        claims = list(GENERIC_CLAIMS) + [f"It has been {w}." for w in v.env.success_words]
         control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
         script = control.script if control is not None else []
         own = final_text(script)
