@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
-CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers
+CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
 .PHONY: install system-deps run test lint unit validate bench tasks
 

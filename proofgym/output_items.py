@@ -36,17 +36,19 @@ ITEM_MODELS = _item_models()
 
 
 def normalize_output(items: list[Any]) -> list[Any]:
-    """`items` with the `id` and `status` that input-form items lack filled in."""
+    """`items` with the `id` and `status` that input-form items lack filled in (missing, or
+    null as NeMo Gym's `NeMoGymFunctionCallOutput` sends them)."""
     out = []
     for item in items:
         kind = item.get("type") if isinstance(item, dict) else None
         if isinstance(kind, str) and kind in _ID_PREFIX:
             item = dict(item)
-            item.setdefault("id", new_id(_ID_PREFIX[item["type"]]))
-            if item["type"] in _NEEDS_STATUS:
-                item.setdefault("status", "completed")
-            if item["type"] == "message":
-                item.setdefault("role", "assistant")
+            if item.get("id") is None:
+                item["id"] = new_id(_ID_PREFIX[item["type"]])
+            if item["type"] in _NEEDS_STATUS and item.get("status") is None:
+                item["status"] = "completed"
+            if item["type"] == "message" and item.get("role") is None:
+                item["role"] = "assistant"
         out.append(item)
     return out
 

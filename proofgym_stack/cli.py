@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import sys
 
-from proofgym_stack import cli_envs, cli_profile, cli_rollouts, cli_services
+from proofgym_stack import cli_envs, cli_interop, cli_profile, cli_rollouts, cli_services
 from proofgym_stack.cli_services import vllm_command
 from proofgym_stack.console import app
 
-__all__ = ["app", "cli_envs", "cli_profile", "cli_rollouts", "cli_services", "main", "vllm_command"]
+__all__ = [
+    "app",
+    "cli_envs",
+    "cli_interop",
+    "cli_profile",
+    "cli_rollouts",
+    "cli_services",
+    "main",
+    "vllm_command",
+]
 
 
 def main() -> None:

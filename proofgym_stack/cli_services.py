@@ -24,7 +24,9 @@ from proofgym_stack.up import Stack, free_port
 
 @app.command()
 def serve(
-    service: Annotated[str, typer.Argument(help="agent, resources, model or vllm")],
+    service: Annotated[
+        str, typer.Argument(help="agent, resources, model, vllm, openenv or nemo-gym")
+    ],
     host: Annotated[str | None, typer.Option(help="interface to bind")] = None,
     port: Annotated[int | None, typer.Option(help="port to bind")] = None,
     backend: Annotated[
@@ -35,6 +37,12 @@ def serve(
         list[str] | None, typer.Option(help="upstream URL (repeat for several)")
     ] = None,
     dry_run: Annotated[bool, typer.Option(help="vllm: print the command, start nothing")] = False,
+    env: Annotated[
+        str | None, typer.Option(help="openenv, nemo-gym: the environment to serve")
+    ] = None,
+    tasks: Annotated[
+        Path | None, typer.Option(help="openenv: the task file reset's task_id and seed pick")
+    ] = None,
 ) -> None:
     """Start one service. Other settings come from PROOFGYM_ environment variables.
 
@@ -44,6 +52,13 @@ def serve(
     if service == "vllm":
         _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
         return
+    if service in ("openenv", "nemo-gym"):
+        from proofgym_stack.cli_interop import serve_interop
+
+        serve_interop(service, env, tasks, host, port)
+        return
+    if env or tasks:
+        fail("--env and --tasks are options of serve openenv and serve nemo-gym")
     overrides: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port)) if v}
     if model:
         overrides["model"] = model
@@ -74,7 +89,10 @@ def serve(
         except ValueError as exc:
             fail(str(exc))
     else:
-        fail(f"unknown service {service!r}; choose agent, resources, model or vllm")
+        fail(
+            f"unknown service {service!r}; choose agent, resources, model, vllm, openenv or "
+            "nemo-gym"
+        )
     problem = token_problem(settings)
     if problem is not None:
         fail(problem)

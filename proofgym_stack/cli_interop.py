@@ -1,0 +1,92 @@
+"""Commands that meet other ecosystems: `serve openenv`, `serve nemo-gym`, `nemo-rows`."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from proofgym.collect import TaskFileError, load_tasks
+from proofgym.serving import fit_to_descriptors, token_problem
+from proofgym.serving import serve as run_service
+from proofgym.settings import AgentSettings, ResourcesSettings
+from proofgym_stack.console import app, console, fail
+from resources_servers.base.environment import Environment
+from resources_servers.base.registry import discover
+
+DEFAULT_PORTS = {"openenv": 8004, "nemo-gym": 8005}
+
+
+def environment(name: str | None, settings: ResourcesSettings) -> Environment[Any]:
+    """The shipped environment called `name`, built as the resources server builds it."""
+    available = discover()
+    if not name:
+        fail(f"--env is required: one of {sorted(available)}")
+    if name not in available:
+        fail(f"unknown environment {name!r}; available: {sorted(available)}")
+    assert name is not None
+    return available[name].from_settings(settings)
+
+
+def serve_interop(
+    service: str, env_name: str | None, tasks: Path | None, host: str | None, port: int | None
+) -> None:
+    """Run `serve openenv` or `serve nemo-gym` until stopped."""
+    overrides: dict[str, Any] = {"port": port or DEFAULT_PORTS[service]}
+    if host:
+        overrides["host"] = host
+    settings = fit_to_descriptors(ResourcesSettings.from_env(**overrides))
+    problem = token_problem(settings)
+    if problem is not None:
+        fail(problem)
+    env = environment(env_name, settings)
+    if service == "openenv":
+        from interop.openenv_server import create_app as openenv_app
+
+        rows = []
+        if tasks is not None:
+            try:
+                rows = load_tasks(tasks)
+            except TaskFileError as exc:
+                fail(str(exc))
+        application = openenv_app(env, settings, rows, AgentSettings.from_env().max_steps)
+    else:
+        if tasks is not None:
+            fail("--tasks is for serve openenv; NeMo Gym's agent sends each row itself")
+        from interop.nemo_server import create_app as nemo_app
+
+        application = nemo_app(env, settings)
+    logging.basicConfig(level=settings.log_level.upper())
+    run_service(application, settings, settings.port)
+
+
+@app.command("nemo-rows")
+def nemo_rows(
+    tasks: Annotated[Path, typer.Argument(help="a proofgym task file (JSONL)")],
+    out: Annotated[Path, typer.Option(help="where to write the NeMo Gym rows (JSONL)")],
+    agent: Annotated[str | None, typer.Option(help="an agent_ref name to put on each row")] = None,
+) -> None:
+    """Write the tasks as rows NeMo Gym's simple_agent accepts (tools and instructions
+    inlined in responses_create_params; task_id, env and task_data beside them)."""
+    from interop.nemo_rows import nemo_row
+
+    try:
+        rows = load_tasks(tasks)
+    except TaskFileError as exc:
+        fail(str(exc))
+    available = discover()
+    settings = ResourcesSettings.from_env()
+    built: dict[str, Environment[Any]] = {}
+    lines = []
+    for task in rows:
+        if task.env not in available:
+            fail(f"{task.task_id}: unknown environment {task.env!r}")
+        if task.env not in built:
+            built[task.env] = available[task.env].from_settings(settings)
+        lines.append(json.dumps(nemo_row(task, built[task.env], agent)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    console.print(f"wrote {len(lines)} NeMo Gym rows to {out}")
