@@ -156,6 +156,11 @@ class ResourcesSettings(CommonSettings):
         "environment); unset: the offline reference-overlap judge",
     )
     judge_model: str = Field(default="judge", description="the model name sent to the judge")
+    bridges: dict[str, str] = Field(
+        default_factory=dict,
+        description="other frameworks' servers hosted as environments, by name: "
+        '{"echo": "openenv+http://H:P", "weather": "nemo-gym+http://H:P"}',
+    )
     code_sandbox: Literal["bwrap", "unsafe-no-isolation"] = Field(
         default="bwrap",
         description="how policy-written code runs: bubblewrap, or (trusted code only) without "

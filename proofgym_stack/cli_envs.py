@@ -22,11 +22,15 @@ from proofgym_stack.taskfiles import write_task_file
 def envs() -> None:
     """List the shipped environments with their versions and tools."""
     from proofgym.settings import ResourcesSettings
-    from resources_servers.base.registry import discover
+    from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
     table = Table("environment", "version", "tools", "runs policy code", "description")
-    for name, cls in sorted(discover().items()):
+    try:
+        available = available_environments(settings)
+    except ValueError as exc:
+        fail(str(exc))
+    for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
         table.add_row(name, cls.version(), ", ".join(cls.tools()), sandbox, cls.description)
@@ -56,10 +60,13 @@ def validate(
 
     Exit 0 when every check passes, 1 when any fails, 2 for bad usage.
     """
+    from proofgym_stack.environments import available_environments
     from proofgym_stack.validation import EnvReport, validate_env
-    from resources_servers.base.registry import discover
 
-    available = discover()
+    try:
+        available = available_environments(ResourcesSettings.from_env())
+    except ValueError as exc:
+        fail(str(exc))
     names = envs or sorted(available)
     unknown = [n for n in names if n not in available]
     if unknown:

@@ -21,8 +21,14 @@ DEFAULT_PORTS = {"openenv": 8004, "nemo-gym": 8005}
 
 
 def environment(name: str | None, settings: ResourcesSettings) -> Environment[Any]:
-    """The shipped environment called `name`, built as the resources server builds it."""
-    available = discover()
+    """The environment called `name` (shipped or bridged), built as the resources server
+    builds it."""
+    from proofgym_stack.environments import available_environments
+
+    try:
+        available = available_environments(settings)
+    except ValueError as exc:
+        fail(str(exc))
     if not name:
         fail(f"--env is required: one of {sorted(available)}")
     if name not in available:

@@ -71,11 +71,12 @@ def serve(
         settings = fit_to_descriptors(AgentSettings.from_env(**overrides))
         application = agent_app(settings)
     elif service == "resources":
+        from proofgym_stack.environments import build_environments
         from resources_servers.base.app import create_app as resources_app
 
         settings = fit_to_descriptors(ResourcesSettings.from_env(**overrides))
         try:
-            application = resources_app(settings)
+            application = resources_app(settings, build_environments(settings))
         except ValueError as exc:
             fail(str(exc))
     elif service == "model":

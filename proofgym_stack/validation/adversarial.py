@@ -95,7 +95,7 @@ async def check_hostile_arguments(v: _Validator) -> None:
     """Each tool attacked with hostile arguments: scored, unmasked, and not passing."""
     task = v.tasks[0]
     problems = []
-    tools = v.env.tool_schemas()
+    tools = v.env.task_tool_schemas(task)
     for tool in tools:
         result = await v.run(task, hostile_script(tool), f"hostile arguments to {tool['name']}")
         if result.mask_sample:
@@ -191,7 +191,7 @@ def check_violation_declared(v: _Validator) -> None:
 
 async def check_call_flood(v: _Validator) -> None:
     """One turn with more tool calls than any turn may run: scored, unmasked, not passing."""
-    tools = v.env.tool_schemas()
+    tools = v.env.task_tool_schemas(v.tasks[0])
     if not tools:
         v.verdict("adversarial:call_flood", True, "no tools; not applicable")
         return
@@ -233,7 +233,7 @@ def hostile_generations(tool: str) -> dict[str, str]:
 async def check_hostile_generations(v: _Validator) -> None:
     """Hostile raw generations through the real tool-call parser: every rollout ends scored,
     never masked, never passing."""
-    tools = v.env.tool_schemas()
+    tools = v.env.task_tool_schemas(v.tasks[0])
     tool = tools[0]["name"] if tools else "answer"
     problems = []
     generations = hostile_generations(tool)

@@ -157,8 +157,8 @@ class _Session:
         await self.v.post(f"{self.v.base}/close_session", {"session_id": self.sid})
 
 
-def _calls(v: _Validator, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
-    tools = set(v.env.tools())
+def _calls(v: _Validator, task: Task, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
+    tools = {t["name"] for t in v.env.task_tool_schemas(task)}
     calls = []
     for call in function_calls(run.response):
         try:
@@ -175,7 +175,7 @@ async def _alone(v: _Validator, task: Task, run: RunResult) -> _Played | None:
     if not await s.seed():
         return None
     try:
-        for name, args in _calls(v, run):
+        for name, args in _calls(v, task, run):
             await s.call(name, args)
         return _Played(s.outputs, await s.verify(run))
     finally:
@@ -187,7 +187,7 @@ async def _together(v: _Validator, first: Task, second: Task, run: RunResult) ->
     await a.seed()
     await b.seed()
     try:
-        for name, args in _calls(v, run):
+        for name, args in _calls(v, first, run):
             await a.call(name, args)
             await b.call(name, args)
         return [_Played(a.outputs, await a.verify(run)), _Played(b.outputs, await b.verify(run))]
@@ -207,7 +207,9 @@ async def check_colliding_sessions(v: _Validator) -> None:
         if run is None:
             continue
         others = [t for t in v.tasks if t.task_id != task.task_id]
-        used = frozenset(json.dumps(v) for _, args in _calls(v, run) for v in args.values())
+        used = frozenset(
+            json.dumps(value) for _, args in _calls(v, task, run) for value in args.values()
+        )
         per_task.append([(task, variant, run) for variant in variants(task, others, rng, used)])
     # the most telling variant of every task first, then the next of each
     pairs = [p for group in itertools.zip_longest(*per_task) for p in group if p is not None]

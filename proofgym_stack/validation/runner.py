@@ -183,11 +183,11 @@ class _Validator:
             )
 
     async def check_negatives(self) -> dict[str, float]:
-        tools = self.env.tool_schemas()
         best: dict[str, float] = {}
         failures: dict[str, list[str]] = {}
         for task in self.tasks:
             top = -math.inf
+            tools = self.env.task_tool_schemas(task)
             for name, script in generic_negatives(task, tools, self.seed).items():
                 result = await self.run(task, script, f"negative {name}")
                 top = max(top, result.reward)
@@ -252,7 +252,7 @@ class _Validator:
                 for i in output_items(original.response)
                 if i.get("type") == "function_call_output"
             }
-            tool_names = set(self.env.tools())
+            tool_names = {t["name"] for t in self.env.task_tool_schemas(task)}
             for call in function_calls(original.response):
                 try:
                     args = loads_limited(call.get("arguments") or "{}")

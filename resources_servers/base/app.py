@@ -99,6 +99,10 @@ class ResourcesHost:
         env = self.env(name)
         session = self.registry(name).get(session_id)
         spec = env.tools().get(tool_name)
+        if spec is None and env.external_tools:
+            return await self._call_external(
+                env, name, session_id, session.state, tool_name, arguments
+            )
         if spec is None:
             raise NotFound(
                 f"no tool {tool_name!r} in {name}; tools: {sorted(env.tools())}",
@@ -132,6 +136,32 @@ class ResourcesHost:
             )
         output = result if isinstance(result, str) else json.dumps(result)
         return ToolResult(output=output)
+
+    async def _call_external(
+        self,
+        env: Environment[Any],
+        name: str,
+        session_id: str,
+        state: Any,
+        tool_name: str,
+        arguments: Any,
+    ) -> ToolResult:
+        """A tool the environment runs itself (a bridge's peer): tool errors are the policy's
+        to see; a ProofgymError (the peer is down) propagates and masks the rollout."""
+        if not isinstance(arguments, dict):
+            message = "arguments must be a JSON object"
+            return ToolResult(
+                output=f"Error: {message}",
+                error=ErrorDetail(kind="invalid_arguments", message=message),
+            )
+        call = functools.partial(env.call_external, state, tool_name, arguments)
+        try:
+            output = await self.executor.run(f"{name}/{session_id}", call)
+        except (ToolError, CallRefused) as exc:
+            return ToolResult(
+                output=f"Error: {exc}", error=ErrorDetail(kind=exc.kind, message=str(exc))
+            )
+        return ToolResult(output=str(output))
 
     async def verify(self, name: str, request: VerifyRequest) -> VerifyResult:
         """Judge a session's rollout; the session stays open (closing is separate)."""

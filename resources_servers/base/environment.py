@@ -115,6 +115,21 @@ class Environment(ABC, Generic[S]):
         """OpenAI function-tool schemas of every tool."""
         return [spec.schema for spec in cls._tools.values()]
 
+    def task_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
+        """The tools a policy has on `task`: the environment's, and for an environment whose
+        tools come with each task (a bridged NeMo Gym server), the task's. `validate` attacks
+        these."""
+        return self.tool_schemas()
+
+    #: tools not declared with `@tool` (a bridge's peer's tools): `call_external` runs them.
+    external_tools: ClassVar[bool] = False
+
+    def call_external(self, state: S, tool_name: str, arguments: dict[str, Any]) -> str:
+        """Run a tool that is not a method (`external_tools`); raise ToolError for what the
+        policy should see, a ProofgymError for an outage (it masks the rollout). Blocking:
+        it runs on the fair tool pool."""
+        raise ToolError(f"no tool {tool_name!r}", "unknown_tool")
+
     def validate_task(self, task: Task) -> None:
         """Raise ValueError with a readable message when `task_data` cannot seed a session.
 

@@ -14,7 +14,8 @@ import uuid
 import uvicorn
 from fastapi import FastAPI, Request
 
-SCRIPTS = json.loads(open(sys.argv[1]).read())
+with open(sys.argv[1]) as f:
+    SCRIPTS = json.load(f)
 app = FastAPI()
 
 
@@ -51,9 +52,11 @@ def render(item):
 @app.post("/v1/responses")
 async def responses(request: Request):
     body = await request.json()
-    items = body["input"] if isinstance(body["input"], list) else [
-        {"role": "user", "content": body["input"]}
-    ]
+    items = (
+        body["input"]
+        if isinstance(body["input"], list)
+        else [{"role": "user", "content": body["input"]}]
+    )
     script = SCRIPTS.get(last_user_text(items), [[{"type": "message", "content": "no script"}]])
     turn = sum(1 for i in items if i.get("type") == "function_call_output")
     output = [render(i) for i in script[min(turn, len(script) - 1)]]

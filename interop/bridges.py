@@ -1,0 +1,356 @@
+"""Other frameworks' servers as proofgym environments: played, stored and validated like ours.
+
+`PROOFGYM_BRIDGES='{"echo": "openenv+http://H:P", "weather": "nemo-gym+http://H:P"}'` adds an
+environment per entry next to the shipped ones (`serve resources`, `up`, `validate`, `envs`).
+
+- `openenv+URL`: an OpenEnv server. One WebSocket per proofgym session (`/ws`); the peer's
+  action schema is one tool, `step` (or, for an MCP `CallToolAction` schema, one tool per
+  entry of the peer's tool list); the reward is the peer's (`task_data.reward`: `last`, `sum`
+  or `max` of the observations' rewards). A peer at capacity is a 429; a broken socket masks.
+- `nemo-gym+URL`: a NeMo Gym resources server, over HTTP with its session cookie. Tools come
+  with each task (`responses_create_params.tools`: NeMo has no route that lists them);
+  `/verify`'s reward is the reward. A peer that fails (5xx, unreachable) masks, never a 0.
+
+Neither peer ships controls: a task's `task_data.controls` (proofgym `Control` dicts) are its
+controls, and `task_data.secret_fields` its secrets. Those keys, and `reward`, `require_done`,
+`reward_range`, are proofgym's and never sent to the peer (`reset` is sent as reset kwargs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx
+from openai.types.responses import Response
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import ClientConnection, connect
+
+from proofgym.errors import AtCapacity, UpstreamError
+from proofgym.protocol import Check, Control, Task, VerifyResult
+from resources_servers.base.environment import Environment, ToolError
+
+PROOFGYM_KEYS = frozenset(
+    {"controls", "secret_fields", "reward", "require_done", "reward_range", "reset"}
+)
+TIMEOUT_S = 60.0
+
+
+class BridgeError(ValueError):
+    """A bridge setting that cannot work (unknown kind, name taken)."""
+
+
+def _controls(task: Task) -> list[Control]:
+    return [Control.model_validate(c) for c in task.task_data.get("controls") or []]
+
+
+def _masked(kind: str, reason: str) -> VerifyResult:
+    return VerifyResult(
+        reward=0.0,
+        mask_sample=True,
+        failure_kind=kind,
+        failure_reason=reason[:1000],  # type: ignore[arg-type]
+    )
+
+
+# --- OpenEnv -------------------------------------------------------------------------------
+
+
+class OpenEnvEpisode:
+    """One session's socket to the peer and what it observed."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.rewards: list[float] = []
+        self.done = False
+        self.errors = 0
+        self.broken: str | None = None
+
+    def exchange(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """Send one frame, read one; a broken socket is an outage (UpstreamError)."""
+        try:
+            self.socket.send(json.dumps(frame))
+            answer = json.loads(self.socket.recv(timeout=TIMEOUT_S))
+        except (OSError, TimeoutError, WebSocketException, ValueError) as exc:
+            self.broken = f"the OpenEnv peer broke off: {type(exc).__name__}: {exc}"
+            raise UpstreamError(self.broken) from None
+        return dict(answer)
+
+    def observe(self, data: dict[str, Any]) -> None:
+        """Record an observation's reward and done."""
+        if isinstance(data.get("reward"), int | float) and not isinstance(data["reward"], bool):
+            self.rewards.append(float(data["reward"]))
+        self.done = self.done or bool(data.get("done"))
+
+
+class OpenEnvBridge(Environment[OpenEnvEpisode]):
+    """An OpenEnv server as a proofgym environment (one subclass per bridge: `bridge_class`)."""
+
+    url: ClassVar[str] = ""
+    external_tools = True
+    _peer: ClassVar[dict[str, Any] | None] = None
+
+    @classmethod
+    def peer(cls) -> dict[str, Any]:
+        """The peer's `/schema` and `/metadata`, read once."""
+        if cls._peer is None:
+            try:
+                schema = httpx.get(f"{cls.url}/schema", timeout=TIMEOUT_S).json()
+                metadata = httpx.get(f"{cls.url}/metadata", timeout=TIMEOUT_S).json()
+            except (httpx.HTTPError, ValueError) as exc:
+                raise UpstreamError(
+                    f"the OpenEnv peer at {cls.url} cannot be read: {exc}"
+                ) from None
+            cls._peer = {"schema": schema, "metadata": metadata}
+        return cls._peer
+
+    @classmethod
+    def version(cls) -> str:
+        """`openenv:` the peer's version and a hash of its schema: a changed peer changes it."""
+        peer = cls.peer()
+        digest = hashlib.sha256(json.dumps(peer["schema"], sort_keys=True).encode()).hexdigest()
+        return f"openenv:{peer['metadata'].get('version')}:{digest[:12]}"
+
+    @classmethod
+    def action_schema(cls) -> dict[str, Any]:
+        """The peer's action schema without `metadata`, `$defs` inlined one level."""
+        action = dict(cls.peer()["schema"].get("action") or {})
+        defs = action.pop("$defs", {})
+        props = {
+            k: (defs.get(v["$ref"].rsplit("/", 1)[-1], v) if "$ref" in v else v)
+            for k, v in (action.get("properties") or {}).items()
+            if k != "metadata"
+        }
+        required = [r for r in action.get("required") or [] if r in props]
+        return {"type": "object", "properties": props, "required": required}
+
+    @classmethod
+    def tool_schemas(cls) -> list[dict[str, Any]]:
+        params = cls.action_schema()
+        return [
+            {
+                "type": "function",
+                "name": "step",
+                "description": str(
+                    cls.peer()["metadata"].get("description") or "act in the environment"
+                ),
+                "parameters": params,
+                "strict": False,
+            }
+        ]
+
+    def create_state(self, task: Task, workdir: Path | None) -> OpenEnvEpisode:
+        url = self.url.replace("http://", "ws://").replace("https://", "wss://")
+        try:
+            socket = connect(f"{url}/ws", max_size=100 * 1024 * 1024, open_timeout=TIMEOUT_S)
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            raise UpstreamError(f"the OpenEnv peer at {self.url} is unreachable: {exc}") from None
+        episode = OpenEnvEpisode(socket)
+        answer = episode.exchange({"type": "reset", "data": task.task_data.get("reset") or {}})
+        if answer.get("type") == "error":
+            data = answer.get("data") or {}
+            socket.close()
+            if data.get("code") == "CAPACITY_REACHED":
+                raise AtCapacity(f"the OpenEnv peer is at capacity: {data.get('message')}")
+            raise UpstreamError(f"the OpenEnv peer refused reset: {data.get('message')}")
+        episode.observe(answer.get("data") or {})
+        return episode
+
+    def call_external(
+        self, state: OpenEnvEpisode, tool_name: str, arguments: dict[str, Any]
+    ) -> str:
+        if tool_name != "step":
+            raise ToolError(f"no tool {tool_name!r}; the tool is step", "unknown_tool")
+        if state.done:
+            raise ToolError("the episode is over", "refused")
+        answer = state.exchange({"type": "step", "data": arguments})
+        data = answer.get("data") or {}
+        if answer.get("type") == "error":
+            state.errors += 1
+            detail = data.get("errors") or data.get("message")
+            if data.get("code") == "VALIDATION_ERROR":
+                raise ToolError(f"invalid action: {json.dumps(detail)[:2000]}", "invalid_arguments")
+            raise ToolError(str(data.get("message"))[:2000], "tool_exception")
+        state.observe(data)
+        return json.dumps(data.get("observation"))
+
+    def verify(self, state: OpenEnvEpisode, task: Task, response: Response) -> VerifyResult:
+        if state.broken:
+            return _masked("resources_error", state.broken)
+        rule = task.task_data.get("reward", "last")
+        rewards = state.rewards
+        reward = (
+            0.0
+            if not rewards
+            else sum(rewards)
+            if rule == "sum"
+            else max(rewards)
+            if rule == "max"
+            else rewards[-1]
+        )
+        gate = bool(task.task_data.get("require_done"))
+        checks = [
+            Check(name="reached_done", passed=state.done or not gate, detail=f"done={state.done}"),
+            Check(name="no_step_errors", passed=state.errors == 0, detail=f"{state.errors} errors"),
+            Check(name="reward", passed=True, detail=f"the peer's reward ({rule}): {reward:g}"),
+        ]
+        if gate and not state.done:
+            reward = 0.0
+        return VerifyResult(reward=reward, checks=checks)
+
+    def close_state(self, state: OpenEnvEpisode) -> None:
+        with contextlib.suppress(OSError, WebSocketException):
+            state.socket.send(json.dumps({"type": "close"}))
+        state.socket.close()
+
+    def controls(self, task: Task) -> list[Control]:
+        return _controls(task)
+
+
+# --- NeMo Gym ------------------------------------------------------------------------------
+
+
+class NemoSession:
+    """One session's HTTP client (its cookie jar is the NeMo session) and row."""
+
+    def __init__(self, client: httpx.Client, row: dict[str, Any]) -> None:
+        self.client = client
+        self.row = row
+
+
+class NemoGymBridge(Environment[NemoSession]):
+    """A NeMo Gym resources server as a proofgym environment (per bridge: `bridge_class`)."""
+
+    url: ClassVar[str] = ""
+    external_tools = True
+    _openapi: ClassVar[dict[str, Any] | None] = None
+
+    @classmethod
+    def openapi(cls) -> dict[str, Any]:
+        """The peer's OpenAPI document, read once."""
+        if cls._openapi is None:
+            try:
+                cls._openapi = httpx.get(f"{cls.url}/openapi.json", timeout=TIMEOUT_S).json()
+            except (httpx.HTTPError, ValueError) as exc:
+                raise UpstreamError(
+                    f"the NeMo Gym peer at {cls.url} cannot be read: {exc}"
+                ) from None
+        return cls._openapi or {}
+
+    @classmethod
+    def version(cls) -> str:
+        """`nemo-gym:` the peer's title and version, and a hash of its routes."""
+        doc = cls.openapi()
+        info = doc.get("info") or {}
+        paths = hashlib.sha256(json.dumps(sorted(doc.get("paths") or {})).encode()).hexdigest()
+        return f"nemo-gym:{info.get('title')}:{info.get('version')}:{paths[:12]}"
+
+    @classmethod
+    def tool_schemas(cls) -> list[dict[str, Any]]:
+        return []  # the task's own tools reach the policy with the task; never twice
+
+    def task_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
+        return [t for t in task.responses_create_params.get("tools") or [] if isinstance(t, dict)]
+
+    def create_state(self, task: Task, workdir: Path | None) -> NemoSession:
+        extras = {k: v for k, v in task.task_data.items() if k not in PROOFGYM_KEYS}
+        row = {"responses_create_params": task.responses_create_params, **extras}
+        client = httpx.Client(base_url=self.url, timeout=TIMEOUT_S)
+        try:
+            answer = client.post("/seed_session", json=row)
+        except httpx.HTTPError as exc:
+            client.close()
+            raise UpstreamError(f"the NeMo Gym peer is unreachable: {exc}") from None
+        if answer.status_code >= 300:
+            client.close()
+            raise UpstreamError(
+                f"the NeMo Gym peer refused the seed: {answer.status_code} {answer.text[:300]}"
+            )
+        return NemoSession(client, row)
+
+    def call_external(self, state: NemoSession, tool_name: str, arguments: dict[str, Any]) -> str:
+        try:
+            answer = state.client.post(f"/{tool_name}", json=arguments)
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"the NeMo Gym peer is unreachable: {exc}") from None
+        if answer.status_code < 300:
+            return answer.text
+        if answer.status_code == 422:
+            raise ToolError(f"invalid arguments: {answer.text[:2000]}", "invalid_arguments")
+        if answer.status_code == 404:
+            raise ToolError(f"the server has no tool {tool_name!r}", "unknown_tool")
+        raise ToolError(f"{answer.status_code}: {answer.text[:2000]}", "tool_exception")
+
+    def verify(self, state: NemoSession, task: Task, response: Response) -> VerifyResult:
+        body = {**state.row, "response": response.model_dump(mode="json")}
+        try:
+            answer = state.client.post("/verify", json=body)
+            data = answer.json() if answer.status_code < 500 else None
+        except (httpx.HTTPError, ValueError) as exc:
+            return _masked("verify_error", f"the NeMo Gym peer's verify failed: {exc}")
+        if not isinstance(data, dict) or not isinstance(data.get("reward"), int | float):
+            return _masked(
+                "verify_error", f"the NeMo Gym peer's verify answered {answer.status_code}"
+            )
+        if data.get("mask_sample"):
+            kind = data.get("failure_kind")
+            return _masked(
+                "verify_error", f"the peer masked it ({kind}): {data.get('failure_reason')}"
+            )
+        reward = float(data["reward"])
+        checks = [
+            Check(name="nemo_reward", passed=reward >= self.passing_reward(), detail=f"{reward:g}")
+        ]
+        checks += [
+            Check(name=k, passed=v)
+            for k, v in data.items()
+            if isinstance(v, bool) and k not in body and k != "mask_sample"
+        ]
+        components = data.get("reward_components")
+        if isinstance(components, dict) and abs(sum(components.values()) - reward) < 1e-9:
+            return VerifyResult(reward=reward, reward_components=components, checks=checks)
+        return VerifyResult(reward=reward, checks=checks)
+
+    def close_state(self, state: NemoSession) -> None:
+        state.client.close()  # the legacy flow never closes: the peer's session ends with it
+
+    def controls(self, task: Task) -> list[Control]:
+        return _controls(task)
+
+
+KINDS: dict[str, type[Environment[Any]]] = {"openenv": OpenEnvBridge, "nemo-gym": NemoGymBridge}
+
+
+def bridge_class(name: str, spec: str) -> type[Environment[Any]]:
+    """The environment class of one bridge setting entry (`openenv+http://H:P`)."""
+    kind, sep, url = spec.partition("+")
+    if not sep or kind not in KINDS or not url.startswith(("http://", "https://")):
+        raise BridgeError(
+            f"bridge {name}: {spec!r} is not KIND+URL with KIND one of {sorted(KINDS)} "
+            "(e.g. openenv+http://127.0.0.1:8123)"
+        )
+    base = KINDS[kind]
+    return type(
+        f"{base.__name__}_{name}",
+        (base,),
+        {
+            "name": name,
+            "url": url.rstrip("/"),
+            "description": f"{kind} server at {url} (bridged)",
+            "_peer": None,
+            "_openapi": None,
+        },
+    )
+
+
+def bridged(bridges: dict[str, str], taken: set[str]) -> dict[str, type[Environment[Any]]]:
+    """The classes of every bridge; a name of a shipped environment is refused."""
+    out = {}
+    for name, spec in bridges.items():
+        if name in taken:
+            raise BridgeError(f"bridge {name!r} has the name of a shipped environment")
+        out[name] = bridge_class(name, spec)
+    return out

@@ -1,0 +1,33 @@
+"""Which environments there are: the shipped ones (`discover`) and the bridged peers
+(`PROOFGYM_BRIDGES`). Every command that names environments asks here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from interop.bridges import BridgeError, bridged
+from proofgym.settings import ResourcesSettings
+from resources_servers.base.environment import Environment
+from resources_servers.base.registry import discover
+
+
+def available_environments(settings: ResourcesSettings) -> dict[str, type[Environment[Any]]]:
+    """Every environment by name: shipped, then bridged (ValueError for a bad bridge)."""
+    shipped = discover()
+    try:
+        return {**shipped, **bridged(settings.bridges, set(shipped))}
+    except BridgeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def build_environments(
+    settings: ResourcesSettings, names: list[str] | None = None
+) -> dict[str, Environment[Any]]:
+    """The environments a resources server hosts: `names` (default: `settings.envs`, else
+    all), each built from the settings."""
+    available = available_environments(settings)
+    wanted = names or settings.envs or sorted(available)
+    unknown = [n for n in wanted if n not in available]
+    if unknown:
+        raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
+    return {n: available[n].from_settings(settings) for n in wanted}
