@@ -96,3 +96,40 @@ def nemo_rows(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     console.print(f"wrote {len(lines)} NeMo Gym rows to {out}")
+
+
+@app.command("skyrl-rows")
+def skyrl_rows(
+    tasks: Annotated[Path, typer.Argument(help="a proofgym task file (JSONL)")],
+    out: Annotated[Path, typer.Option(help="where to write the SkyRL dataset (.parquet)")],
+) -> None:
+    """Write the tasks as the Parquet rows SkyRL's trainer reads: `prompt` (the environment's
+    instructions, tools and call format as a system message, then the task's messages),
+    `env_class: proofgym`, `reward_spec`, and `extra_info.task`."""
+    import importlib.util
+
+    from interop.skyrl_env import skyrl_row
+
+    if importlib.util.find_spec("pyarrow") is None:
+        fail("Parquet needs pyarrow: pip install 'proofgym[skyrl]'")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        rows = load_tasks(tasks)
+    except TaskFileError as exc:
+        fail(str(exc))
+    settings = ResourcesSettings.from_env()
+    available = discover()
+    built: dict[str, Environment[Any]] = {}
+    records = []
+    for task in rows:
+        if task.env not in available:
+            fail(f"{task.task_id}: unknown environment {task.env!r}")
+        if task.env not in built:
+            built[task.env] = available[task.env].from_settings(settings)
+        env = built[task.env]
+        records.append(skyrl_row(task, env.task_tool_schemas(task), env.instructions(task)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(records), out)
+    console.print(f"wrote {len(records)} SkyRL rows to {out}")
