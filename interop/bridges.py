@@ -71,8 +71,10 @@ class OpenEnvEpisode:
 
     def exchange(self, frame: dict[str, Any]) -> dict[str, Any]:
         """Send one frame, read one; a broken socket is an outage (UpstreamError)."""
-        try:
+        # a peer at capacity answers before it reads (and closes): its frame is still queued
+        with contextlib.suppress(OSError, WebSocketException):
             self.socket.send(json.dumps(frame))
+        try:
             answer = json.loads(self.socket.recv(timeout=TIMEOUT_S))
         except (OSError, TimeoutError, WebSocketException, ValueError) as exc:
             self.broken = f"the OpenEnv peer broke off: {type(exc).__name__}: {exc}"
@@ -146,6 +148,7 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
         url = self.url.replace("http://", "ws://").replace("https://", "wss://")
         try:
             socket = connect(f"{url}/ws", max_size=100 * 1024 * 1024, open_timeout=TIMEOUT_S)
+            socket.__enter__()  # what `with connect(...)` does; closed in close_state
         except (OSError, TimeoutError, WebSocketException) as exc:
             raise UpstreamError(f"the OpenEnv peer at {self.url} is unreachable: {exc}") from None
         episode = OpenEnvEpisode(socket)

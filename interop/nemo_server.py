@@ -50,8 +50,8 @@ def _error(status: int, kind: str, message: str) -> JSONResponse:
 def row_task(row: dict[str, Any], env: str) -> Task:
     """The proofgym task a NeMo row carries (its extras: task_id, env, task_data)."""
     data = dict(row)
-    data.setdefault("env", env)
-    data.setdefault("task_id", f"{env}-{uuid.uuid4().hex[:12]}")
+    data["env"] = data.get("env") or env
+    data["task_id"] = data.get("task_id") or f"{env}-{uuid.uuid4().hex[:12]}"
     return Task.from_row(data)
 
 

@@ -14,6 +14,7 @@ else (OpenEnv's own `GenericEnvClient` works the same; this keeps `openenv` opti
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 from typing import Any
@@ -39,8 +40,9 @@ class OpenEnvSession:
         url = base_url.rstrip("/").replace("http://", "ws://").replace("https://", "wss://")
         headers = {"Authorization": f"Bearer {token}"} if token else None
         self.timeout_s = timeout_s
-        self.socket: ClientConnection = connect(
-            f"{url}/ws", additional_headers=headers, max_size=100 * 1024 * 1024
+        self._open = contextlib.ExitStack()
+        self.socket: ClientConnection = self._open.enter_context(
+            connect(f"{url}/ws", additional_headers=headers, max_size=100 * 1024 * 1024)
         )
 
     def send(self, kind: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -64,7 +66,7 @@ class OpenEnvSession:
         try:
             self.socket.send(json.dumps({"type": "close"}))
         finally:
-            self.socket.close()
+            self._open.close()
 
 
 def tool_schemas(base_url: str, token: str | None = None) -> list[dict[str, Any]]:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import sqlite3
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import uvicorn
 
 
 def count_rows(db: Path, where: str = "1") -> int:
@@ -35,3 +42,22 @@ async def tiny_model_rollout(model_dir: Path, task: dict[str, Any], max_steps: i
     )
     async with in_process_stack(model_settings=settings, agent_settings=agent) as stack:
         return await stack.run({"task": task, "model_params": {"model": "tiny"}})
+
+
+@contextlib.contextmanager
+def serve_in_thread(application: Any) -> Iterator[str]:
+    """Serve an ASGI app on a free loopback port from a thread; yield its base URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(application, host="127.0.0.1", port=port, log_level="error")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

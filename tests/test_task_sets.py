@@ -8,15 +8,12 @@ import hashlib
 import importlib
 import json
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
+from helpers import serve_in_thread
 from openai.types.responses import Response
 from typer.testing import CliRunner
 
@@ -163,20 +160,8 @@ class Rewording:
 @pytest.fixture
 def rewording_model() -> Iterator[tuple[str, Rewording]]:
     backend = Rewording()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(model_app(backend=backend), port=port, log_level="error")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}", backend
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_in_thread(model_app(backend=backend)) as url:
+        yield url, backend
 
 
 def sdg_llm(url: str, out: Path, n: int = 30) -> Any:
