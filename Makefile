@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
-.PHONY: install system-deps run test lint unit validate bench tasks
+.PHONY: install system-deps run test lint unit validate bench tasks test-interop
 
 $(STAMP): pyproject.toml
 	@(command -v bwrap && command -v chromium) >/dev/null || $(MAKE) system-deps
@@ -48,6 +48,19 @@ unit: install
 ## make validate: prove every shipped environment (controls, negatives, isolation, determinism).
 validate: install
 	$(VENV)/bin/proofgym validate
+
+## make test-interop: the real peers (OpenEnv 0.10.0, NeMo Gym 0.7.0, skyrl-gym 0.4.0), every
+## direction of interop, with their own clients and servers on loopback (opt-in; not in CI).
+INTEROP ?= .interop
+PY313 ?= $(shell command -v python3.13 || ls $$HOME/.pyenv/versions/3.13*/bin/python 2>/dev/null | head -1)
+test-interop: install
+	$(PY) -m pip install -q -e '.[skyrl]'
+	test -x $(INTEROP)/openenv/bin/openenv || (python3 -m venv $(INTEROP)/openenv && \
+		$(INTEROP)/openenv/bin/pip install -q openenv==0.10.0)
+	@test -n "$(PY313)" || (echo "NeMo Gym needs Python 3.13 (set PY313=/path/to/python3.13)" >&2; exit 1)
+	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
+		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
+	$(PY) tests/interop_real/run.py --peers $(INTEROP)
 
 bench: install
 	$(PY) bench/rollouts.py
