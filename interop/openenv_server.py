@@ -418,7 +418,7 @@ def create_app(
                 server.attached.discard(attach)
             else:
                 await player.close()
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):  # already gone
                 await socket.close()
 
     return app

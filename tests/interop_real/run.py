@@ -503,6 +503,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=ROOT / ".interop")
     args = parser.parse_args()
+    args.peers = args.peers.resolve()
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="proofgym-interop-") as tmp:
         work = Path(tmp)
