@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 import uuid
 from typing import Any
@@ -85,6 +86,7 @@ class RolloutRunner:
         self.env_sets = {env: ReplicaSet(urls) for env, urls in settings.env_urls.items()}
         self.running: set[str] = set()  # rollout ids (= session ids) in flight
         self.leased: dict[str, str] = {}  # rollout id -> env URL of its (maybe) open session
+        self.keys: dict[str, str] = {}  # rollout id -> its owned session's key
 
     async def env_url(self, env: str, session_id: str) -> str:
         """The base URL of `env` for this session (sticky across replicas)."""
@@ -108,6 +110,7 @@ class RolloutRunner:
         finally:
             self.running.discard(rollout_id)
             self.leased.pop(rollout_id, None)
+            self.keys.pop(rollout_id, None)
 
     async def _run(self, request: RunRequest, rollout_id: str) -> RunResult:
         task = request.task
@@ -151,10 +154,13 @@ class RolloutRunner:
             raise RolloutFailed("resources_error", str(exc)) from None
 
     async def _seed(self, env_url: str, rollout_id: str, request: RunRequest) -> Any:
+        # the session is this rollout's alone: never joined, touched only with this key
+        key = self.keys[rollout_id] = secrets.token_hex(16)
         body = {
             "session_id": rollout_id,
             "task": request.task.model_dump(mode="json"),
             "lease_s": self.settings.session_lease_s,
+            "session_key": key,
         }
         self.leased[rollout_id] = env_url
         try:
@@ -301,7 +307,7 @@ class RolloutRunner:
         result = await self._resources(
             f"{env_url}/tools/{name}",
             arguments,
-            headers={"X-Session-Id": rollout_id},
+            headers=self._session_headers(rollout_id),
             idempotent=False,
         )
         return function_call_output(call_id, str(result.get("output", "")))
@@ -310,7 +316,9 @@ class RolloutRunner:
         response = state.response = self._response(state)
         body = {"session_id": rollout_id, "response": response.model_dump(mode="json")}
         try:
-            answer = await self.client.post_json(f"{env_url}/verify", body)
+            answer = await self.client.post_json(
+                f"{env_url}/verify", body, headers=self._session_headers(rollout_id)
+            )
             return VerifyResult.model_validate(answer)
         except CallFailed as exc:
             # No answer, or a session the server no longer knows: the server failed, not the
@@ -324,12 +332,22 @@ class RolloutRunner:
     async def _close(self, env_url: str, rollout_id: str) -> None:
         try:
             await self.client.post_json(
-                f"{env_url}/close_session", {"session_id": rollout_id}, timeout=10.0
+                f"{env_url}/close_session",
+                {"session_id": rollout_id},
+                headers=self._session_headers(rollout_id),
+                timeout=10.0,
             )
         except CallFailed as exc:  # unrenewed, the lease runs out and the server reaps it
             log.info("closing %s failed: %s", rollout_id, exc)
         finally:
             self.leased.pop(rollout_id, None)
+
+    def _session_headers(self, rollout_id: str) -> dict[str, str]:
+        headers = {"X-Session-Id": rollout_id}
+        key = self.keys.get(rollout_id)
+        if key:
+            headers["X-Session-Key"] = key
+        return headers
 
     async def renew_leases(self) -> int:
         """Renew the session of every running rollout, one call per environment URL; return

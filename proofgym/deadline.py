@@ -49,12 +49,20 @@ def lifted() -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+class BadBudget(ValueError):
+    """An `X-Proofgym-Budget-S` header that is not a finite number of seconds, 0 or more."""
+
+
 def parse_budget(value: bytes | str | None) -> float | None:
-    """The seconds an `X-Proofgym-Budget-S` header grants, or None when absent or unusable."""
+    """The seconds an `X-Proofgym-Budget-S` header grants (None when absent); BadBudget for
+    a value that is not a finite, non-negative number: the caller's error, not a rollout to
+    run with no time and mask."""
     if value is None:
         return None
     try:
         seconds = float(value)
     except ValueError:
-        return None
-    return seconds if seconds == seconds and seconds != float("inf") else None
+        raise BadBudget(f"{BUDGET_HEADER} is not a number of seconds") from None
+    if not (seconds == seconds and 0 <= seconds != float("inf")):
+        raise BadBudget(f"{BUDGET_HEADER} must be a finite number of seconds, 0 or more")
+    return seconds

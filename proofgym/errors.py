@@ -72,6 +72,7 @@ ErrorKind = Literal[
     "unknown_control",
     # 409: contradicts what exists or runs
     "session_conflict",
+    "session_exists",
     "seed_failed",
     "env_version_mismatch",
     "rollout_running",

@@ -2,14 +2,18 @@
 
 Every service runs behind `RequestGuard` (installed by `proofgym.service.install_common`):
 
+- **Bodies first.** A request's body is read (within its size and time limits) before it
+  asks for a slot, so a caller trickling a body waits on its own connection and never holds
+  a slot another request needs.
 - **Admission, first come first served.** At most `max_inflight` requests run at once; the
   next `max_queue` wait in arrival order. One more is refused at once with 503 `overloaded`,
-  `Retry-After` and `Connection: close` (its descriptor is freed), before its body is read:
-  the caller's retry is safe because nothing ran. Bounding the running set also keeps the
+  `Retry-After` and `Connection: close` (its descriptor is freed): the caller's retry is
+  safe because nothing ran. Bounding the running set also keeps the
   work per request flat as load grows (bench/RESULTS.md, the hot path).
 - **Bodies.** A declared or streamed body over `max_body_bytes` is 413; a body that does not
   arrive within `body_timeout_s` is 408; a body that is not UTF-8, that escapes a lone
-  surrogate, or that nests deeper than `max_json_depth` is 400. Each answer is in the
+  surrogate, that nests deeper than `max_json_depth`, or that holds more than
+  `max_json_containers` objects and arrays is 400. Each answer is in the
   protocol's error shape, so a hostile body is never a 500 and never reaches a parser that
   could turn it into one.
 
@@ -53,6 +57,7 @@ class GuardLimits:
     max_body_bytes: int = 32 * 1024 * 1024
     body_timeout_s: float = 30.0
     max_json_depth: int = 64
+    max_json_containers: int = 262_144
     retry_after_s: int = 1
 
 
@@ -63,11 +68,20 @@ def error_answer(
     return JSONResponse({"error": {"kind": kind, "message": message}}, status, headers=headers)
 
 
-def body_problem(body: bytes, max_depth: int) -> str | None:
-    """Why `body` cannot be a request body (not UTF-8, a lone surrogate, too deep), or None.
+def body_problem(body: bytes, max_depth: int, max_containers: int = 262_144) -> str | None:
+    """Why `body` cannot be a request body (not UTF-8, a lone surrogate, too deep, more
+    objects and arrays than any request needs), or None.
 
     Cheap on the common body: ASCII needs no decoding, and the escape and depth scans run only
-    when a byte count says they could matter."""
+    when a byte count says they could matter. The container bound is counted at C speed
+    before any parsing: a 31 MB body of `{}` would otherwise cost the parser gigabytes and
+    hold the event loop for seconds."""
+    containers = body.count(b"{") + body.count(b"[")
+    if containers > max_containers:
+        return (
+            f"the body holds {containers} objects and arrays (braces counted), over the "
+            f"limit of {max_containers}"
+        )
     if not body.isascii():
         try:
             body.decode("utf-8")
@@ -75,7 +89,7 @@ def body_problem(body: bytes, max_depth: int) -> str | None:
             return f"the body is not valid UTF-8 (byte {exc.start})"
     if b"\\u" in body and has_lone_surrogate_escape(body):
         return "the body escapes a lone UTF-16 surrogate, which is not text"
-    if body.count(b"[") + body.count(b"{") > max_depth and depth(body) > max_depth:
+    if containers > max_depth and depth(body) > max_depth:
         return f"the body nests JSON deeper than {max_depth} levels"
     return None
 
@@ -162,13 +176,23 @@ class RequestGuard:
                 declared = value
             elif key == BUDGET_KEY:
                 budget = value
+        try:
+            seconds = deadline.parse_budget(budget)
+        except deadline.BadBudget as exc:
+            await self._refuse(scope, receive, send, "malformed_body", str(exc), 400)
+            return
         # The caller's deadline starts counting on arrival, the wait for admission included.
-        with deadline.within(deadline.parse_budget(budget)):
+        with deadline.within(seconds):
             await self._guarded(scope, receive, send, declared)
 
     async def _guarded(
         self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
     ) -> None:
+        # The body first, then a slot: a caller that trickles its body waits on its own
+        # connection, never holding one of the `max_inflight` slots others need.
+        body = await self._read_body(scope, receive, send, declared)
+        if body is None:
+            return  # answered (too large, too slow, malformed) or the caller went away
         entry = self.admission.try_enter()
         if entry is False:
             await self._refuse(
@@ -189,17 +213,28 @@ class RequestGuard:
                 self.admission.abandon(entry)
                 raise
         try:
-            await self._admitted(scope, receive, send, declared)
+            replayed = False
+
+            async def replay() -> Message:
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()  # after the body: only a disconnect can come
+
+            await self.app(scope, replay, send)
         finally:
             self.admission.leave()
 
-    async def _admitted(
+    async def _read_body(
         self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
-    ) -> None:
+    ) -> bytes | None:
+        """The whole body, within the size and time limits and of bounded content; None when
+        it was refused (and answered) or the caller went away."""
         limit = self.limits.max_body_bytes
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await self._too_large(scope, receive, send, limit)
-            return
+            return None
         chunks: list[bytes] = []
         size = 0
         more = True
@@ -208,12 +243,12 @@ class RequestGuard:
                 while more:
                     message = await receive()
                     if message["type"] == "http.disconnect":
-                        return  # the caller went away: nothing to answer
+                        return None  # the caller went away: nothing to answer
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > limit:
                         await self._too_large(scope, receive, send, limit)
-                        return
+                        return None
                     chunks.append(chunk)
                     more = message.get("more_body", False)
         except TimeoutError:
@@ -226,22 +261,17 @@ class RequestGuard:
                 408,
                 {"Connection": "close"},
             )
-            return
+            return None
         body = b"".join(chunks)
-        problem = body_problem(body, self.limits.max_json_depth) if body else None
+        problem = (
+            body_problem(body, self.limits.max_json_depth, self.limits.max_json_containers)
+            if body
+            else None
+        )
         if problem is not None:
             await self._refuse(scope, receive, send, "malformed_body", problem, 400)
-            return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()  # after the body: only a disconnect can come
-
-        await self.app(scope, replay, send)
+            return None
+        return body
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         await self._refuse(

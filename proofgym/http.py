@@ -191,8 +191,9 @@ class ServiceClient:
     never reached its server, a 429, and, for idempotent calls only, a 502/503/504, a timeout or
     a dropped connection; at most `max_retries` of those per call. A 503 `overloaded` (refused
     before anything ran) is retried for any call and does not spend that budget. No attempt
-    and no backoff outlasts the current deadline (`proofgym.deadline`), whose remainder each
-    attempt sends along. Anything else is returned as it came; errors are the caller's to read.
+    and no backoff outlasts the current deadline (`proofgym.deadline`); each attempt sends its
+    own limit, the smaller of the remainder and the per-try timeout, as the next hop's budget.
+    Anything else is returned as it came; errors are the caller's to read.
     """
 
     def __init__(
@@ -245,8 +246,9 @@ class ServiceClient:
             if left is not None and left <= 0:
                 raise CallFailed(f"deadline passed before {url} answered; last: {last}")
             tmo = per_try if left is None else min(per_try, left)
-            if left is not None:
-                hdrs[deadline.BUDGET_HEADER] = f"{left:.3f}"
+            # this attempt is abandoned after `tmo`: the hop behind it gets no longer, so its
+            # own retries stop when this caller has gone instead of running on for nobody
+            hdrs[deadline.BUDGET_HEADER] = f"{tmo:.3f}"
             hint: float | None = None
             try:
                 answer = await self.transport.send(method, url, body, hdrs, tmo)

@@ -16,7 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from proofgym.output_items import check_output, normalize_output
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-.~]{16,128}$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_\-.~]{16,128}")  # matched whole (fullmatch)
+# an environment name goes into URLs (`/<env>/...`): plain lower-case words only
+ENV_NAME = re.compile(r"[a-z0-9_]+")
 
 FailureKind = Literal["model_error", "resources_error", "verify_error", "timeout"]
 TerminationReason = Literal["final_message", "max_steps", "length", "error"]
@@ -31,9 +33,30 @@ class StrictModel(BaseModel):
 
 def check_id(value: str) -> str:
     """Return `value` if it is a URL-safe id of 16 to 128 characters, else raise ValueError."""
-    if not ID_PATTERN.match(value):
+    if not ID_PATTERN.fullmatch(value):
         raise ValueError("ids are URL-safe strings of 16 to 128 characters ([A-Za-z0-9_-.~])")
     return value
+
+
+def check_create_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Raise ValueError when Responses create params have the wrong shape where proofgym reads
+    them: `input` a string or a list of items, `tools` a list of objects, `instructions` a
+    string."""
+    if "input" in params and not isinstance(params["input"], str | list):
+        raise ValueError("input must be a string or a list of items")
+    if isinstance(params.get("input"), list) and not all(
+        isinstance(i, dict) for i in params["input"]
+    ):
+        raise ValueError("every input item must be an object")
+    tools = params.get("tools")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
+    ):
+        raise ValueError("tools must be a list of tool objects")
+    instructions = params.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise ValueError("instructions must be a string")
+    return params
 
 
 class Task(StrictModel):
@@ -51,6 +74,13 @@ class Task(StrictModel):
     def _has_input(cls, value: dict[str, Any]) -> dict[str, Any]:
         if "input" not in value:
             raise ValueError("responses_create_params must contain 'input'")
+        return check_create_params(value)
+
+    @field_validator("env")
+    @classmethod
+    def _env_name(cls, value: str) -> str:
+        if not ENV_NAME.fullmatch(value):
+            raise ValueError(f"an environment name is lower-case letters, digits and _ ({value!r})")
         return value
 
     def content_hash(self) -> str:
@@ -131,7 +161,16 @@ class SeedRequest(StrictModel):
         le=86400,
         description="not in NeMo Gym: close the session when nothing touches or renews it "
         "for this long (the agent renews the sessions of its running rollouts), so a dead "
-        "caller's sessions are reclaimed soon instead of after the idle TTL",
+        "caller's sessions are reclaimed soon instead of after the idle TTL (capped at it)",
+    )
+    session_key: str | None = Field(
+        default=None,
+        min_length=16,
+        max_length=128,
+        description="not in NeMo Gym: a secret the caller chose, making the session its alone. "
+        "Every tool call, verify and close must send it as `X-Session-Key`; seeding an id in "
+        "use with another key (or none) is refused (409 `session_exists`), never joined, and "
+        "seeding again with the same key and task is the same session (retries are safe)",
     )
 
     _check = field_validator("session_id")(check_id)
@@ -281,6 +320,11 @@ class RunRequest(StrictModel):
     @classmethod
     def _rid(cls, value: str | None) -> str | None:
         return None if value is None else check_id(value)
+
+    @field_validator("model_params")
+    @classmethod
+    def _params(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return check_create_params(value)
 
 
 class Timings(StrictModel):

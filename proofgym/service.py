@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from proofgym import VERSION
 from proofgym.errors import AtCapacity, ProofgymError, describe_validation
@@ -107,8 +108,24 @@ class _MetricsAndAuth:
                 status = message["status"]
             await send(message)
 
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send_wrapper(message)
+
         try:
-            await self.app(scope, receive, send_wrapper)
+            await self.app(scope, receive, send_tracked)
+        except Exception:
+            # A bug answers a whole 500 here, so the server sees no exception and the
+            # kept-alive connection (which another caller's request may ride next) stays
+            # usable; Starlette's own handler would re-raise and the connection would drop.
+            if started:
+                raise
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            self.metrics.errors.labels(self.metrics.service, "internal").inc()
+            await error_answer("internal", "internal error", 500)(scope, receive, send_wrapper)
         finally:
             route = scope.get("route")
             path = getattr(route, "path", "unmatched")
@@ -214,6 +231,22 @@ def install_common(
             f"{request.method} is not allowed on {request.url.path}; allowed: {allow}",
             405,
             {"Allow": allow},
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # what FastAPI and Starlette raise themselves (a body that is not JSON, ...): the
+        # protocol's error shape, never `{"detail": ...}`
+        if exc.status_code == 404:
+            return await on_not_found(request, exc)
+        if exc.status_code == 405:
+            return await on_bad_method(request, exc)
+        kind = {400: "malformed_body", 401: "unauthorized", 413: "body_too_large"}.get(
+            exc.status_code, "bad_request" if exc.status_code < 500 else "internal"
+        )
+        metrics.errors.labels(service, kind).inc()
+        return error_answer(
+            kind, str(exc.detail), exc.status_code, dict(exc.headers) if exc.headers else None
         )
 
     @app.exception_handler(Exception)

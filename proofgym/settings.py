@@ -88,6 +88,11 @@ class CommonSettings(ProofgymSettings):
         default=75.0, gt=0, description="a new connection that sends nothing this long: closed"
     )
     max_json_depth: int = Field(default=64, ge=2, description="deeper JSON bodies get 400")
+    max_json_containers: int = Field(
+        default=262_144,
+        ge=16,
+        description="bodies with more objects and arrays get 400 (bounds the parser's memory)",
+    )
 
     def guard_limits(self) -> GuardLimits:
         """The request guard's limits these settings name."""
@@ -97,6 +102,7 @@ class CommonSettings(ProofgymSettings):
             max_body_bytes=int(self.max_body_mb * 1024 * 1024),
             body_timeout_s=self.body_timeout_s,
             max_json_depth=self.max_json_depth,
+            max_json_containers=self.max_json_containers,
         )
 
 

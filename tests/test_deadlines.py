@@ -191,3 +191,16 @@ async def test_an_unrenewed_lease_is_reaped_and_a_renewed_one_is_not(tmp_path: P
     reaped = await registry.reap(now=now + 1.5)
     assert reaped == ["orphaned-session-01"]
     assert sorted(registry.sessions) == ["no-lease-session-01", "renewed-session-001"]
+
+
+async def test_each_attempt_sends_its_own_limit_as_the_next_hop_s_budget() -> None:
+    # a caller with 30 s left and a 2 s per-try limit: the hop behind it gets 2 s, so its own
+    # retries end when this attempt is abandoned, not 28 s later for nobody
+    transport = Scripted([answer(200)])
+    client = ServiceClient(ClientSettings(request_timeout_s=2.0), transport)
+    with deadline.within(30.0):
+        await client.call("POST", "http://svc/x", {})
+    assert float(transport.seen[0]["X-Proofgym-Budget-S"]) == 2.0
+    # with no deadline at all, the per-try limit is still the next hop's budget
+    await client.call("POST", "http://svc/x", {})
+    assert float(transport.seen[1]["X-Proofgym-Budget-S"]) == 2.0

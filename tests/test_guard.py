@@ -217,3 +217,33 @@ async def test_metrics_name_every_route_the_tool_route_included() -> None:
         if line.startswith("proofgym_requests_total{")
     }
     assert routes == {"/{env}/seed_session", "/{env}/tools/{tool_name}", "/{env}/close_session"}
+
+
+async def test_a_trickling_body_holds_no_slot() -> None:
+    # one slot; a caller whose body never finishes must not keep a guarded request waiting
+    app, state = guarded_app(GuardLimits(max_inflight=1, max_queue=0, body_timeout_s=5))
+    state["release"].set()
+    stalled = asyncio.Event()
+
+    async def trickle() -> AsyncIterator[bytes]:
+        yield b'{"n": '
+        await stalled.wait()  # the rest never comes while the other request runs
+        yield b"1}"
+
+    async with client_of(app) as client:
+        slow = asyncio.create_task(client.post("/work", content=trickle()))
+        await asyncio.sleep(0.05)
+        quick = await asyncio.wait_for(client.post("/work", json={"n": 2}), 2)
+        assert quick.status_code == 200 and quick.json() == {"n": 2}
+        stalled.set()
+        assert (await slow).status_code == 200
+
+
+async def test_a_body_of_millions_of_objects_is_refused_before_any_parser() -> None:
+    app, _ = guarded_app(GuardLimits())
+    body = b"[" + b"{}," * 10_000_000 + b"{}]"  # 30 MB, under the byte limit
+    async with client_of(app) as client:
+        refused = await client.post("/echo", content=body)
+        assert "objects and arrays" in assert_error(refused, 400, "malformed_body")["message"]
+        assert (await client.get("/health")).status_code == 200
+    assert body_problem(b'{"a": [1, 2, {"b": 3}]}', 64) is None

@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request, Response
 from starlette.routing import Route
 
 from proofgym import VERSION
-from proofgym.errors import InvalidRequest, NotFound
+from proofgym.errors import BadRequest, InvalidRequest, NotFound
 from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.protocol import (
     CloseRequest,
@@ -41,7 +41,7 @@ from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.executor import CallRefused, FairExecutor
 from resources_servers.base.registry import discover
 from resources_servers.base.scratch import private_dir
-from resources_servers.base.sessions import SessionRegistry
+from resources_servers.base.sessions import TASK_FAULTS, SessionRegistry
 
 log = logging.getLogger("proofgym.resources")
 
@@ -93,11 +93,12 @@ class ResourcesHost:
         )
 
     async def call_tool(
-        self, name: str, session_id: str, tool_name: str, arguments: Any
+        self, name: str, session_id: str, tool_name: str, arguments: Any, key: str | None = None
     ) -> ToolResult:
-        """Run one tool in one session. Policy-visible failures are a ToolResult with error."""
+        """Run one tool in one session (an owned session needs its `key`). Policy-visible
+        failures are a ToolResult with error."""
         env = self.env(name)
-        session = self.registry(name).get(session_id)
+        session = self.registry(name).get(session_id, key)
         spec = env.tools().get(tool_name)
         if spec is None and env.external_tools:
             return await self._call_external(
@@ -163,10 +164,12 @@ class ResourcesHost:
             )
         return ToolResult(output=str(output))
 
-    async def verify(self, name: str, request: VerifyRequest) -> VerifyResult:
+    async def verify(
+        self, name: str, request: VerifyRequest, key: str | None = None
+    ) -> VerifyResult:
         """Judge a session's rollout; the session stays open (closing is separate)."""
         env = self.env(name)
-        session = self.registry(name).get(request.session_id)
+        session = self.registry(name).get(request.session_id, key)
         return await asyncio.to_thread(env.verify, session.state, session.task, request.response)
 
     async def reap_forever(self) -> None:
@@ -253,7 +256,9 @@ def create_app(
     @app.post("/{env}/seed_session")
     async def seed_session(env: str, body: SeedRequest) -> SeedResponse:
         environment = host.env(env)
-        session, _ = await host.registry(env).seed(body.session_id, body.task, body.lease_s)
+        session, _ = await host.registry(env).seed(
+            body.session_id, body.task, body.lease_s, key=body.session_key
+        )
         return SeedResponse(
             session_id=session.session_id,
             tools=environment.tool_schemas(),
@@ -275,7 +280,10 @@ def create_app(
             ) from None
         params = request.path_params
         request.scope["route"] = tool_route  # so /metrics names the route, not "unmatched"
-        result = await host.call_tool(params["env"], session_id, params["tool_name"], arguments)
+        key = request.headers.get("x-session-key")
+        result = await host.call_tool(
+            params["env"], session_id, params["tool_name"], arguments, key
+        )
         return Response(result.model_dump_json(), media_type="application/json")
 
     # First in the route table, so the hot path matches at once.
@@ -283,12 +291,13 @@ def create_app(
     app.router.routes.insert(0, tool_route)
 
     @app.post("/{env}/verify")
-    async def verify(env: str, body: VerifyRequest) -> VerifyResult:
-        return await host.verify(env, body)
+    async def verify(env: str, body: VerifyRequest, request: Request) -> VerifyResult:
+        return await host.verify(env, body, request.headers.get("x-session-key"))
 
     @app.post("/{env}/close_session")
-    async def close_session(env: str, body: CloseRequest) -> CloseResponse:
-        return CloseResponse(closed=await host.registry(env).close(body.session_id))
+    async def close_session(env: str, body: CloseRequest, request: Request) -> CloseResponse:
+        key = request.headers.get("x-session-key")
+        return CloseResponse(closed=await host.registry(env).close(body.session_id, key))
 
     @app.post("/{env}/renew_sessions")
     async def renew_sessions(env: str, body: RenewRequest) -> RenewResponse:
@@ -297,6 +306,14 @@ def create_app(
 
     @app.post("/{env}/controls")
     async def controls(env: str, body: ControlsRequest) -> ControlsResponse:
-        return ControlsResponse(controls=host.env(env).controls(body.task))
+        environment = host.env(env)
+        try:  # a task the environment cannot use is the caller's to fix, not a 500
+            environment.validate_task(body.task)
+            return ControlsResponse(controls=environment.controls(body.task))
+        except TASK_FAULTS as exc:
+            raise BadRequest(
+                f"task {body.task.task_id}: {type(exc).__name__}: {str(exc)[:300]}",
+                kind="invalid_task",
+            ) from None
 
     return app

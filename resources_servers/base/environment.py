@@ -141,6 +141,8 @@ class Environment(ABC, Generic[S]):
             self.task_data_model.model_validate(task.task_data)
         except ValidationError as exc:
             raise ValueError(describe_validation(exc.errors(), "task_data")) from None
+        except (OverflowError, RecursionError, TypeError) as exc:  # e.g. an int past float
+            raise ValueError(f"task_data: {type(exc).__name__}: {exc}") from None
 
     @classmethod
     def task_data_schema(cls) -> dict[str, Any] | None:

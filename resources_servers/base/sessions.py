@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 import shutil
 import time
 from pathlib import Path
@@ -12,11 +13,20 @@ from proofgym.errors import AtCapacity, BadRequest, Conflict, NotFound
 from proofgym.protocol import Task
 from resources_servers.base.environment import Environment
 
+# what a task whose data the environment cannot use raises from create_state: the caller's to
+# fix (400 invalid_task), not an outage to mask and retry
+TASK_FAULTS = (KeyError, ValueError, TypeError, IndexError, OverflowError, AttributeError)
+
+
+def _same(key: str, given: str | None) -> bool:
+    return given is not None and hmac.compare_digest(key, given)
+
 
 class Session:
     """One live session. Slots keep an idle session small (see bench/RESULTS.md)."""
 
     __slots__ = (
+        "key",
         "last_used",
         "lease_s",
         "ready",
@@ -43,6 +53,7 @@ class Session:
         self.state: Any = None
         self.ready: asyncio.Event | None = asyncio.Event()
         self.last_used = time.monotonic()
+        self.key: str | None = None  # an owned session's capability
 
 
 class SessionRegistry:
@@ -65,11 +76,19 @@ class SessionRegistry:
         return len(self.sessions)
 
     async def seed(
-        self, session_id: str, task: Task, lease_s: float | None = None
+        self, session_id: str, task: Task, lease_s: float | None = None, key: str | None = None
     ) -> tuple[Session, bool]:
-        """Return the session and whether it was created now."""
+        """Return the session and whether it was created now. A session seeded with a `key`
+        is its caller's alone: later calls need the key, and a seed of its id with another
+        key (or of a keyless session with one) is a Conflict (`session_exists`), never a
+        join. A lease never outlives the TTL."""
         task_hash = task.content_hash()
+        if lease_s is not None:
+            lease_s = min(lease_s, self.ttl_s)
         existing = self.sessions.get(session_id)
+        keyed = existing is not None and (key is not None or existing.key is not None)
+        if keyed and (existing.key is None or key is None or not _same(existing.key, key)):  # type: ignore[union-attr]
+            raise Conflict(f"session {session_id} already exists", kind="session_exists")
         if existing is not None:
             if existing.task_hash != task_hash:
                 raise Conflict(
@@ -101,16 +120,23 @@ class SessionRegistry:
             raise BadRequest(f"task {task.task_id}: {exc}", kind="invalid_task") from None
         workdir = self.root / session_id if self.env.needs_workdir else None
         session = Session(session_id, task, task_hash, workdir, lease_s)
+        session.key = key
         self.sessions[session_id] = session  # reserve before the first await
         try:
             if workdir is not None:
                 session.state = await asyncio.to_thread(self._create_in, workdir, task)
             else:
                 session.state = self.env.create_state(task, None)
-        except BaseException:
+        except BaseException as exc:
             self.sessions.pop(session_id, None)
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)
+            if isinstance(exc, TASK_FAULTS):  # the task's data cannot make a session
+                raise BadRequest(
+                    f"task {task.task_id}: {self.env.name} cannot build a session from it: "
+                    f"{type(exc).__name__}: {str(exc)[:300]}",
+                    kind="invalid_task",
+                ) from None
             raise
         finally:
             assert session.ready is not None
@@ -122,18 +148,26 @@ class SessionRegistry:
         workdir.mkdir(parents=True, exist_ok=False)
         return self.env.create_state(task, workdir)
 
-    def get(self, session_id: str) -> Session:
-        """The live, fully seeded session, touched; NotFound otherwise."""
+    def get(self, session_id: str, key: str | None = None) -> Session:
+        """The live, fully seeded session, touched; NotFound otherwise, also for an owned
+        session asked for without its key (which must not tell that it exists)."""
         session = self.sessions.get(session_id)
-        if session is None or session.ready is not None:
+        if (
+            session is None
+            or session.ready is not None
+            or (session.key is not None and not _same(session.key, key))
+        ):
             raise NotFound(f"no session {session_id!r} in {self.env.name}", kind="unknown_session")
         session.last_used = time.monotonic()
         return session
 
-    async def close(self, session_id: str) -> bool:
-        """Close a session and remove its files; False when there was none."""
+    async def close(self, session_id: str, key: str | None = None, *, force: bool = False) -> bool:
+        """Close a session and remove its files; False when there was none (or it is keyed
+        and `key` is not its key, unless the server itself closes it: `force`)."""
         session = self.sessions.get(session_id)
         if session is None:
+            return False
+        if not force and session.key is not None and not _same(session.key, key):
             return False
         if session.ready is not None:
             await session.ready.wait()
@@ -171,10 +205,10 @@ class SessionRegistry:
             if s.ready is None and now - s.last_used > (s.lease_s or self.ttl_s)
         ]
         for session_id in idle:
-            await self.close(session_id)
+            await self.close(session_id, force=True)
         return idle
 
     async def close_all(self) -> None:
         """Close every session (at shutdown)."""
         for session_id in list(self.sessions):
-            await self.close(session_id)
+            await self.close(session_id, force=True)

@@ -6,11 +6,17 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+MAX_PATH = 255  # one file name of most file systems; a longer path is no config file
+
 
 def _safe_path(path: str) -> str:
     parts = PurePosixPath(path).parts
     if not path or "\0" in path or path.startswith("/") or ".." in parts or "\\" in path:
         raise ValueError(f"must be a relative path inside the workspace: {path!r}")
+    if path.endswith("/") or {"", "."} & set(path.split("/")):
+        raise ValueError(f"must name a file, not a folder: {path!r}")
+    if len(path) > MAX_PATH or any(len(p) > MAX_PATH for p in parts):
+        raise ValueError(f"a path of at most {MAX_PATH} characters: {path[:40]!r}...")
     return path
 
 
