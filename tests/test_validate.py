@@ -254,3 +254,49 @@ def test_exploit_controls_must_expect_the_floor() -> None:
     box.close()
     exploits = [c for c in controls if c.name.startswith("exploit_")]
     assert len(exploits) >= 4 and all(c.expect == "fail" for c in exploits)
+
+
+def test_cli_closes_with_one_line_per_environment_and_quick_runs_the_edit_loop_checks() -> None:
+    quick = cli("math", "--quick")
+    assert quick.returncode == 0, quick.stdout + quick.stderr
+    last = [line for line in quick.stdout.splitlines() if line.strip()]
+    assert any(line.startswith("math: ") and "verdicts pass" in line for line in last[-3:])
+    assert "isolation_parallel" not in quick.stdout  # the quick subset only
+    assert "math: controls ..." in quick.stderr  # progress as it goes
+    failing = cli("file_edit", "--quick", "--margin", "2")
+    assert failing.returncode == 1
+    assert "file_edit: FAILED 1/" in failing.stdout and "floor_gap" in failing.stdout
+
+
+def test_canaries_go_with_a_terminated_validation_and_stale_ones_are_swept(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import time
+
+    from proofgym_stack.validation.adversarial import sweep_stale_canaries
+
+    def mine(pid: int) -> list[Path]:
+        return list(Path(tempfile.gettempdir()).glob(f"proofgym-canary-{pid}-*"))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proofgym_stack.cli", "validate", "code", "--sample", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not mine(proc.pid) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert mine(proc.pid), "the validation never planted its canary"
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+    assert not mine(proc.pid)
+    # a canary of a process that is gone (SIGKILL leaves one behind) is swept
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"proofgym-canary-{dead.pid}-pgcanary-0"
+    live = tmp_path / f"proofgym-canary-{os.getpid()}-pgcanary-1"
+    stale.write_text("x")
+    live.write_text("x")
+    assert sweep_stale_canaries(tmp_path) == [stale]
+    assert live.exists() and not stale.exists()

@@ -44,12 +44,37 @@ class Canary:
     path: Path
 
 
+def sweep_stale_canaries(folder: Path | None = None) -> list[Path]:
+    """Remove canary files whose validating process is gone (killed before it could clean
+    up); return them. A file's name carries its process id."""
+    folder = folder or Path(tempfile.gettempdir())
+    removed = []
+    for path in folder.glob("proofgym-canary-*"):
+        pid = path.name.removeprefix("proofgym-canary-").split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @contextlib.contextmanager
 def planted_canary() -> Iterator[Canary]:
     """Plant a fresh canary in the temp dir (world-readable) and in this process's environment;
-    remove both afterwards."""
+    remove both afterwards. Canaries left by validations that were killed are swept first."""
+    sweep_stale_canaries()
     value = PREFIX + secrets.token_hex(8)
-    path = Path(tempfile.gettempdir()) / f"proofgym-canary-{value}"
+    path = Path(tempfile.gettempdir()) / f"proofgym-canary-{os.getpid()}-{value}"
     path.write_text(value)
     path.chmod(0o644)
     previous = os.environ.get(ENV_VAR)

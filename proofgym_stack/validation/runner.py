@@ -74,6 +74,14 @@ class EnvReport:
         """A JSON-ready dict of the report."""
         return {**asdict(self), "passed": self.passed}
 
+    def summary(self) -> str:
+        """One closing line: `math: 28/28 verdicts pass`, or the failed verdicts by name."""
+        failed = [v.name for v in self.verdicts if not v.passed]
+        total = len(self.verdicts)
+        if self.passed:
+            return f"{self.env}: {total}/{total} verdicts pass"
+        return f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
+
 
 def _signature(result: RunResult | dict[str, Any]) -> tuple[Any, ...]:
     """What must be equal for two verdicts to be the same (of a RunResult or a VerifyResult)."""
@@ -395,6 +403,9 @@ class _Validator:
         )
 
 
+QUICK = frozenset({"controls", "negatives", "floor_gap", "reward_well_formed"})
+
+
 async def validate_env(
     env: Any,
     tasks: list[Task],
@@ -403,9 +414,13 @@ async def validate_env(
     sample: int = 4,
     margin: float | None = None,
     seed: int = 0,
+    quick: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> EnvReport:
     """Validate one environment instance on up to `sample` of `tasks`; `margin` (default: the
-    environment's `floor_margin`) is the floor gap as a share of the reward range."""
+    environment's `floor_margin`) is the floor gap as a share of the reward range. `quick`:
+    only the controls, the generic negatives and the floor gap (the edit loop's check; the
+    full run is what proves an environment). `progress` is told each check as it starts."""
     margin = env.floor_margin if margin is None else margin
     start = time.perf_counter()
     tasks = [t for t in tasks if t.env == env.name][:sample]
@@ -443,7 +458,11 @@ async def validate_env(
                 ("reward_well_formed", v.check_well_formed),
                 ("adversarial:no_host_secret_revealed", lambda: check_canary(v, canary)),
             ]
+            if quick:
+                checks = [c for c in checks if c[0] in QUICK]
             for name, check in checks:
+                if progress is not None:
+                    progress(name)
                 # One check that crashes fails its own verdict, not the whole validation.
                 try:
                     outcome = check()
