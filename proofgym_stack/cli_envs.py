@@ -33,6 +33,10 @@ def envs() -> None:
         available = available_environments(settings)
     except ValueError as exc:
         fail(str(exc))
+    from resources_servers.base.registry import problems
+
+    for folder, why in sorted(problems().items()):  # a broken folder, by name, in one line
+        err.print(f"[yellow]{folder}: not an environment: {why.splitlines()[0]}[/yellow]")
     for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
@@ -81,7 +85,9 @@ def validate(
     names = envs or sorted(available)
     unknown = [n for n in names if n not in available]
     if unknown:
-        fail(f"unknown environments {unknown}; available: {sorted(available)}")
+        from proofgym_stack.environments import unknown_message
+
+        fail(unknown_message(unknown, available))
     plan: list[tuple[str, list[Task]]] = []
     for name in names:
         try:

@@ -8,7 +8,7 @@ from typing import Any
 from interop.bridges import BridgeError, bridged
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment
-from resources_servers.base.registry import discover
+from resources_servers.base.registry import discover, problems
 
 
 def available_environments(settings: ResourcesSettings) -> dict[str, type[Environment[Any]]]:
@@ -29,5 +29,15 @@ def build_environments(
     wanted = names or settings.envs or sorted(available)
     unknown = [n for n in wanted if n not in available]
     if unknown:
-        raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
+        raise ValueError(unknown_message(unknown, available))
     return {n: available[n].from_settings(settings) for n in wanted}
+
+
+def unknown_message(names: list[str], available: dict[str, Any]) -> str:
+    """Why these names are not environments: a broken folder's own problem (its traceback),
+    else the list of what there is."""
+    broken = problems()
+    known = [broken[n] for n in names if n in broken]
+    if known:
+        return "\n".join(known)
+    return f"unknown environments {names}; available: {sorted(available)}"

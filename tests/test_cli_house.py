@@ -136,3 +136,31 @@ async def test_a_policy_the_scripted_backend_cannot_serve_is_explained(
     captured = capsys.readouterr()
     assert "scripted backend" in captured.err and "--policy reference" in captured.err
     assert "model_refused" in captured.err and "will not help" in captured.out
+
+
+def test_a_broken_environment_folder_breaks_only_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import resources_servers
+    from resources_servers.base.registry import discover, problems
+
+    (tmp_path / "broken_env").mkdir()
+    (tmp_path / "broken_env" / "__init__.py").write_text("import no_such_module_here\n")
+    (tmp_path / "no_env").mkdir()
+    (tmp_path / "no_env" / "__init__.py").write_text("X = 1\n")
+    monkeypatch.setattr(resources_servers, "__path__", [*resources_servers.__path__, str(tmp_path)])
+    assert "math" in discover() and "broken_env" not in discover()
+    found = problems()
+    assert (
+        "ModuleNotFoundError" in found["broken_env"]
+        and "no_such_module_here" in found["broken_env"]
+    )
+    assert "exports no `Env`" in found["no_env"]
+    from typer.testing import CliRunner
+
+    from proofgym_stack.cli import app
+
+    listed = CliRunner().invoke(app, ["envs"])
+    assert listed.exit_code == 0 and "math" in listed.output and "broken_env" in listed.output
+    named = CliRunner().invoke(app, ["validate", "broken_env"])
+    assert named.exit_code != 0 and "no_such_module_here" in named.output
