@@ -199,17 +199,19 @@ def demo(
         typer.Option(help="JSONL task file (default: the file_edit examples)"),
     ] = None,
     out_dir: Annotated[
-        Path | None, typer.Option(help="folder for one store per policy (default: temporary)")
+        Path | None,
+        typer.Option(help="folder for one store per policy (default: runs/demo-<time>)"),
     ] = None,
 ) -> None:
     """Start the services, run the example tasks with the reference and no-op policies and
-    with the tiny local model, then stop."""
+    with the tiny local model, then stop. The stores stay (`proofgym view` opens them)."""
     host = "127.0.0.1"
     stack = Stack(
         host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
     )
     with tempfile.TemporaryDirectory(prefix="proofgym-demo-") as tmp:
-        folder = out_dir or Path(tmp)
+        folder = out_dir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
+        folder.mkdir(parents=True, exist_ok=True)
         if tasks_file is None:
             tasks_file = example_file("file_edit")
             if not tasks_file.is_file():  # not in a checkout: the generator's examples

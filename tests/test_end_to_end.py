@@ -166,10 +166,13 @@ def test_up_rollout_kill_and_resume(
         assert not alive(pid), f"service {pid} outlived proofgym up"
 
 
-def test_the_readme_run_command_prints_both_summaries() -> None:
-    done = subprocess.run([*CLI, "demo"], capture_output=True, text=True, timeout=300)
+def test_the_readme_run_command_prints_both_summaries(tmp_path: Path) -> None:
+    done = subprocess.run([*CLI, "demo"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     rewards = re.findall(r"mean reward\s+│\s+([\d.]+)", done.stdout)
     assert rewards[:2] == ["1.000", "0.000"], done.stdout
     trainable = re.findall(r"trainable\s+│\s+(\d+)", done.stdout)
     assert trainable == ["0", "0", "8"], done.stdout  # scripted: no tokens; tiny model: all
+    # the stores it names stay, for `proofgym view`
+    stores = sorted(p.name for p in tmp_path.glob("runs/demo-*/*.db"))
+    assert stores == ["demo-noop_claim.db", "demo-reference.db", "demo-tiny-model.db"]
