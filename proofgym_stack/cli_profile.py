@@ -54,13 +54,14 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
         )
     console.print(table)
     for env, p in result["envs"].items():
-        worst = sorted(p["checks"].items(), key=lambda kv: kv[1])[:3]
-        if worst:
+        failing = [(n, v) for n, v in sorted(p["checks"].items(), key=lambda kv: kv[1]) if v < 1]
+        if failing:  # failure rates, not counts: "100% of rollouts", never "1 fail"
             console.print(
                 f"{env}: checks failed most: "
-                + ", ".join(f"{n} ({_fmt(1 - v)} fail)" for n, v in worst if v < 1)
-                or f"{env}: every check passed every time"
+                + ", ".join(f"{n} (fails {1 - float(v):.0%} of rollouts)" for n, v in failing[:3])
             )
+        elif p["checks"]:
+            console.print(f"{env}: every check passed in every rollout")
         if p["too_easy"] or p["too_hard"]:
             console.print(
                 f"{env}: {len(p['too_easy'])} tasks always pass, {len(p['too_hard'])} never do "

@@ -133,6 +133,11 @@ async def test_profile_of_real_rollouts_and_the_report(
     assert "http://" not in page and "https://" not in page and "<script" not in page
     same = runner.invoke(app, ["profile", str(ref), "--compare", str(ref)])
     assert same.exit_code == 1 and "NOT separated" in same.output
+    # failure rates, not counts: the no-op fails its goal in every rollout
+    failing = runner.invoke(app, ["profile", str(noop)])
+    assert "fails 100% of rollouts" in " ".join(failing.output.split()), failing.output
+    passing = runner.invoke(app, ["profile", str(ref)])
+    assert "every check passed in every rollout" in " ".join(passing.output.split())
 
 
 def test_eval_refuses_other_splits_and_train_instances(
