@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-WIDTH, HEIGHT, PAD = 360, 160, 28
+WIDTH, HEIGHT, PAD = 360, 160, 34
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a;max-width:1100px}
@@ -27,8 +27,44 @@ def _num(value: Any, digits: int = 3) -> str:
     )
 
 
-def _frame(inner: str, caption: str, x_label: str, y_label: str) -> str:
-    axes = (
+def _span(lo: float, hi: float) -> tuple[float, float]:
+    """A range to draw on: a degenerate one (every value the same) is widened around its
+    value, so one reward of 1 sits mid-plot at a labelled 1, not on an axis that reads 0."""
+    if hi > lo:
+        return lo, hi
+    half = max(abs(lo) * 0.5, 0.5)
+    return lo - half, hi + half
+
+
+def _ticks(x_range: tuple[float, float], y_range: tuple[float, float]) -> str:
+    """Values at the ends and the middle of each axis."""
+    (x0, x1), (y0, y1) = x_range, y_range
+    bottom, left = HEIGHT - PAD, PAD
+    labels = [
+        (left, bottom + 11, "middle", x0),
+        ((left + WIDTH - 10) / 2, bottom + 11, "middle", (x0 + x1) / 2),
+        (WIDTH - 10, bottom + 11, "end", x1),
+        (left - 3, bottom, "end", y0),
+        (left - 3, (bottom + 10) / 2 + 4, "end", (y0 + y1) / 2),
+        (left - 3, 14, "end", y1),
+    ]
+    return "".join(
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="9" fill="#555" text-anchor="{anchor}">'
+        f"{value:.3g}</text>"
+        for x, y, anchor, value in labels
+    )
+
+
+def _frame(
+    inner: str,
+    caption: str,
+    x_label: str,
+    y_label: str,
+    x_range: tuple[float, float] | None = None,
+    y_range: tuple[float, float] | None = None,
+) -> str:
+    ticks = _ticks(x_range, y_range) if x_range and y_range else ""
+    axes = ticks + (
         f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - 6}" y2="{HEIGHT - PAD}" stroke="#889"/>'
         f'<line x1="{PAD}" y1="6" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#889"/>'
         f'<text x="{WIDTH // 2}" y="{HEIGHT - 6}" font-size="11" text-anchor="middle">'
@@ -60,7 +96,8 @@ def histogram_svg(hist: dict[str, list[float]] | None) -> str:
         f' fill="#4a6fd0"><title>{edges[i]:.3g}..{edges[i + 1]:.3g}: {int(c)}</title></rect>'
         for i, c in enumerate(counts)
     )
-    return _frame(bars, f"reward histogram ({edges[0]:.3g} to {edges[-1]:.3g})", "reward", "count")
+    caption = f"reward histogram ({edges[0]:.3g} to {edges[-1]:.3g})"
+    return _frame(bars, caption, "reward", "count", (edges[0], edges[-1]), (0.0, float(top)))
 
 
 def curve_svg(pass_at_k: dict[str, float]) -> str:
@@ -75,7 +112,8 @@ def curve_svg(pass_at_k: dict[str, float]) -> str:
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="#1b7f3b"/>' for x, y in points)
     line = f'<polyline points="{path}" fill="none" stroke="#1b7f3b" stroke-width="2"/>'
-    return _frame(line + dots, f"pass@k, k = 1..{max(ks)}", "k", "pass@k")
+    caption = f"pass@k, k = 1..{max(ks)}"
+    return _frame(line + dots, caption, "k", "pass@k", (1.0, float(max(ks))), (0.0, 1.0))
 
 
 def scatter_svg(points: list[list[float]], index: int, label: str) -> str:
@@ -83,13 +121,14 @@ def scatter_svg(points: list[list[float]], index: int, label: str) -> str:
     if not points:
         return ""
     xs, ys = [p[index] for p in points], [p[2] for p in points]
+    x_range, y_range = _span(min(xs), max(xs)), _span(min(ys), max(ys))
     dots = "".join(
-        f'<circle cx="{_scale(x, min(xs), max(xs), PAD + 6, WIDTH - 12):.1f}" '
-        f'cy="{_scale(y, min(ys), max(ys), HEIGHT - PAD - 4, 10):.1f}" r="2.5" '
+        f'<circle cx="{_scale(x, *x_range, PAD + 6, WIDTH - 12):.1f}" '
+        f'cy="{_scale(y, *y_range, HEIGHT - PAD - 4, 10):.1f}" r="2.5" '
         f'fill="#c0392b" fill-opacity="0.5"/>'
         for x, y in zip(xs, ys, strict=True)
     )
-    return _frame(dots, f"reward against {label}", label, "reward")
+    return _frame(dots, f"reward against {label}", label, "reward", x_range, y_range)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

@@ -166,3 +166,20 @@ def test_profile_json_has_a_stable_shape() -> None:
         "zero_variance_share", "reward_vs_length", "reward_vs_tool_calls", "length_alarm",
         "checks", "too_easy", "too_hard", "per_task",
     }  # fmt: skip
+
+
+def test_plots_label_their_axes_and_read_right_on_degenerate_data() -> None:
+    import re
+
+    from proofgym_stack.report import HEIGHT, PAD, curve_svg, histogram_svg, scatter_svg
+
+    # every reward 1, one length: the point sits mid-plot at a labelled 1, not on an axis at 0
+    svg = scatter_svg([[40.0, 2.0, 1.0]] * 5, 0, "length")
+    cy = float(re.search(r'cy="([\d.]+)"', svg).group(1))  # type: ignore[union-attr]
+    assert abs(cy - ((HEIGHT - PAD - 4) + 10) / 2) < 1
+    labels = re.findall(r">([-\d.e]+)</text>", svg)
+    assert "1" in labels and "40" in labels
+    assert ">reward</text>" in svg and ">length</text>" in svg
+    assert {"0", "1"} <= set(re.findall(r">([-\d.e]+)</text>", curve_svg({"1": 1.0, "4": 1.0})))
+    hist = histogram_svg({"counts": [0.0, 0.0, 9.0], "edges": [0.0, 0.5, 0.75, 1.0]})
+    assert {"0", "1", "9"} <= set(re.findall(r">([-\d.e]+)</text>", hist))
