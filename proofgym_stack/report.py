@@ -97,7 +97,8 @@ def histogram_svg(hist: dict[str, list[float]] | None) -> str:
         for i, c in enumerate(counts)
     )
     caption = f"reward histogram ({edges[0]:.3g} to {edges[-1]:.3g})"
-    return _frame(bars, caption, "reward", "count", (edges[0], edges[-1]), (0.0, float(top)))
+    x_range = (edges[0], edges[-1]) if edges[-1] > edges[0] else _span(edges[0], edges[-1])
+    return _frame(bars, caption, "reward", "count", x_range, (0.0, float(top)))
 
 
 def curve_svg(pass_at_k: dict[str, float]) -> str:
@@ -105,15 +106,16 @@ def curve_svg(pass_at_k: dict[str, float]) -> str:
     if not pass_at_k:
         return ""
     ks = [int(k) for k in pass_at_k]
+    k_range = _span(1.0, float(max(ks)))
     points = [
-        (_scale(k, 1, max(ks), PAD + 8, WIDTH - 14), _scale(v, 0, 1, HEIGHT - PAD, 10))
+        (_scale(k, *k_range, PAD + 8, WIDTH - 14), _scale(v, 0, 1, HEIGHT - PAD, 10))
         for k, v in zip(ks, pass_at_k.values(), strict=True)
     ]
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="#1b7f3b"/>' for x, y in points)
     line = f'<polyline points="{path}" fill="none" stroke="#1b7f3b" stroke-width="2"/>'
     caption = f"pass@k, k = 1..{max(ks)}"
-    return _frame(line + dots, caption, "k", "pass@k", (1.0, float(max(ks))), (0.0, 1.0))
+    return _frame(line + dots, caption, "k", "pass@k", k_range, (0.0, 1.0))
 
 
 def scatter_svg(points: list[list[float]], index: int, label: str) -> str:
