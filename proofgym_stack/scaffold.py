@@ -19,22 +19,22 @@ from pathlib import Path
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{1,30}$")
 
-INIT = '''"""{name}: reach a target with `add`, never going past it (a proofgym skeleton)."""
+INIT = '''"""REWRITE: {name}: reach a target with `add`, never going past it (a skeleton)."""
 
 from resources_servers.{name}.env import {cls} as Env
 
 __all__ = ["Env"]
 '''
 
-TASK = '''"""What a {name} task carries (checked at seeding; /info publishes the schema)."""
+TASK = '''"""REWRITE: what a {name} task carries (checked at seeding; /info publishes it)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class {cls}Task(BaseModel):
-    """`task_data` of {name}."""
+class {task_cls}(BaseModel):
+    """REWRITE: `task_data` of {name}."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -42,42 +42,31 @@ class {cls}Task(BaseModel):
     target: int = Field(ge=0, le=1000, description="the value to reach")
 '''
 
-ENV = '''"""{name}: a counter per session; reach the target with `add`, never going past it.
+ENV = '''"""REWRITE: {name}: a counter per session; reach the target with `add`, never past it.
 
 Replace the counter with your environment's state and tools; keep the shape: typed tools,
 state per session, a verifier that combines state, trajectory and claim checks, and controls.
+Every docstring marked REWRITE is the skeleton's, not yet yours.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
-from resources_servers.{name}.task import {cls}Task
+from resources_servers.{name}.task import {task_cls}
 
 MAX_STEP = 100
 
 
-def call(name: str, **arguments: Any) -> list[dict[str, Any]]:
-    """One model turn that calls a tool."""
-    return [{{"type": "function_call", "name": name, "arguments": json.dumps(arguments)}}]
-
-
-def say(text: str) -> list[dict[str, Any]]:
-    """One model turn with a final message."""
-    return [{{"type": "message", "content": text}}]
-
-
 class Counter:
-    """One session's state: the value, and the highest value it ever had."""
+    """REWRITE: one session's state: the value, and the highest value it ever had."""
 
     __slots__ = ("highest", "value")
 
@@ -87,12 +76,12 @@ class Counter:
 
 
 class {cls}(Environment[Counter]):
-    """Reach `target` from `start` with `add`, never exceeding the target."""
+    """REWRITE: reach `target` from `start` with `add`, never exceeding the target."""
 
     name = "{name}"
     description = "Reach a target value with add(amount), never going past it."
     reward_range = (0.0, 1.0)
-    task_data_model = {cls}Task
+    task_data_model = {task_cls}
 
     def create_state(self, task: Task, workdir: Path | None) -> Counter:
         return Counter(int(task.task_data["start"]))
@@ -102,12 +91,12 @@ class {cls}(Environment[Counter]):
 
     @tool(inline=True)
     def read(self, state: Counter) -> str:
-        """Show the counter's value."""
+        """REWRITE: show the counter's value."""
         return str(state.value)
 
     @tool(inline=True)
     def add(self, state: Counter, amount: int) -> str:
-        """Add `amount` (negative subtracts) to the counter.
+        """REWRITE: add `amount` (negative subtracts) to the counter.
 
         Args:
             amount: between -100 and 100.
@@ -161,7 +150,7 @@ class {cls}(Environment[Counter]):
         ]
 '''
 
-SDG = '''"""{name} tasks: a start and a larger target, the same for the same seed."""
+SDG = '''"""REWRITE: {name} tasks: a start and a larger target, the same for the same seed."""
 
 from __future__ import annotations
 
@@ -172,7 +161,7 @@ from sdg.rows import task_row
 
 
 def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
-    """`n` tasks; each is checked: the target is reachable and above the start."""
+    """REWRITE: `n` tasks; each is checked: the target is reachable and above the start."""
     rng = random.Random(f"{name}:{{seed}}")
     rows = []
     for i in range(n):
@@ -182,7 +171,7 @@ def generate(n: int, seed: int, split: str = "example") -> list[dict[str, Any]]:
         rows.append(
             task_row(
                 "{name}",
-                f"{name}-{{seed}}-{{i:04d}}",
+                f"{name}-{{split}}-{{seed}}-{{i:05d}}",  # the form every generator uses
                 split,
                 f"The counter starts at {{start}}. Bring it to exactly {{target}}.",
                 {{"start": start, "target": target}},
@@ -227,6 +216,11 @@ def class_name(name: str) -> str:
     return base if base.endswith("Env") else base + "Env"
 
 
+def task_class_name(name: str) -> str:
+    """`counter` -> `CounterTask`, `my_env` -> `MyEnvTask`: the guide's `<Name>Task`."""
+    return "".join(part.capitalize() for part in name.split("_")) + "Task"
+
+
 def write(root: Path, name: str) -> list[Path]:
     """Write the skeleton of environment `name` into the checkout at `root`; the files."""
     check_name(name)
@@ -235,7 +229,7 @@ def write(root: Path, name: str) -> list[Path]:
     folder = root / "resources_servers" / name
     if folder.exists() or (root / "sdg" / f"{name}.py").exists():
         raise ScaffoldError(f"an environment {name!r} exists already")
-    values = {"name": name, "cls": class_name(name)}
+    values = {"name": name, "cls": class_name(name), "task_cls": task_class_name(name)}
     files = {
         folder / "__init__.py": INIT,
         folder / "task.py": TASK,

@@ -3,7 +3,9 @@ own test as generated, in a copy of the checkout (nothing here changes)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +36,17 @@ def test_a_new_environment_is_proven_as_generated(tmp_path: Path) -> None:
 
     made = cli("new-env", "inventory")
     assert made.returncode == 0, made.stderr
-    assert (checkout / "tasks" / "inventory" / "example.jsonl").is_file()
+    examples = checkout / "tasks" / "inventory" / "example.jsonl"
+    assert examples.is_file()
+    # the names and ids the guide and every generator use; the skeleton's text marked
+    first_id = json.loads(examples.read_text().splitlines()[0])["task_id"]
+    assert re.fullmatch(r"inventory-example-\d+-\d{5}", first_id), first_id
+    task_py = (checkout / "resources_servers" / "inventory" / "task.py").read_text()
+    assert "class InventoryTask(" in task_py
+    env_py = (checkout / "resources_servers" / "inventory" / "env.py").read_text()
+    assert "def call(" not in env_py and "import Environment, ToolError, call, say" in env_py
+    docstrings = re.findall(r'"""(.*?)"""', env_py, re.S)
+    assert docstrings and all(d.startswith("REWRITE") or "Args:" in d for d in docstrings)
     assert "inventory/example.jsonl" in (checkout / "tasks" / "manifest.json").read_text()
     proven = cli("validate", "inventory", "--parallel", "32")
     assert proven.returncode == 0, proven.stdout[-3000:]
