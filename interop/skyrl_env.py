@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from model_interface.hermes import parse_hermes
+from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Task
 from proofgym.responses import (
     assistant_message,
@@ -116,10 +117,10 @@ class RemoteEpisode:
         return {"observations": observations, "reward": 0.0, "done": False, "metadata": {}}
 
     def _tool(self, name: str, arguments: str) -> str:
-        try:
-            args = json.loads(arguments or "{}")
+        try:  # the model's text: parsed with limits, never a RecursionError out of step()
+            args = loads_limited(arguments or "{}")
         except ValueError as exc:
-            return f"Error: arguments are not valid JSON: {exc}"
+            return f"Error: arguments are not valid JSON (or too deep or too large): {exc}"
         if not isinstance(args, dict):
             return "Error: arguments must be a JSON object"
         answer = self.client.post(

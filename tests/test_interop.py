@@ -413,6 +413,11 @@ def test_skyrl_rows_and_an_episode_from_model_text(tmp_path: Path) -> None:
             assert (
                 step["done"] is False and str(data["answer"]) in step["observations"][0]["content"]
             )
+            deep = (
+                '<tool_call>{"name": "calculator", "arguments": "' + "[" * 5000 + '"}</tool_call>'
+            )
+            hostile = episode.step(deep)  # the policy's own mess: an error it sees, scored
+            assert hostile["done"] is False and "Error" in hostile["observations"][0]["content"]
             done = episode.step(final)
             assert done["done"] is True and done["reward"] == reward
             assert done["metadata"]["mask_sample"] is False
