@@ -22,7 +22,7 @@ import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
 from openai.types.responses import Response
@@ -31,7 +31,11 @@ from websockets.sync.client import ClientConnection, connect
 
 from proofgym.errors import AtCapacity, UpstreamError
 from proofgym.protocol import Check, Control, Task, VerifyResult
+from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
+
+if TYPE_CHECKING:
+    from typing import Self
 
 PROOFGYM_KEYS = frozenset(
     {"controls", "secret_fields", "reward", "require_done", "reward_range", "reset"}
@@ -41,6 +45,14 @@ TIMEOUT_S = 60.0
 
 class BridgeError(ValueError):
     """A bridge setting that cannot work (unknown kind, name taken)."""
+
+
+def _get_json(url: str, peer: str) -> Any:
+    """A peer's JSON document; UpstreamError naming the peer when it cannot be read."""
+    try:
+        return httpx.get(url, timeout=TIMEOUT_S).json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise UpstreamError(f"the {peer} peer cannot be read at {url}: {exc}") from None
 
 
 def _controls(task: Task) -> list[Control]:
@@ -93,21 +105,26 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
 
     url: ClassVar[str] = ""
     external_tools = True
+    blocking_state = True  # a socket to the peer: opened off the event loop
     _peer: ClassVar[dict[str, Any] | None] = None
 
     @classmethod
     def peer(cls) -> dict[str, Any]:
-        """The peer's `/schema` and `/metadata`, read once."""
+        """The peer's `/schema` and `/metadata`, read once (at start, or off the event loop
+        by the first seed; see `from_settings`)."""
         if cls._peer is None:
-            try:
-                schema = httpx.get(f"{cls.url}/schema", timeout=TIMEOUT_S).json()
-                metadata = httpx.get(f"{cls.url}/metadata", timeout=TIMEOUT_S).json()
-            except (httpx.HTTPError, ValueError) as exc:
-                raise UpstreamError(
-                    f"the OpenEnv peer at {cls.url} cannot be read: {exc}"
-                ) from None
+            schema = _get_json(f"{cls.url}/schema", "OpenEnv")
+            metadata = _get_json(f"{cls.url}/metadata", "OpenEnv")
             cls._peer = {"schema": schema, "metadata": metadata}
         return cls._peer
+
+    @classmethod
+    def from_settings(cls, settings: ResourcesSettings) -> Self:
+        """The bridge, its peer's documents read now when the peer is up: later reads
+        (`/info`, a seed's tool schemas) then never wait on the network in the event loop."""
+        with contextlib.suppress(UpstreamError):
+            cls.peer()
+        return cls()
 
     @classmethod
     def version(cls) -> str:
@@ -145,6 +162,7 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
         ]
 
     def create_state(self, task: Task, workdir: Path | None) -> OpenEnvEpisode:
+        self.peer()  # read here, in a worker thread, if the start could not
         url = self.url.replace("http://", "ws://").replace("https://", "wss://")
         try:
             socket = connect(f"{url}/ws", max_size=100 * 1024 * 1024, open_timeout=TIMEOUT_S)
@@ -229,19 +247,23 @@ class NemoGymBridge(Environment[NemoSession]):
 
     url: ClassVar[str] = ""
     external_tools = True
+    blocking_state = True  # an HTTP seed at the peer: off the event loop
     _openapi: ClassVar[dict[str, Any] | None] = None
 
     @classmethod
     def openapi(cls) -> dict[str, Any]:
-        """The peer's OpenAPI document, read once."""
+        """The peer's OpenAPI document, read once (at start, or off the event loop by the
+        first seed)."""
         if cls._openapi is None:
-            try:
-                cls._openapi = httpx.get(f"{cls.url}/openapi.json", timeout=TIMEOUT_S).json()
-            except (httpx.HTTPError, ValueError) as exc:
-                raise UpstreamError(
-                    f"the NeMo Gym peer at {cls.url} cannot be read: {exc}"
-                ) from None
-        return cls._openapi or {}
+            cls._openapi = dict(_get_json(f"{cls.url}/openapi.json", "NeMo Gym"))
+        return cls._openapi
+
+    @classmethod
+    def from_settings(cls, settings: ResourcesSettings) -> Self:
+        """The bridge, its peer's document read now when the peer is up."""
+        with contextlib.suppress(UpstreamError):
+            cls.openapi()
+        return cls()
 
     @classmethod
     def version(cls) -> str:
@@ -259,6 +281,8 @@ class NemoGymBridge(Environment[NemoSession]):
         return [t for t in task.responses_create_params.get("tools") or [] if isinstance(t, dict)]
 
     def create_state(self, task: Task, workdir: Path | None) -> NemoSession:
+        with contextlib.suppress(UpstreamError):  # only names the version: not needed to play
+            self.openapi()  # read here, in a worker thread, if the start could not
         extras = {k: v for k, v in task.task_data.items() if k not in PROOFGYM_KEYS}
         row = {"responses_create_params": task.responses_create_params, **extras}
         client = httpx.Client(base_url=self.url, timeout=TIMEOUT_S)

@@ -34,9 +34,8 @@ from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.protocol import Task, VerifyRequest
 from proofgym.service import install_common
 from proofgym.settings import ResourcesSettings
-from resources_servers.base.app import ResourcesHost, memory_tmpdir
+from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
-from resources_servers.base.scratch import private_dir
 
 log = logging.getLogger("proofgym.nemo_gym")
 COOKIE = "proofgym_session"
@@ -62,23 +61,18 @@ def create_app(
 ) -> FastAPI:
     """The NeMo Gym resources server of one environment."""
     settings = settings or ResourcesSettings()
-    root = private_dir("nemo-gym", memory_tmpdir())
-    host = ResourcesHost({env.name: env}, settings, root)
+    host = ResourcesHost.in_own_folder({env.name: env}, settings, "nemo-gym")
     registry = host.registry(env.name)
     closers: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        reaper = asyncio.create_task(host.reap_forever())
-        try:
-            yield
-        finally:
-            reaper.cancel()
-            for closer in closers:
-                closer.cancel()
-            await registry.close_all()
-            env.shutdown()
-            host.executor.shutdown()
+        async with host.running():
+            try:
+                yield
+            finally:
+                for closer in closers:
+                    closer.cancel()
 
     app = FastAPI(title=f"proofgym {env.name} (NeMo Gym)", version=VERSION, lifespan=lifespan)
     install_common(app, "nemo-gym", settings.token, settings.guard_limits())

@@ -18,7 +18,6 @@ The wire format follows OpenEnv 0.10.0 (`openenv.core.env_server`): frames `{"ty
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -37,9 +36,8 @@ from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Task
 from proofgym.responses import message_text, normalize_input
 from proofgym.settings import ResourcesSettings
-from resources_servers.base.app import ResourcesHost, memory_tmpdir
+from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
-from resources_servers.base.scratch import private_dir
 
 log = logging.getLogger("proofgym.openenv")
 
@@ -245,8 +243,7 @@ class OpenEnvServer:
         self.tasks = tasks
         self.by_id = {t.task_id: t for t in tasks}
         self.max_steps = max_steps
-        self.root = private_dir("openenv", memory_tmpdir())
-        self.host = ResourcesHost({env.name: env}, settings, self.root)
+        self.host = ResourcesHost.in_own_folder({env.name: env}, settings, "openenv")
         self.players: dict[str, Player] = {}  # MCP sessions by id
         self.attached: set[str] = set()
 
@@ -338,15 +335,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        reaper = asyncio.create_task(server.host.reap_forever())
-        try:
+        async with server.host.running():
             yield
-        finally:
-            reaper.cancel()
-            for registry in server.host.registries.values():
-                await registry.close_all()
-            env.shutdown()
-            server.host.executor.shutdown()
 
     app = FastAPI(title=f"proofgym {env.name} (OpenEnv)", version=VERSION, lifespan=lifespan)
     app.state.server = server

@@ -10,12 +10,12 @@ from typing import Annotated, Any
 import typer
 
 from proofgym.collect import TaskFileError, load_tasks
+from proofgym.protocol import Task
 from proofgym.serving import fit_to_descriptors, token_problem
 from proofgym.serving import serve as run_service
 from proofgym.settings import AgentSettings, ResourcesSettings
 from proofgym_stack.console import app, console, fail
 from resources_servers.base.environment import Environment
-from resources_servers.base.registry import discover
 
 DEFAULT_PORTS = {"openenv": 8004, "nemo-gym": 8005}
 
@@ -69,6 +69,23 @@ def serve_interop(
     run_service(application, settings, settings.port)
 
 
+def tasks_with_envs(path: Path) -> list[tuple[Task, Environment[Any]]]:
+    """Each task of the file with its environment (shipped or bridged), one built per name;
+    a bad file or an unknown environment ends the command with its reason."""
+    try:
+        rows = load_tasks(path)
+    except TaskFileError as exc:
+        fail(str(exc))
+    settings = ResourcesSettings.from_env()
+    built: dict[str, Environment[Any]] = {}
+    out = []
+    for task in rows:
+        if task.env not in built:
+            built[task.env] = environment(task.env, settings)
+        out.append((task, built[task.env]))
+    return out
+
+
 @app.command("nemo-rows")
 def nemo_rows(
     tasks: Annotated[Path, typer.Argument(help="a proofgym task file (JSONL)")],
@@ -79,20 +96,7 @@ def nemo_rows(
     inlined in responses_create_params; task_id, env and task_data beside them)."""
     from interop.nemo_rows import nemo_row
 
-    try:
-        rows = load_tasks(tasks)
-    except TaskFileError as exc:
-        fail(str(exc))
-    available = discover()
-    settings = ResourcesSettings.from_env()
-    built: dict[str, Environment[Any]] = {}
-    lines = []
-    for task in rows:
-        if task.env not in available:
-            fail(f"{task.task_id}: unknown environment {task.env!r}")
-        if task.env not in built:
-            built[task.env] = available[task.env].from_settings(settings)
-        lines.append(json.dumps(nemo_row(task, built[task.env], agent)))
+    lines = [json.dumps(nemo_row(task, env, agent)) for task, env in tasks_with_envs(tasks)]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     console.print(f"wrote {len(lines)} NeMo Gym rows to {out}")
@@ -115,21 +119,10 @@ def skyrl_rows(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    try:
-        rows = load_tasks(tasks)
-    except TaskFileError as exc:
-        fail(str(exc))
-    settings = ResourcesSettings.from_env()
-    available = discover()
-    built: dict[str, Environment[Any]] = {}
-    records = []
-    for task in rows:
-        if task.env not in available:
-            fail(f"{task.task_id}: unknown environment {task.env!r}")
-        if task.env not in built:
-            built[task.env] = available[task.env].from_settings(settings)
-        env = built[task.env]
-        records.append(skyrl_row(task, env.task_tool_schemas(task), env.instructions(task)))
+    records = [
+        skyrl_row(task, env.task_tool_schemas(task), env.instructions(task))
+        for task, env in tasks_with_envs(tasks)
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(records), out)
     console.print(f"wrote {len(records)} SkyRL rows to {out}")

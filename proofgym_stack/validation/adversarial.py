@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.canary import ENV_VAR, PREFIX
 from proofgym_stack.validation.answers import actions, final_text
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
+from resources_servers.base.scratch import sweep
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
@@ -46,26 +47,8 @@ class Canary:
 
 def sweep_stale_canaries(folder: Path | None = None) -> list[Path]:
     """Remove canary files whose validating process is gone (killed before it could clean
-    up); return them. A file's name carries its process id."""
-    folder = folder or Path(tempfile.gettempdir())
-    removed = []
-    for path in folder.glob("proofgym-canary-*"):
-        pid = path.name.removeprefix("proofgym-canary-").split("-", 1)[0]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
-        path.unlink(missing_ok=True)
-        removed.append(path)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    up); return them. A canary is named like a private folder: its process id in its name."""
+    return sweep("canary", str(folder) if folder else None)
 
 
 @contextlib.contextmanager

@@ -21,12 +21,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from proofgym.protocol import Task
+from proofgym_stack.validation.negatives import CLAIM
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
 
 Script = list[list[dict[str, Any]]]
-CLAIM = "Done. I have completed the task successfully and verified the result."
 PADDED_CHARS = 6000
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 # Cyrillic look-alikes, U+212A KELVIN SIGN for k, fullwidth digits (the rest: fullwidth).

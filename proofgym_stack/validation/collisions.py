@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import RunResult, Task
 from proofgym.responses import function_calls
+from proofgym_stack.validation.signature import signature
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
@@ -198,8 +199,6 @@ async def _together(v: _Validator, first: Task, second: Task, run: RunResult) ->
 
 async def check_colliding_sessions(v: _Validator) -> None:
     """Sessions whose task data collide on purpose get, side by side, what they get alone."""
-    from proofgym_stack.validation.runner import _signature
-
     rng = random.Random(f"{v.seed}:collide")
     per_task = []
     for task in v.tasks:
@@ -223,7 +222,7 @@ async def check_colliding_sessions(v: _Validator) -> None:
             together = await _together(v, *order, run)
             for task, got in zip(order, together, strict=True):
                 alone = alone_a if task is anchor else alone_b
-                same = _signature(got.verdict) == _signature(alone.verdict)
+                same = signature(got.verdict) == signature(alone.verdict)
                 if same and v.env.deterministic_tools:
                     same = got.outputs == alone.outputs
                 if not same:

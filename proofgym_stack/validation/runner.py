@@ -43,6 +43,7 @@ from proofgym_stack.validation.collisions import check_colliding_sessions
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
 from proofgym_stack.validation.negatives import generic_negatives
+from proofgym_stack.validation.signature import signature
 
 
 @dataclass
@@ -81,14 +82,6 @@ class EnvReport:
         if self.passed:
             return f"{self.env}: {total}/{total} verdicts pass"
         return f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
-
-
-def _signature(result: RunResult | dict[str, Any]) -> tuple[Any, ...]:
-    """What must be equal for two verdicts to be the same (of a RunResult or a VerifyResult)."""
-    data = result.model_dump() if isinstance(result, RunResult) else result
-    components = tuple(sorted((k, round(v, 9)) for k, v in data["reward_components"].items()))
-    checks = tuple((c["name"], c["passed"], c.get("detail", "")) for c in data["checks"])
-    return (round(data["reward"], 9), components, checks, bool(data.get("mask_sample")))
 
 
 def _tool_outputs(result: RunResult) -> list[str]:
@@ -279,7 +272,7 @@ class _Validator:
             second = await self.post(f"{self.base}/verify", body)
             if first != second:
                 problems.append("verifying twice gave two results")
-            if _signature(first) != _signature(original):
+            if signature(first) != signature(original):
                 problems.append(
                     f"replay got reward {first['reward']:g}, run got {original.reward:g}"
                 )
@@ -318,7 +311,7 @@ class _Validator:
         )
         problems = []
         for ((tid, name), solo), got in zip(picked, results, strict=True):
-            same = _signature(got) == _signature(solo)
+            same = signature(got) == signature(solo)
             if same and self.env.deterministic_tools:
                 same = _tool_outputs(got) == _tool_outputs(solo)
             if not same:

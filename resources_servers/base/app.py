@@ -54,6 +54,8 @@ class ResourcesHost:
     ) -> None:
         self.envs = dict(envs)
         self.settings = settings
+        self.root = root
+        self.own_root = False  # whether the root is this host's to remove
         self.executor = FairExecutor(
             workers=settings.tool_workers,
             max_wait_s=settings.tool_queue_wait_s,
@@ -172,6 +174,38 @@ class ResourcesHost:
         session = self.registry(name).get(request.session_id, key)
         return await asyncio.to_thread(env.verify, session.state, session.task, request.response)
 
+    @classmethod
+    def in_own_folder(
+        cls, envs: Mapping[str, Environment[Any]], settings: ResourcesSettings, kind: str
+    ) -> ResourcesHost:
+        """A host whose sessions live under `settings.workdir`, or else under a private
+        folder of its own (`kind`), removed when it stops or is garbage-collected."""
+        own = settings.workdir is None
+        root = private_dir(kind, memory_tmpdir()) if own else settings.workdir
+        assert root is not None
+        host = cls(envs, settings, root)
+        if own:
+            host.own_root = True
+            weakref.finalize(host, shutil.rmtree, root, True)
+        return host
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """While serving: reap idle sessions; on the way out close every session, shut the
+        environments and the tool pool down, and remove an own folder."""
+        reaper = asyncio.create_task(self.reap_forever())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            for registry in self.registries.values():
+                await registry.close_all()
+            for env in self.envs.values():
+                env.shutdown()
+            self.executor.shutdown()
+            if self.own_root:
+                shutil.rmtree(self.root, ignore_errors=True)
+
     async def reap_forever(self) -> None:
         """Reap idle sessions of every environment, every `reap_interval_s`."""
         while True:
@@ -215,27 +249,12 @@ def create_app(
         if unknown:
             raise ValueError(f"unknown environments {unknown}; available: {sorted(available)}")
         envs = {n: available[n].from_settings(settings) for n in wanted}
-    own_root = settings.workdir is None
-    root = private_dir("sessions", memory_tmpdir()) if own_root else settings.workdir
-    assert root is not None
-    host = ResourcesHost(envs, settings, root)
-    if own_root:  # removed at shutdown, or when the app is garbage-collected
-        weakref.finalize(host, shutil.rmtree, root, True)
+    host = ResourcesHost.in_own_folder(envs, settings, "sessions")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        reaper = asyncio.create_task(host.reap_forever())
-        try:
+        async with host.running():
             yield
-        finally:
-            reaper.cancel()
-            for registry in host.registries.values():
-                await registry.close_all()
-            for env in host.envs.values():
-                env.shutdown()
-            host.executor.shutdown()
-            if own_root:
-                shutil.rmtree(root, ignore_errors=True)
 
     app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
     app.state.host = host

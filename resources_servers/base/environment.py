@@ -62,6 +62,9 @@ class Environment(ABC, Generic[S]):
     description: ClassVar[str] = ""
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     needs_workdir: ClassVar[bool] = False
+    #: `create_state` waits on I/O (a peer's server, a database): the registry runs it off
+    #: the event loop, as it always does with a workdir; a cheap in-memory state is built inline.
+    blocking_state: ClassVar[bool] = False
     #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
     #: never reach the policy; facts the policy is meant to discover are not secrets.
     secret_fields: ClassVar[tuple[str, ...]] = ()

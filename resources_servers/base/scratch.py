@@ -1,7 +1,7 @@
-"""Private folders that do not outlive their process for long.
+"""Private folders (and files) that do not outlive their process for long.
 
-A folder is named `proofgym-<kind>-<pid>-<random>`. Making a new one first removes the folders
-of the same kind whose process is gone: a server killed with SIGKILL cannot clean up after
+A folder or file is named `proofgym-<kind>-<pid>-<random>`. Making a new one first removes
+those of the same kind whose process is gone: a server killed with SIGKILL cannot clean up after
 itself, and orphaned session folders are the commonest leak of this kind of service.
 """
 
@@ -25,7 +25,7 @@ def _alive(pid: int) -> bool:
 
 
 def sweep(kind: str, parent: str | None = None) -> list[Path]:
-    """Remove the `kind` folders under `parent` whose process is gone; return them."""
+    """Remove the `kind` folders and files under `parent` whose process is gone; return them."""
     base = Path(parent or tempfile.gettempdir())
     pattern = re.compile(rf"^proofgym-{re.escape(kind)}-(\d+)-")
     removed: list[Path] = []
@@ -36,7 +36,10 @@ def sweep(kind: str, parent: str | None = None) -> list[Path]:
     for entry in entries:
         m = pattern.match(entry.name)
         if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
-            shutil.rmtree(entry, ignore_errors=True)
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
             removed.append(entry)
     return removed
 

@@ -125,6 +125,8 @@ class SessionRegistry:
         try:
             if workdir is not None:
                 session.state = await asyncio.to_thread(self._create_in, workdir, task)
+            elif self.env.blocking_state:
+                session.state = await asyncio.to_thread(self.env.create_state, task, None)
             else:
                 session.state = self.env.create_state(task, None)
         except BaseException as exc:
