@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from agent_server.loop import RolloutRunner
 from proofgym import VERSION
 from proofgym.http import ServiceClient, Transport
+from proofgym.jsonlimits import MAX_BYTES
 from proofgym.protocol import RunRequest
 from proofgym.service import install_common
 from proofgym.settings import AgentSettings
@@ -37,7 +38,8 @@ def create_app(
 
     app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan)
     app.state.runner = runner
-    install_common(app, "agent", settings.token, settings.guard_limits())
+    # a task is all /run takes: it fits the policy-content parser's limit
+    install_common(app, "agent", settings.token, settings.guard_limits(((r"/run", MAX_BYTES),)))
     if settings.ui_store is not None:  # the viewer of a live store, read-only
         app.mount("/ui", create_viewer(settings.ui_store))
 

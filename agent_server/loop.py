@@ -25,7 +25,7 @@ from proofgym.errors import (
     ProofgymError,
     known_kind,
 )
-from proofgym.http import CallFailed, ServiceClient, error_detail
+from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
 from proofgym.jsonlimits import loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
 from proofgym.protocol import (
@@ -59,6 +59,18 @@ class RolloutFailed(Exception):
         super().__init__(reason)
         self.kind: FailureKind = kind
         self.reason = reason
+
+
+def timeout_reason(limit: float, left: float, upstream: list[str]) -> str:
+    """Why a rollout timed out: the limit that fired (the agent's own `rollout_timeout_s`, or
+    the caller's shorter budget) and the last trouble an upstream gave, if any."""
+    if left < limit - 0.5:
+        why = f"the rollout ran past the caller's budget of {left:.1f}s"
+    else:
+        why = f"the rollout ran past the agent's rollout_timeout_s of {limit:g}s"
+    if upstream:
+        why += f"; the last upstream trouble: {upstream[-1]}"
+    return why
 
 
 class _Rollout:
@@ -121,10 +133,11 @@ class RolloutRunner:
         failure: RolloutFailed | None = None
         seeded = False
         limit = self.settings.rollout_timeout_s
+        left = limit
+        upstream: list[str] = []
         try:
-            with deadline.within(limit):
-                left = deadline.remaining()  # the caller's budget, when it is shorter
-                assert left is not None
+            with deadline.within(limit), troubles() as upstream:
+                left = deadline.remaining() or 0.0  # the caller's budget, when it is shorter
                 async with asyncio.timeout(max(0.0, left)):
                     env_url = await self.env_url(task.env, rollout_id)
                     seed = await self._seed(env_url, rollout_id, request)
@@ -135,7 +148,7 @@ class RolloutRunner:
                     verdict = await self._verify(env_url, rollout_id, state)
                     state.timings.verify = time.perf_counter() - verify_start
         except TimeoutError:
-            failure = RolloutFailed("timeout", f"rollout ran out of its time ({limit}s at most)")
+            failure = RolloutFailed("timeout", timeout_reason(limit, left, upstream))
         except RolloutFailed as exc:
             failure = exc
         finally:

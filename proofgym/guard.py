@@ -5,17 +5,26 @@ Every service runs behind `RequestGuard` (installed by `proofgym.service.install
 - **Bodies first.** A request's body is read (within its size and time limits) before it
   asks for a slot, so a caller trickling a body waits on its own connection and never holds
   a slot another request needs.
-- **Admission, first come first served.** At most `max_inflight` requests run at once; the
-  next `max_queue` wait in arrival order. One more is refused at once with 503 `overloaded`,
-  `Retry-After` and `Connection: close` (its descriptor is freed): the caller's retry is
-  safe because nothing ran. Bounding the running set also keeps the
-  work per request flat as load grows (bench/RESULTS.md, the hot path).
-- **Bodies.** A declared or streamed body over `max_body_bytes` is 413; a body that does not
-  arrive within `body_timeout_s` is 408; a body that is not UTF-8, that escapes a lone
-  surrogate, that nests deeper than `max_json_depth`, or that holds more than
-  `max_json_containers` objects and arrays is 400. Each answer is in the
-  protocol's error shape, so a hostile body is never a 500 and never reaches a parser that
-  could turn it into one.
+- **Admission, fair between clients.** At most `max_inflight` requests run at once and no one
+  client holds more than `max_inflight_per_client` of them (by default all but an eighth, so
+  another client always finds a slot free). The next `max_queue` wait; each client's waiters
+  keep their arrival order, and a freed slot goes to the waiting client that holds the
+  fewest, so one client's thousand queued requests delay another's by one turn, not a
+  thousand. One more is refused
+  at once with 503 `overloaded`, `Retry-After` and `Connection: close` (its descriptor is
+  freed): the caller's retry is safe because nothing ran. Bounding the running set also
+  keeps the work per request flat as load grows (bench/RESULTS.md, the hot path).
+  A client is the `X-Proofgym-Client` header its requests carry (proofgym's own clients send
+  one per process), else its address.
+- **Bodies.** A declared or streamed body over its route's limit (`route_body_bytes`, never
+  more than `max_body_bytes`) is 413; a body that does not arrive within `body_timeout_s` is
+  408; a body that is not UTF-8, that escapes a lone surrogate, that nests deeper than
+  `max_json_depth`, or that holds more than `max_json_containers` objects and arrays or more
+  than `max_json_members` object members is 400. Those bounds are what keeps the parsers'
+  time and memory per request small (bench/hostile_callers.py): they are counted at C speed,
+  and off the event loop for a large body, so `/health` never waits behind a hostile one.
+  Each answer is in the protocol's error shape, so a hostile body is never a 500 and never
+  reaches a parser that could turn it into one.
 
 Health and metrics bypass admission: an overloaded service still says it is alive.
 """
@@ -25,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,10 +51,17 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 BUDGET_KEY = deadline.BUDGET_HEADER.lower().encode()
+CLIENT_HEADER = "X-Proofgym-Client"
+CLIENT_KEY = CLIENT_HEADER.lower().encode()
+#: bodies over this are checked in a worker thread, so the event loop keeps answering
+OFFLOAD_BYTES = 1 << 20
 UNGUARDED = frozenset({"/health", "/metrics"})
 # An escaped backslash, or a JSON escape of a UTF-16 surrogate (a lone one decodes to a str
 # no UTF-8 body can carry); matching escaped backslashes too keeps `\\ud800` (text) apart.
 _ESCAPES = re.compile(rb"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# A JSON string (written so the regex engine runs through it without backtracking), or a
+# character that opens an object or array or separates a member's key from its value.
+_STRUCTURE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{\[:]')
 
 
 @dataclass(frozen=True)
@@ -57,8 +73,19 @@ class GuardLimits:
     max_body_bytes: int = 32 * 1024 * 1024
     body_timeout_s: float = 30.0
     max_json_depth: int = 64
-    max_json_containers: int = 262_144
+    max_json_containers: int = 65_536
+    max_json_members: int = 131_072
     retry_after_s: int = 1
+    #: lower body limits per route: (a regular expression the whole path matches, bytes)
+    route_body_bytes: tuple[tuple[str, int], ...] = ()
+    #: slots one client may hold; None: all but an eighth of `max_inflight`
+    max_inflight_per_client: int | None = None
+
+    def per_client(self) -> int:
+        """How many requests one client may have running at once."""
+        if self.max_inflight_per_client is not None:
+            return max(1, min(self.max_inflight_per_client, self.max_inflight))
+        return max(1, self.max_inflight - self.max_inflight // 8)
 
 
 def error_answer(
@@ -68,20 +95,24 @@ def error_answer(
     return JSONResponse({"error": {"kind": kind, "message": message}}, status, headers=headers)
 
 
-def body_problem(body: bytes, max_depth: int, max_containers: int = 262_144) -> str | None:
+def body_problem(
+    body: bytes,
+    max_depth: int,
+    max_containers: int = 65_536,
+    max_members: int = 131_072,
+) -> str | None:
     """Why `body` cannot be a request body (not UTF-8, a lone surrogate, too deep, more
-    objects and arrays than any request needs), or None.
+    objects and arrays or more object members than any request needs), or None.
 
     Cheap on the common body: ASCII needs no decoding, and the escape and depth scans run only
-    when a byte count says they could matter. The container bound is counted at C speed
-    before any parsing: a 31 MB body of `{}` would otherwise cost the parser gigabytes and
-    hold the event loop for seconds."""
-    containers = body.count(b"{") + body.count(b"[")
+    when a byte count says they could matter. The structure bounds are counted at C speed
+    before any parsing: a 31 MB body of `{}`, or one object of 2.5 million keys, would
+    otherwise cost the parser gigabytes and hold the event loop for seconds."""
+    containers, members = structure_counts(body, max_containers, max_members)
     if containers > max_containers:
-        return (
-            f"the body holds {containers} objects and arrays (braces counted), over the "
-            f"limit of {max_containers}"
-        )
+        return f"the body holds {containers} objects and arrays, over the limit of {max_containers}"
+    if members > max_members:
+        return f"the body holds {members} object members, over the limit of {max_members}"
     if not body.isascii():
         try:
             body.decode("utf-8")
@@ -92,6 +123,32 @@ def body_problem(body: bytes, max_depth: int, max_containers: int = 262_144) -> 
     if containers > max_depth and depth(body) > max_depth:
         return f"the body nests JSON deeper than {max_depth} levels"
     return None
+
+
+def structure_counts(body: bytes, max_containers: int, max_members: int) -> tuple[int, int]:
+    """How many objects and arrays, and how many object members, JSON text `body` holds,
+    counted exactly up to one past each bound (enough to refuse).
+
+    Counted over the raw bytes first, at C speed (an upper bound: braces and colons inside
+    strings count too). Only a body over a bound is scanned token by token, strings skipped,
+    stopping as soon as a bound is passed: text full of braces is not refused for them, and
+    a hostile body costs the scan a bound's worth of tokens, not its millions."""
+    containers = body.count(b"{") + body.count(b"[")
+    members = body.count(b":")
+    if containers <= max_containers and members <= max_members:
+        return containers, members
+    containers = members = 0
+    for m in _STRUCTURE.finditer(body):
+        token = m.group()
+        if token == b":":
+            members += 1
+            if members > max_members:
+                break
+        elif token in (b"{", b"["):
+            containers += 1
+            if containers > max_containers:
+                break
+    return containers, members
 
 
 def has_lone_surrogate_escape(body: bytes) -> bool:
@@ -117,42 +174,88 @@ def has_lone_surrogate_escape(body: bytes) -> bool:
 
 
 class Admission:
-    """A first-come-first-served gate: `max_inflight` pass, `max_queue` wait, others refused."""
+    """A gate fair between clients: `max_inflight` pass (at most `per_client` of them from one
+    client), `max_queue` wait, others are refused. A freed slot goes to the waiting client
+    that holds the fewest (in turn among equals), each client's own requests in arrival
+    order."""
 
-    def __init__(self, max_inflight: int, max_queue: int) -> None:
+    def __init__(self, max_inflight: int, max_queue: int, per_client: int | None = None) -> None:
         self.max_inflight = max_inflight
         self.max_queue = max_queue
+        self.per_client = per_client or max_inflight
         self.inflight = 0
-        self.waiting: deque[asyncio.Future[None]] = deque()
+        self.held: Counter[str] = Counter()
+        self.admitted: dict[str, int] = {}  # client -> when it last got a slot (a tick)
+        self.ticks = 0
+        # client -> its waiters, oldest first; the dict's order is the turn order
+        self.waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self.queued = 0
 
-    def try_enter(self) -> asyncio.Future[None] | bool:
+    def try_enter(self, client: str = "") -> asyncio.Future[None] | bool:
         """True: admitted now. False: refused. A future: admitted when it resolves."""
-        if self.inflight < self.max_inflight and not self.waiting:
-            self.inflight += 1
+        if (
+            self.inflight < self.max_inflight
+            and self.held[client] < self.per_client
+            and client not in self.waiting
+        ):
+            self._admit(client)
             return True
-        if len(self.waiting) >= self.max_queue:
+        if self.queued >= self.max_queue:
             return False
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiting.append(future)
+        self.waiting.setdefault(client, deque()).append(future)
+        self.queued += 1
         return future
 
-    def abandon(self, future: asyncio.Future[None]) -> None:
+    def abandon(self, future: asyncio.Future[None], client: str = "") -> None:
         """A waiter gave up (its connection went away): drop it, or pass its turn on."""
         if future.done() and not future.cancelled():
-            self.leave()  # it had been admitted: hand the slot to the next in line
-        else:
-            future.cancel()
+            self.leave(client)  # it had been admitted: hand the slot to the next in line
+            return
+        future.cancel()
+        line = self.waiting.get(client)
+        if line is not None:
             with contextlib.suppress(ValueError):
-                self.waiting.remove(future)
+                line.remove(future)
+                self.queued -= 1
+            if not line:
+                del self.waiting[client]
+                if not self.held[client]:
+                    self.admitted.pop(client, None)
 
-    def leave(self) -> None:
-        """One admitted request finished: admit the oldest waiter, if any."""
-        while self.waiting:
-            future = self.waiting.popleft()
-            if not future.done():
-                future.set_result(None)  # the slot passes on; inflight is unchanged
-                return
+    def leave(self, client: str = "") -> None:
+        """One admitted request of `client` finished: admit waiters that may now run."""
         self.inflight -= 1
+        self.held[client] -= 1
+        if self.held[client] <= 0:
+            del self.held[client]
+            if client not in self.waiting:
+                self.admitted.pop(client, None)  # remembered only while it holds or waits
+        self._dispatch()
+
+    def _admit(self, client: str) -> None:
+        self.inflight += 1
+        self.held[client] += 1
+        self.ticks += 1
+        self.admitted[client] = self.ticks
+
+    def _dispatch(self) -> None:
+        while self.inflight < self.max_inflight and self.waiting:
+            # the waiting client holding the fewest slots; among equals, the least recently
+            # admitted
+            client = min(self.waiting, key=lambda c: (self.held[c], self.admitted.get(c, -1)))
+            if self.held[client] >= self.per_client:
+                return  # every waiting client holds its share: the free slots wait for others
+            line = self.waiting.pop(client)
+            while line:
+                future = line.popleft()
+                self.queued -= 1
+                if not future.done():
+                    self._admit(client)
+                    future.set_result(None)
+                    break
+            if line:
+                self.waiting[client] = line  # back of the turn order
 
 
 class RequestGuard:
@@ -163,37 +266,44 @@ class RequestGuard:
     ) -> None:
         self.app = app
         self.limits = limits
-        self.admission = Admission(limits.max_inflight, limits.max_queue)
+        self.admission = Admission(limits.max_inflight, limits.max_queue, limits.per_client())
         self.on_refusal = on_refusal or (lambda kind: None)
+        self.route_limits = [
+            (re.compile(pattern), min(size, limits.max_body_bytes))
+            for pattern, size in limits.route_body_bytes
+        ]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in UNGUARDED:
             await self.app(scope, receive, send)
             return
-        budget = declared = None
+        budget = declared = client = None
         for key, value in scope["headers"]:  # one pass: this runs for every request
             if key == b"content-length":
                 declared = value
             elif key == BUDGET_KEY:
                 budget = value
+            elif key == CLIENT_KEY:
+                client = value
         try:
             seconds = deadline.parse_budget(budget)
         except deadline.BadBudget as exc:
             await self._refuse(scope, receive, send, "malformed_body", str(exc), 400)
             return
         # The caller's deadline starts counting on arrival, the wait for admission included.
+        who = client.decode("latin-1")[:128] if client else _address(scope)
         with deadline.within(seconds):
-            await self._guarded(scope, receive, send, declared)
+            await self._guarded(scope, receive, send, declared, who)
 
     async def _guarded(
-        self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
+        self, scope: Scope, receive: Receive, send: Send, declared: bytes | None, client: str
     ) -> None:
         # The body first, then a slot: a caller that trickles its body waits on its own
         # connection, never holding one of the `max_inflight` slots others need.
         body = await self._read_body(scope, receive, send, declared)
         if body is None:
             return  # answered (too large, too slow, malformed) or the caller went away
-        entry = self.admission.try_enter()
+        entry = self.admission.try_enter(client)
         if entry is False:
             await self._refuse(
                 scope,
@@ -210,7 +320,7 @@ class RequestGuard:
             try:
                 await entry
             except BaseException:
-                self.admission.abandon(entry)
+                self.admission.abandon(entry, client)
                 raise
         try:
             replayed = False
@@ -224,14 +334,14 @@ class RequestGuard:
 
             await self.app(scope, replay, send)
         finally:
-            self.admission.leave()
+            self.admission.leave(client)
 
     async def _read_body(
         self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
     ) -> bytes | None:
         """The whole body, within the size and time limits and of bounded content; None when
         it was refused (and answered) or the caller went away."""
-        limit = self.limits.max_body_bytes
+        limit = self.body_limit(scope["path"])
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await self._too_large(scope, receive, send, limit)
             return None
@@ -263,15 +373,30 @@ class RequestGuard:
             )
             return None
         body = b"".join(chunks)
-        problem = (
-            body_problem(body, self.limits.max_json_depth, self.limits.max_json_containers)
-            if body
-            else None
-        )
+        problem = None
+        if body:
+            check = (
+                body,
+                self.limits.max_json_depth,
+                self.limits.max_json_containers,
+                self.limits.max_json_members,
+            )
+            # a large body is scanned in a worker thread: the loop keeps answering others
+            if len(body) > OFFLOAD_BYTES:
+                problem = await asyncio.to_thread(body_problem, *check)
+            else:
+                problem = body_problem(*check)
         if problem is not None:
             await self._refuse(scope, receive, send, "malformed_body", problem, 400)
             return None
         return body
+
+    def body_limit(self, path: str) -> int:
+        """The most bytes a body sent to `path` may have."""
+        for pattern, size in self.route_limits:
+            if pattern.fullmatch(path):
+                return size
+        return self.limits.max_body_bytes
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         await self._refuse(
@@ -279,7 +404,7 @@ class RequestGuard:
             receive,
             send,
             "body_too_large",
-            f"the request body is over this service's limit of {limit} bytes",
+            f"the request body is over this route's limit of {limit} bytes",
             413,
             {"Connection": "close"},  # the rest of the body is not read: drop the connection
         )
@@ -296,3 +421,8 @@ class RequestGuard:
     ) -> None:
         self.on_refusal(kind)
         await error_answer(kind, message, status, headers)(scope, receive, send)
+
+
+def _address(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else ""

@@ -8,8 +8,13 @@ ASGI transport so services run in-process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import random
+import socket
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,10 +22,38 @@ import aiohttp
 import httpx
 
 from proofgym import deadline
+from proofgym.guard import CLIENT_HEADER
 from proofgym.settings import ClientSettings
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 KEEPALIVE_S = 15.0
+_TROUBLES: ContextVar[list[str] | None] = ContextVar("proofgym_troubles", default=None)
+
+
+@contextlib.contextmanager
+def troubles() -> Iterator[list[str]]:
+    """Collect what went wrong with the attempts of every call made in the block (an upstream's
+    429 or 503, a timeout, a refused connection; the newest last, the last 8 kept): when a
+    caller's own timeout cancels a call, its reason can still name the upstream's answer."""
+    found: list[str] = []
+    token = _TROUBLES.set(found)
+    try:
+        yield found
+    finally:
+        _TROUBLES.reset(token)
+
+
+def next_hop_budget(attempt_s: float) -> float:
+    """The budget an attempt of `attempt_s` seconds gives the service it calls: 5% less (at
+    most half a second less), the time its answer needs to travel back."""
+    return max(0.0, attempt_s - min(0.5, 0.05 * attempt_s))
+
+
+def _note_trouble(what: str) -> None:
+    found = _TROUBLES.get()
+    if found is not None:
+        found.append(what)
+        del found[:-8]
 
 
 @dataclass
@@ -206,7 +239,10 @@ class ServiceClient:
         self.transport = transport or AiohttpTransport(
             settings.connect_timeout_s, settings.pool_per_upstream
         )
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        # One client per process for the services' fair admission (proofgym.guard).
+        self.headers = {CLIENT_HEADER: f"{socket.gethostname()}-{os.getpid()}"}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
 
     def _delay(self, attempt: int, hint: float | None) -> float:
         base = min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2**attempt)
@@ -240,49 +276,67 @@ class ServiceClient:
         per_try: float,
     ) -> HttpAnswer:
         last = "no attempt"
+        answered = ""  # the upstream's last answer: a later timeout must not hide it
         retries = refusals = 0
         while True:
             left = deadline.remaining()
             if left is not None and left <= 0:
                 raise CallFailed(f"deadline passed before {url} answered; last: {last}")
             tmo = per_try if left is None else min(per_try, left)
-            # this attempt is abandoned after `tmo`: the hop behind it gets no longer, so its
-            # own retries stop when this caller has gone instead of running on for nobody
-            hdrs[deadline.BUDGET_HEADER] = f"{tmo:.3f}"
+            # this attempt is abandoned after `tmo`: the hop behind it gets a little less, so
+            # its own retries stop before this caller goes (not running on for nobody), and
+            # its answer, which names what failed behind it, arrives while someone listens
+            hdrs[deadline.BUDGET_HEADER] = f"{next_hop_budget(tmo):.3f}"
             hint: float | None = None
             try:
                 answer = await self.transport.send(method, url, body, hdrs, tmo)
             except ConnectFailed as exc:
                 last = f"cannot connect to {url}: {exc}"
+                _note_trouble(last)
             except (TimeoutError, ConnectionError) as exc:
                 last = f"{type(exc).__name__} calling {url}: {exc}"
+                if answered:
+                    last += f" (before that, {answered})"
+                _note_trouble(last)
                 if not idempotent:
                     raise CallFailed(last) from exc
             else:
                 if refused_unrun(answer):
+                    _note_trouble(f"{url} refused: {error_message(answer)}")
                     refusals += 1
                     await self._sleep(refusals, _retry_after(answer.headers), url, answer)
                     continue
                 retryable = answer.status == 429 or (idempotent and answer.status in RETRY_STATUSES)
                 if not retryable:
                     return answer
-                last = f"{url} answered {answer.status}: {error_message(answer)}"
+                last = answered = f"{url} answered {answer.status}: {error_message(answer)}"
+                _note_trouble(last)
                 hint = _retry_after(answer.headers)
                 if retries == self.settings.max_retries:
                     raise CallFailed(last, answer.status, answer.body)
             if retries == self.settings.max_retries:
                 raise CallFailed(last)
-            await self._sleep(retries, hint, url, None)
+            await self._sleep(retries, hint, url, None, last)
             retries += 1
 
     async def _sleep(
-        self, attempt: int, hint: float | None, url: str, refusal: HttpAnswer | None
+        self,
+        attempt: int,
+        hint: float | None,
+        url: str,
+        refusal: HttpAnswer | None,
+        last: str = "",
     ) -> None:
-        """Back off, unless the deadline would pass first: then fail now, not after waiting."""
+        """Back off, unless the deadline would pass first: then fail now, not after waiting,
+        naming what the upstream last said."""
         pause = self._delay(min(attempt, 8), hint)
         left = deadline.remaining()
         if left is not None and pause >= left:
-            what = f"{url} refused: {error_message(refusal)}" if refusal else f"retrying {url}"
+            what = (
+                f"{url} refused: {error_message(refusal)}"
+                if refusal
+                else f"retrying {url}; last: {last}"
+            )
             raise CallFailed(
                 f"deadline passed before {what}",
                 refusal.status if refusal else None,

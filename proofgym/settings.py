@@ -89,20 +89,35 @@ class CommonSettings(ProofgymSettings):
     )
     max_json_depth: int = Field(default=64, ge=2, description="deeper JSON bodies get 400")
     max_json_containers: int = Field(
-        default=262_144,
+        default=65_536,
         ge=16,
         description="bodies with more objects and arrays get 400 (bounds the parser's memory)",
     )
+    max_json_members: int = Field(
+        default=131_072,
+        ge=16,
+        description="bodies with more object members get 400 (bounds the parser's memory)",
+    )
+    max_inflight_per_client: int | None = Field(
+        default=None,
+        ge=1,
+        description="requests one client may have running at once; default: all but an "
+        "eighth of max_inflight",
+    )
 
-    def guard_limits(self) -> GuardLimits:
-        """The request guard's limits these settings name."""
+    def guard_limits(self, route_body_bytes: tuple[tuple[str, int], ...] = ()) -> GuardLimits:
+        """The request guard's limits these settings name, with a service's lower body limits
+        for the routes that never need `max_body_mb` (each capped by it)."""
         return GuardLimits(
+            route_body_bytes=route_body_bytes,
             max_inflight=self.max_inflight,
             max_queue=self.max_queue,
             max_body_bytes=int(self.max_body_mb * 1024 * 1024),
             body_timeout_s=self.body_timeout_s,
             max_json_depth=self.max_json_depth,
             max_json_containers=self.max_json_containers,
+            max_json_members=self.max_json_members,
+            max_inflight_per_client=self.max_inflight_per_client,
         )
 
 

@@ -2,11 +2,18 @@
 
 `create_viewer(path)` is a small app: `GET /` the page (one file, no CDN), `GET /api/rollouts`
 a filtered, paged list, `GET /api/rollouts/{id}` one rollout with its turns and which tokens the
-model generated and which the environment inserted, `GET /report` the profile report beside the
-store (`RUNS.html`) when there is one. Every request reads the store afresh, read-only, so it
-works on a store that `proofgym rollout` is still writing, and pages through 100,000 rows with
-SQL, never loading them all. `proofgym view RUNS.db` serves it; the agent serves it under /ui
-when `PROOFGYM_UI_STORE` names a store.
+model generated and which the environment inserted, `GET /api/groups/{task_id}` the rollouts of
+one task (its group) with the best and the worst of them, `GET /report` the profile report
+beside the store (`RUNS.html`) when there is one.
+
+The page has a URL per view: `/#<rollout_id>` one rollout, `/#compare=<id>,<id>` two rollouts
+side by side turn by turn, `/#group=<task_id>` the best and the worst of a task's group side
+by side (what a person debugging a reward wants to see first).
+
+Every request reads the store afresh, read-only, so it works on a store that `proofgym
+rollout` is still writing, and pages through 100,000 rows with SQL, never loading them all.
+`proofgym view RUNS.db` serves it; the agent serves it under /ui when `PROOFGYM_UI_STORE`
+names a store.
 """
 
 from __future__ import annotations
@@ -187,4 +194,29 @@ def create_viewer(path: Path) -> FastAPI:
         record = json.loads(row[0])
         return {"record": record, "turns": turns(record)}
 
+    @app.get("/api/groups/{task_id}")
+    def group(task_id: str) -> dict[str, Any]:
+        with _connect(path) as conn:
+            rows = conn.execute(
+                "SELECT rollout_id, repeat, reward, failure_kind, mask_sample FROM rollouts "
+                "WHERE task_id = ? ORDER BY repeat, rollout_id",
+                [task_id],
+            ).fetchall()
+        if not rows:
+            raise NotFound(f"no rollouts of task {task_id!r} in {path.name}", kind="not_found")
+        return {"task_id": task_id, "rows": [dict(r) for r in rows], **extremes(rows)}
+
     return app
+
+
+def extremes(rows: list[sqlite3.Row]) -> dict[str, str | None]:
+    """The best and the worst scored rollout of a group (masked ones have no score; ties go
+    to the earliest repeat), or None when no rollout of it was scored."""
+    scored = [r for r in rows if not r["mask_sample"] and r["reward"] is not None]
+    if not scored:
+        return {"best": None, "worst": None}
+    best = max(scored, key=lambda r: r["reward"])  # max and min keep the first of equals
+    worst = min(scored, key=lambda r: r["reward"])
+    if worst["rollout_id"] == best["rollout_id"] and len(scored) > 1:
+        worst = scored[-1] if scored[0]["rollout_id"] == best["rollout_id"] else scored[0]
+    return {"best": best["rollout_id"], "worst": worst["rollout_id"]}

@@ -45,12 +45,14 @@ class InProcessStack:
     model: FastAPI
     client: httpx.AsyncClient
 
-    async def run(self, body: dict[str, Any]) -> httpx.Response:
+    async def run(
+        self, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> httpx.Response:
         """POST /run on the agent (JSON with non-ASCII escaped, as most clients send it)."""
         return await self.client.post(
             "http://agent/run",
             content=json.dumps(body),
-            headers={"content-type": "application/json"},
+            headers={"content-type": "application/json", **(headers or {})},
         )
 
 

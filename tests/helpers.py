@@ -12,6 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from hypothesis import HealthCheck, settings
+
+#: how the fuzz tests run hypothesis: derandomized, so a failure reproduces
+FUZZ = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def count_rows(db: Path, where: str = "1") -> int:

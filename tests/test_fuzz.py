@@ -11,20 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, settings
+from helpers import FUZZ
 
 from agent_server.app import create_app as agent_app
 from model_interface.app import create_app as model_app
 from proofgym.settings import AgentSettings, ResourcesSettings
 from resources_servers.base.app import create_app as resources_app
-
-FUZZ = settings(
-    max_examples=30,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
 
 # Upstreams nobody listens on: the agent's calls fail at once, as masked rollouts (200).
 AGENT = agent_app(

@@ -247,3 +247,94 @@ async def test_a_body_of_millions_of_objects_is_refused_before_any_parser() -> N
         assert "objects and arrays" in assert_error(refused, 400, "malformed_body")["message"]
         assert (await client.get("/health")).status_code == 200
     assert body_problem(b'{"a": [1, 2, {"b": 3}]}', 64) is None
+
+
+async def test_a_freed_slot_goes_to_the_clients_in_turn() -> None:
+    # one slot; client A queues five requests, then B queues one: B runs second, not sixth
+    app, state = guarded_app(GuardLimits(max_inflight=1, max_queue=10))
+    async with client_of(app) as client:
+        sent = []
+        for n in range(5):
+            sent.append(
+                asyncio.create_task(
+                    client.post("/work", json={"n": n}, headers={"X-Proofgym-Client": "a"})
+                )
+            )
+            await asyncio.sleep(0.01)
+        b = asyncio.create_task(
+            client.post("/work", json={"n": 99}, headers={"X-Proofgym-Client": "b"})
+        )
+        await asyncio.sleep(0.01)
+        state["release"].set()
+        await asyncio.gather(b, *sent)
+    assert state["order"] == [0, 99, 1, 2, 3, 4]
+
+
+async def test_one_client_cannot_hold_every_slot() -> None:
+    # 8 slots: one client holds at most 7 (all but an eighth); another still runs at once
+    app, state = guarded_app(GuardLimits(max_inflight=8, max_queue=100))
+    async with client_of(app) as client:
+        greedy = [
+            asyncio.create_task(
+                client.post("/work", json={"n": n}, headers={"X-Proofgym-Client": "greedy"})
+            )
+            for n in range(20)
+        ]
+        await asyncio.sleep(0.05)
+        assert len(state["order"]) == 7
+        other = asyncio.create_task(
+            client.post("/work", json={"n": 99}, headers={"X-Proofgym-Client": "other"})
+        )
+        await asyncio.sleep(0.05)
+        assert state["order"][-1] == 99  # admitted while greedy's 13 wait
+        state["release"].set()
+        answers = await asyncio.gather(other, *greedy)
+    assert all(a.status_code == 200 for a in answers)
+    assert sorted(state["order"]) == [*range(20), 99]
+
+
+async def test_the_per_client_share_is_work_conserving_for_its_waiters() -> None:
+    # the share caps one client while others exist; alone, its waiters run as slots free
+    gate = Admission(max_inflight=2, max_queue=10, per_client=1)
+    assert gate.try_enter("a") is True
+    waiting = gate.try_enter("a")
+    assert isinstance(waiting, asyncio.Future) and not waiting.done()
+    assert gate.try_enter("b") is True  # the slot a may not take goes to b
+    gate.leave("a")
+    assert waiting.done() and gate.inflight == 2
+    gate.leave("a")
+    gate.leave("b")
+    assert gate.inflight == 0 and gate.queued == 0
+    assert not gate.waiting and not gate.held and not gate.admitted
+
+
+def test_one_object_of_millions_of_members_is_refused_before_any_parser() -> None:
+    many_keys = b"{" + b",".join(b'"k%d": 0' % i for i in range(200_000)) + b"}"
+    assert "object members" in (body_problem(many_keys, 64) or "")
+    # colons and braces inside strings are text: a file full of them is a fine body
+    code = json.dumps({"path": "a.py", "text": "d = {1: [2]}\n" * 100_000}).encode()
+    assert body_problem(code, 64) is None
+    escaped = json.dumps({"text": '\\" {: [' * 100_000}).encode()
+    assert body_problem(escaped, 64) is None
+
+
+async def test_routes_with_lower_body_limits_refuse_more_than_they_need() -> None:
+    limits = GuardLimits(max_body_bytes=10_000, route_body_bytes=((r"/ec.o", 100),))
+    app, state = guarded_app(limits)
+    state["release"].set()
+    async with client_of(app) as client:
+        r = await client.post("/echo", json=[1] * 100)
+        assert "limit of 100 bytes" in assert_error(r, 413, "body_too_large")["message"]
+        r = await client.post("/work", json={"n": 1, "pad": "x" * 1000})  # the service limit
+        assert r.status_code == 200
+
+
+async def test_the_resources_server_limits_what_its_small_routes_take() -> None:
+    app = resources_app(ResourcesSettings())
+    async with app.router.lifespan_context(app), client_of(app) as client:
+        body = {"session_id": "x" * 100_000}
+        r = await client.post("/math/close_session", json=body)
+        assert_error(r, 413, "body_too_large")
+        # a /verify body may be as large as the service allows: this one fails later, in shape
+        r = await client.post("/math/verify", json=body)
+        assert r.status_code in (400, 404, 422), r.text

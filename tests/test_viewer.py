@@ -3,12 +3,14 @@ written, 100,000 rows), token provenance per turn, and the page in a real headle
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +31,24 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "runs" / "test-artifacts"  # screenshots a person can look at (git-ignored)
 
 
-async def fill(db: Path, tasks: list[dict[str, Any]], tmp: Path) -> None:
-    """Reference and no-op rollouts of `tasks` into `db` (real rollouts, real checks)."""
+async def fill(
+    db: Path, tasks: list[dict[str, Any]], tmp: Path, one_group_per_task: bool = False
+) -> None:
+    """Reference and no-op rollouts of `tasks` into `db` (real rollouts, real checks); each
+    control's rollouts under a task id of their own unless `one_group_per_task`."""
     path = tmp / "tasks.jsonl"
     path.write_text("\n".join(json.dumps(t) for t in tasks))
     store = RolloutStore(db)
     async with in_process_stack() as stack:
         client = ServiceClient(ClientSettings(), HttpxTransport(stack.client))
-        for control, repeats in (("reference", 2), ("noop_claim", 1)):
+        # one group per task: the store resumes, so the no-op fills the group's third repeat
+        plan = (("reference", 2), ("noop_claim", 3 if one_group_per_task else 1))
+        for control, repeats in plan:
             loaded = [
-                t.model_copy(update={"task_id": f"{t.task_id}-{control}"}) for t in load_tasks(path)
+                t
+                if one_group_per_task
+                else t.model_copy(update={"task_id": f"{t.task_id}-{control}"})
+                for t in load_tasks(path)
             ]
             await collect(
                 loaded,
@@ -50,6 +60,32 @@ async def fill(db: Path, tasks: list[dict[str, Any]], tmp: Path) -> None:
                 control=control,
             )
     store.close()
+
+
+@contextlib.contextmanager
+def serving_viewer(db: Path) -> Iterator[str]:
+    """`proofgym view DB` in its own process, as a user starts it; its URL once healthy."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "proofgym_stack.cli", "view", str(db), "--port", str(port)],
+        env={**os.environ},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and server.poll() is None, "viewer did not start"
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def client_of(db: Path) -> httpx.AsyncClient:
@@ -158,25 +194,9 @@ async def test_the_page_in_a_real_browser(
     db = tmp_path / "runs.db"
     await fill(db, file_edit_tasks[:2], tmp_path)
     (tmp_path / "runs.html").write_text("<!doctype html><title>report</title><h1>the report</h1>")
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "proofgym_stack.cli", "view", str(db), "--port", str(port)],
-        env={**os.environ},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline and server.poll() is None, "viewer did not start"
-            time.sleep(0.2)
+    with serving_viewer(db) as url:
         async with browser(free_port()) as page:
-            await page.goto(f"http://127.0.0.1:{port}/")
+            await page.goto(f"{url}/")
             await page.wait_for("document.querySelectorAll('#rows tr').length === 6")
             assert (
                 await page.evaluate("document.getElementById('count').textContent") == "6 rollouts"
@@ -203,11 +223,8 @@ async def test_the_page_in_a_real_browser(
             assert "goal_set" in detail and "pass" in detail and "read_file(" in detail
             assert "(model)" in detail and "(environment)" in detail
             await page.screenshot(ARTIFACTS / "viewer-rollout.png")
-            await page.goto(f"http://127.0.0.1:{port}/report")
+            await page.goto(f"{url}/report")
             assert await page.wait_for("document.querySelector('h1').textContent") == "the report"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     assert (ARTIFACTS / "viewer-rollout.png").stat().st_size > 10_000
 
 
@@ -224,3 +241,68 @@ async def test_the_agent_serves_the_viewer_under_ui(
         assert page.status_code == 200 and "proofgym rollouts" in page.text
         listed = (await stack.client.get("http://agent/ui/api/rollouts")).json()
         assert listed["total"] == 3
+
+
+async def one_group(tmp: Path, task: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+    """A store holding one task's group (two passing rollouts, one failing) and what
+    `/api/groups/<task>` answers for it."""
+    db = tmp / "runs.db"
+    await fill(db, [task], tmp, one_group_per_task=True)
+    async with client_of(db) as c:
+        return db, (await c.get(f"/api/groups/{task['task_id']}")).json()
+
+
+async def test_a_group_names_its_best_and_its_worst(
+    tmp_path: Path, file_edit_tasks: list[dict[str, Any]]
+) -> None:
+    db, group = await one_group(tmp_path, file_edit_tasks[0])
+    async with client_of(db) as c:
+        rewards = {r["rollout_id"]: r["reward"] for r in group["rows"]}
+        assert len(rewards) == 3
+        assert rewards[group["best"]] == max(rewards.values()) == 1.0
+        assert rewards[group["worst"]] == min(rewards.values()) == 0.0
+        missing = await c.get("/api/groups/no-such-task")
+        assert missing.status_code == 404 and missing.json()["error"]["kind"] == "not_found"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is installed by `make install`")
+async def test_a_url_per_rollout_and_the_compare_view_in_a_real_browser(
+    tmp_path: Path, file_edit_tasks: list[dict[str, Any]]
+) -> None:
+    db, group = await one_group(tmp_path, file_edit_tasks[0])
+    with serving_viewer(db) as url:
+        async with browser(free_port()) as page:
+            # a rollout's own URL opens it, no click needed
+            await page.goto(f"{url}/#{group['worst']}")
+            await page.wait_for("document.querySelectorAll('#checks tr').length > 0")
+            detail = await page.evaluate("document.getElementById('detail').innerText")
+            assert "FAIL" in detail and "claim_matches_state" in detail
+            assert await page.evaluate(
+                f"document.querySelector('tr.sel').dataset.id === {json.dumps(group['worst'])}"
+            )
+            # from it, the best and the worst of its task side by side, turn by turn
+            await page.evaluate("document.getElementById('compare-group').click()")
+            await page.wait_for("document.querySelectorAll('.compare-turn').length > 0")
+            assert await page.evaluate("location.hash") == (
+                f"#compare={group['best']},{group['worst']}"
+            )
+            sides = await page.evaluate(
+                "[...document.querySelectorAll('#compare-head .side')].map(s => s.innerText)"
+            )
+            assert len(sides) == 2 and group["best"] in sides[0] and group["worst"] in sides[1]
+            assert "FAIL" not in sides[0] and "FAIL" in sides[1]
+            assert await page.evaluate(
+                "document.querySelector('#compare-head .side.worse') === "
+                "document.querySelectorAll('#compare-head .side')[1]"
+            )
+            turns_text = await page.evaluate(
+                "[...document.querySelectorAll('.compare-turn')].map(r => r.innerText).join('|')"
+            )
+            assert "write_file(" in turns_text  # the reference's edit, beside the no-op's turn
+            await page.screenshot(ARTIFACTS / "viewer-compare.png")
+            # a bad compare URL says what is wrong instead of showing nothing
+            await page.goto(f"{url}/#compare=nope-nope-nope-0001,{group['best']}")
+            await page.wait_for("document.getElementById('problem') !== null")
+            problem = await page.evaluate("document.getElementById('problem').textContent")
+            assert "nope-nope-nope-0001" in problem
+    assert (ARTIFACTS / "viewer-compare.png").stat().st_size > 10_000

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from proofgym import VERSION
 from proofgym.errors import BadRequest, InvalidRequest, NotFound
-from proofgym.jsonlimits import loads_limited, scrub_surrogates
+from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.protocol import (
     CloseRequest,
     CloseResponse,
@@ -44,6 +44,17 @@ from resources_servers.base.scratch import private_dir
 from resources_servers.base.sessions import TASK_FAULTS, SessionRegistry
 
 log = logging.getLogger("proofgym.resources")
+
+MB = 1024 * 1024
+#: Lower body limits where a route never needs the service's whole `max_body_mb`: a task or
+#: tool arguments fit in the parser's own limit; closing and renewing carry ids. `/verify`
+#: carries a whole rollout and keeps the service limit.
+ROUTE_BODY_BYTES = (
+    (r"/[^/]+/tools/[^/]+", MAX_BYTES),
+    (r"/[^/]+/(?:seed_session|controls)", MAX_BYTES),
+    (r"/[^/]+/renew_sessions", 4 * MB),
+    (r"/[^/]+/close_session", 64 * 1024),
+)
 
 
 class ResourcesHost:
@@ -258,7 +269,9 @@ def create_app(
 
     app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
     app.state.host = host
-    metrics = install_common(app, "resources", settings.token, settings.guard_limits())
+    metrics = install_common(
+        app, "resources", settings.token, settings.guard_limits(ROUTE_BODY_BYTES)
+    )
     for name, registry in host.registries.items():
         metrics.open_sessions.labels("resources", name).set_function(
             lambda r=registry: len(r)  # type: ignore[misc]
