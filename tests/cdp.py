@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from helpers import patience
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
@@ -94,7 +95,7 @@ async def browser(port: int) -> AsyncIterator[Page]:
     try:
         async with aiohttp.ClientSession() as http:
             targets: list[dict[str, Any]] = []
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + patience(30)
             while not any(t.get("type") == "page" for t in targets):
                 if time.monotonic() > deadline:
                     raise TimeoutError("chromium did not open its DevTools port")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,13 @@ ROOT = Path(__file__).resolve().parent.parent
 KEEP_ENV = "PROOFGYM_TEST_KEEP_ENV"  # test_hermetic runs tests with hostile variables set
 
 
-@pytest.fixture(autouse=True)
-def _no_proofgym_variables(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A developer's PROOFGYM_* variables must not change what the processes a test starts do
+def pytest_configure(config: pytest.Config) -> None:
+    """A developer's PROOFGYM_* variables must not change what the processes a test starts do,
+    module and session fixtures' processes included: they are gone before any fixture runs
     (the in-process code ignores them anyway: test_hermetic proves it)."""
     if os.environ.get(KEEP_ENV) != "1":
         for key in [k for k in os.environ if k.startswith("PROOFGYM_")]:
-            monkeypatch.delenv(key)
-    yield
+            del os.environ[key]
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import sqlite3
 import threading
@@ -22,6 +23,15 @@ FUZZ = settings(
     database=None,
     suppress_health_check=list(HealthCheck),
 )
+
+
+def patience(seconds: float) -> float:
+    """How long a test waits for something that takes `seconds` on an idle machine: scaled by
+    the machine's load per core (a wait tuned on an idle machine fails a loaded one, say
+    beside another `make test`), and by TEST_PATIENCE when set. A bound on waiting, never an
+    assertion about speed."""
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return seconds * max(1.0, load) * float(os.environ.get("TEST_PATIENCE", "1"))
 
 
 def count_rows(db: Path, where: str = "1") -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import patience
 
 from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
@@ -185,7 +186,7 @@ async def test_nothing_outlives_the_run(stack: InProcessStack) -> None:
     """
     result = await rollout(stack, task, script(solution(task, "return None", prelude)))
     assert scored_zero(result)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + patience(5)
     while _processes_of(range(61000, 61100)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_of(range(61000, 61100)) == []

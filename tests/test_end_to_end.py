@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers import count_rows
+from helpers import count_rows, patience
 
 from proofgym_stack.up import free_port
 
@@ -53,7 +53,7 @@ def services() -> Iterator[tuple[str, dict[str, int], subprocess.Popen[str], dic
     )
     pids: dict[str, int] = {}
     assert up.stdout is not None
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patience(60)
     for line in up.stdout:
         m = re.match(r"\s*(\w+)\s+http://\S+\s+pid (\d+)", line)
         if m:
@@ -119,7 +119,7 @@ def test_up_rollout_kill_and_resume(
         stderr=subprocess.STDOUT,
         text=True,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patience(60)
     while count_rows(big) < 40 and time.monotonic() < deadline:
         time.sleep(0.01)
     os.kill(pids["resources"], signal.SIGKILL)  # a resources server dies mid-run

@@ -72,3 +72,20 @@ def test_entry_points_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
     # and nothing else does
     assert AgentSettings().token is None and AgentSettings().max_steps == 16
     assert ResourcesSettings().envs == [] and ModelSettings().backend == "scripted"
+
+
+def test_tests_that_start_real_services_ignore_the_callers_shell() -> None:
+    # the services a module fixture starts read PROOFGYM_TOKEN; the test's client does not
+    # send one: with the variable left in, every rollout was a 401
+    env = {**os.environ, "PROOFGYM_TOKEN": "from-the-developers-shell"}
+    env.pop("PROOFGYM_TEST_KEEP_ENV", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_agent_client.py"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -74,3 +74,19 @@ def test_outside_a_checkout_it_says_so(tmp_path: Path) -> None:
     with pytest.raises(ScaffoldError, match="not a proofgym checkout"):
         write(tmp_path, "inventory")
     assert class_name("inventory") == "InventoryEnv" and class_name("my_env") == "MyEnv"
+
+
+def test_shipped_environments_write_scripts_with_the_base_helpers() -> None:
+    """`call`, `say` and their item forms live in resources_servers.base, once: no shipped
+    environment keeps a copy (the next author copies what the examples do)."""
+    import ast
+
+    helpers = {"call", "say", "function_call", "message"}
+    copies = []
+    for path in sorted((ROOT / "resources_servers").glob("*/*.py")):
+        if path.parent.name == "base":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name in helpers:
+                copies.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not copies, copies

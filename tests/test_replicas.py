@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
-from helpers import count_rows
+from helpers import count_rows, patience
 
 from agent_server.replicas import ReplicaSet, resolve_all, sticky
 from proofgym_stack.up import free_port
@@ -125,7 +125,7 @@ def test_up_with_three_replicas_spreads_sessions_and_survives_a_kill(tmp_path: P
 
         args[args.index("--repeats") + 1] = "60"
         run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + patience(60)
         while count_rows(db) < 120 and time.monotonic() < deadline:
             time.sleep(0.01)
         os.kill(replicas[1][1], signal.SIGKILL)  # one replica dies mid-run

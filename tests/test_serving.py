@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from helpers import patience
 
 from proofgym_stack.up import free_port
 
@@ -212,7 +213,7 @@ def test_the_sessions_of_a_killed_agent_are_closed_within_their_lease() -> None:
 
             rollout = threading.Thread(target=run, daemon=True)
             rollout.start()
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + patience(20)
             while open_sessions(resources) < 1 and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert open_sessions(resources) == 1
@@ -221,7 +222,7 @@ def test_the_sessions_of_a_killed_agent_are_closed_within_their_lease() -> None:
             agent = next(s for s in stack.processes if s.name == "agent")
             agent.process.kill()
             killed = time.monotonic()
-            while open_sessions(resources) > 0 and time.monotonic() - killed < 20:
+            while open_sessions(resources) > 0 and time.monotonic() - killed < patience(20):
                 time.sleep(0.1)
             closed_after = time.monotonic() - killed
             assert open_sessions(resources) == 0

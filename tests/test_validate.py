@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import patience
 from openai.types.responses import Response
 
 from proofgym.canary import ENV_VAR
@@ -192,9 +193,10 @@ async def test_a_tool_that_shows_host_secrets_is_caught(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
     def canaries() -> set[Path]:
-        return set(Path(tempfile.gettempdir()).glob("proofgym-canary-*"))
+        # this process's own: another validate on this machine may hold one of its own now
+        return set(Path(tempfile.gettempdir()).glob(f"proofgym-canary-{os.getpid()}-*"))
 
-    before = canaries()  # another validate on this machine may hold one of its own
+    before = canaries()
     report = await validate_env(
         ShowsTheHostEnvironment(), tasks(file_edit_tasks), sample=1, parallel=4
     )
@@ -284,7 +286,7 @@ def test_canaries_go_with_a_terminated_validation_and_stale_ones_are_swept(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + patience(120)
     while not mine(proc.pid) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert mine(proc.pid), "the validation never planted its canary"

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from cdp import CHROMIUM, browser
+from helpers import patience
 
 from proofgym.collect import collect, load_tasks
 from proofgym.http import HttpxTransport, ServiceClient
@@ -73,7 +74,7 @@ def serving_viewer(db: Path) -> Iterator[str]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + patience(60)
         while True:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:

@@ -1,7 +1,16 @@
 """The resources server base: environments, typed tools, sessions and the HTTP app."""
 
 from resources_servers.base.environment import Environment, ToolError
-from resources_servers.base.scripts import Turn, call, say
+from resources_servers.base.scripts import Turn, call, function_call, message, say
 from resources_servers.base.tools import tool
 
-__all__ = ["Environment", "ToolError", "Turn", "call", "say", "tool"]
+__all__ = [
+    "Environment",
+    "ToolError",
+    "Turn",
+    "call",
+    "function_call",
+    "message",
+    "say",
+    "tool",
+]

@@ -7,7 +7,6 @@ run that deleted every other file on the way; this one does not.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, function_call, say, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import same_except_key, set_value, values_of
 from resources_servers.file_edit.task import FileEditTask
@@ -176,14 +175,8 @@ class FileEditEnv(Environment[Workspace]):
         others = [p for p in files if p != path]
         done = f"Done: set {key} = {value} in {path}."
 
-        def call(name: str, **args: Any) -> dict[str, Any]:
-            return {"type": "function_call", "name": name, "arguments": json.dumps(args)}
-
-        def say(text: str) -> dict[str, Any]:
-            return {"type": "message", "content": text}
-
         touched = (
-            [call("write_file", path=others[0], content=files[others[0]] + "# touched\n")]
+            [function_call("write_file", path=others[0], content=files[others[0]] + "# touched\n")]
             if others
             else []
         )
@@ -193,9 +186,9 @@ class FileEditEnv(Environment[Workspace]):
                 expect="pass",
                 description="read, then write the edit",
                 script=[
-                    [call("read_file", path=path)],
-                    [call("write_file", path=path, content=new)],
-                    [say(done)],
+                    call("read_file", path=path),
+                    call("write_file", path=path, content=new),
+                    say(done),
                 ],
             ),
             Control(
@@ -203,11 +196,11 @@ class FileEditEnv(Environment[Workspace]):
                 expect="pass",
                 description="list, read, delete and recreate the file",
                 script=[
-                    [call("list_files")],
-                    [call("read_file", path=path)],
-                    [call("delete_file", path=path)],
-                    [call("write_file", path=path, content=new)],
-                    [say(done)],
+                    call("list_files"),
+                    call("read_file", path=path),
+                    call("delete_file", path=path),
+                    call("write_file", path=path, content=new),
+                    say(done),
                 ],
             ),
             Control(
@@ -215,21 +208,24 @@ class FileEditEnv(Environment[Workspace]):
                 expect="fail",
                 description="deletes every other file, then sets the value",
                 script=[
-                    [call("delete_file", path=p) for p in others],
-                    [call("write_file", path=path, content=new)],
-                    [say(done)],
+                    [function_call("delete_file", path=p) for p in others],
+                    call("write_file", path=path, content=new),
+                    say(done),
                 ],
             ),
             Control(
                 name="violation_touch_other",
                 expect="fail",
                 description="sets the value and also edits a second file",
-                script=[[call("write_file", path=path, content=new), *touched], [say(done)]],
+                script=[
+                    [function_call("write_file", path=path, content=new), *touched],
+                    say(done),
+                ],
             ),
             Control(
                 name="noop_claim",
                 expect="fail",
                 description="claims success, does nothing",
-                script=[[say(done)]],
+                script=[say(done)],
             ),
         ]

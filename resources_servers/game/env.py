@@ -5,14 +5,13 @@ An unfinished game scores -1 (the bottom of the range). Illegal moves are tool e
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.game.blackjack import (
     Game,
     IllegalMove,
@@ -88,14 +87,10 @@ class GameEnv(Environment[Game]):
 
         def script(strategy: Any, line: str) -> list[list[dict[str, Any]]]:
             moves, _ = play(seed, hands, strategy)
-            turns = [
-                [{"type": "function_call", "name": "play", "arguments": json.dumps({"move": m})}]
-                for m in moves
-            ]
-            return [*turns, [{"type": "message", "content": line}]]
+            return [*(call("play", move=m) for m in moves), say(line)]
 
         def looking(strategy: Any, line: str) -> list[list[dict[str, Any]]]:
-            look = [{"type": "function_call", "name": "look", "arguments": "{}"}]
+            look = call("look")
             turns = script(strategy, line)
             return [t for move in turns[:-1] for t in (look, move)] + turns[-1:]
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment
+from resources_servers.base import Environment, Turn, say
 from resources_servers.letters.task import LettersTask
 
 CONSIDERED = 200
@@ -80,26 +79,26 @@ class LettersEnv(Environment[None]):
     def controls(self, task: Task) -> list[Control]:
         letter, need = task.task_data["letter"], int(task.task_data.get("min_chars", 8))
 
-        def say(text: str) -> list[list[dict[str, Any]]]:
-            return [[{"type": "message", "content": text}]]
+        def answer(text: str) -> list[Turn]:
+            return [say(text)]
 
         return [
-            Control(name="reference", expect="pass", script=say(letter * (need + 8))),
+            Control(name="reference", expect="pass", script=answer(letter * (need + 8))),
             Control(
                 name="alternative",
                 expect="pass",
                 description="mixed case, spaced",
-                script=say(" ".join([letter.upper() + letter * 3] * (need // 2 + 2))),
+                script=answer(" ".join([letter.upper() + letter * 3] * (need // 2 + 2))),
             ),
             Control(
                 name="violation_too_short",
                 expect="fail",
                 description="all the letter, but shorter than asked",
-                script=say(letter * max(1, need - 1)),
+                script=answer(letter * max(1, need - 1)),
             ),
             Control(
                 name="noop_claim",
                 expect="fail",
-                script=say("Done: I wrote what you asked for."),
+                script=answer("Done: I wrote what you asked for."),
             ),
         ]

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from openai.types.responses import Response
 
 from proofgym.protocol import Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.math.calculator import CalculatorError, evaluate
 from resources_servers.math.task import MathTask
 from resources_servers.verifiers.answers import length_guard, numeric_answer_check
@@ -68,16 +66,7 @@ class MathEnv(Environment[MathState]):
         shown = f"{answer:g}" if isinstance(answer, float) else str(answer)
         expression = task.task_data.get("expression", shown)
 
-        def say(text: str) -> list[dict[str, Any]]:
-            return [{"type": "message", "content": text}]
-
-        calc = [
-            {
-                "type": "function_call",
-                "name": "calculator",
-                "arguments": json.dumps({"expression": expression}),
-            }
-        ]
+        calc = call("calculator", expression=expression)
         near = [str(answer - 1), shown, str(answer + 1)]
         return [
             Control(

@@ -21,7 +21,7 @@ from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
 from resources_servers.support.task import SupportTask
 from resources_servers.verifiers.answers import length_guard
@@ -213,12 +213,6 @@ class SupportEnv(Environment[SupportState]):
         question = QUESTIONS_BY_ID[task.task_data["question_id"]]
         article = question.article_id
         customer = task.task_data.get("customer", "there")
-
-        def say(text: str) -> list[dict[str, Any]]:
-            return [{"type": "message", "content": text}]
-
-        def call(name: str, **args: Any) -> list[dict[str, Any]]:
-            return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
 
         read = call("read_article", article_id=article)
         search = call("search_articles", query=ARTICLES[article].title)

@@ -18,7 +18,7 @@ from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, tool
+from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import diff
@@ -304,14 +304,10 @@ class WorkflowEnv(Environment[Office]):
 
     def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
         me = task.task_data["goal"]["customer_id"]
-
-        def call(name: str, **args: Any) -> list[dict[str, Any]]:
-            return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
-
         return [
             call("update_address", customer_id=me, address=marker),
             call("get_customer", customer_id=me),
-            [{"type": "message", "content": "probe done"}],
+            say("probe done"),
         ]
 
     def controls(self, task: Task) -> list[Control]:

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from proofgym.protocol import Control
-
-Turn = list[dict[str, Any]]
-
-
-def call(name: str, **args: Any) -> Turn:
-    """One turn with one tool call."""
-    return [{"type": "function_call", "name": name, "arguments": json.dumps(args)}]
-
-
-def say(text: str) -> Turn:
-    """One turn with a final message."""
-    return [{"type": "message", "content": text}]
+from resources_servers.base import Turn, call, say
 
 
 def tell(customer_id: int, outcome: str, body: str) -> Turn:
