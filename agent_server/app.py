@@ -39,7 +39,8 @@ def create_app(
     app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan)
     app.state.runner = runner
     # a task is all /run takes: it fits the policy-content parser's limit
-    install_common(app, "agent", settings.token, settings.guard_limits(((r"/run", MAX_BYTES),)))
+    limits = settings.guard_limits(((r"/run", MAX_BYTES),))
+    install_common(app, "agent", settings.token, limits, settings.instance)
     if settings.ui_store is not None:  # the viewer of a live store, read-only
         app.mount("/ui", create_viewer(settings.ui_store))
 

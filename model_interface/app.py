@@ -69,7 +69,7 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
             await main.aclose()
 
     app = FastAPI(title="proofgym model interface", version=VERSION, lifespan=lifespan)
-    install_common(app, "model", settings.token, settings.guard_limits())
+    install_common(app, "model", settings.token, settings.guard_limits(), settings.instance)
 
     @app.post("/v1/responses")
     async def responses(

@@ -74,6 +74,19 @@ def parse_hermes(text: str) -> Parsed:
     return parsed
 
 
+def parse_text_only(text: str) -> Parsed:
+    """No tool calls: reasoning split out, everything else is the message (a model served
+    without tools, or whose tool-call format no parser here reads)."""
+    reasoning = [m.group(1).strip() for m in _THINK.finditer(text)]
+    return Parsed(
+        reasoning="\n".join(r for r in reasoning if r), content=_THINK.sub("", text).strip()
+    )
+
+
+#: the `tool_parser` setting's values
+PARSERS: dict[str, Parser] = {"hermes": parse_hermes, "none": parse_text_only}
+
+
 def items_from_generation(text: str, parser: Parser) -> list[dict[str, Any]]:
     """Output items of one generation: reasoning, text, function calls (in that order)."""
     parsed = parser(text)

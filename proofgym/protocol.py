@@ -127,6 +127,7 @@ class Health(StrictModel):
     status: Literal["ok"] = "ok"
     service: str
     version: str
+    instance: str | None = None  # the id `proofgym up` gave the process (not in NeMo Gym)
 
 
 # ---- resources server -------------------------------------------------------------------

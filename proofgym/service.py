@@ -186,15 +186,21 @@ def document_errors(app: FastAPI) -> None:
 
 
 def install_common(
-    app: FastAPI, service: str, token: str | None, limits: GuardLimits | None = None
+    app: FastAPI,
+    service: str,
+    token: str | None,
+    limits: GuardLimits | None = None,
+    instance: str | None = None,
 ) -> Metrics:
-    """Add `/health`, `/metrics`, auth, the request guard (`proofgym.guard`) and the error
-    answers of docs/protocol.md to `app`."""
+    """Add `/health` (naming `instance`, the id `proofgym up` gave this process), `/metrics`,
+    auth, the request guard (`proofgym.guard`) and the error answers of docs/protocol.md to
+    `app`."""
     metrics = Metrics(service)
+    answer = Health(service=service, version=VERSION, instance=instance)
 
-    @app.get("/health", response_model=Health)
+    @app.get("/health", response_model=Health, response_model_exclude_none=True)
     async def health() -> Health:
-        return Health(service=service, version=VERSION)
+        return answer
 
     @app.get("/metrics")
     async def metrics_route() -> PlainTextResponse:

@@ -75,6 +75,11 @@ class CommonSettings(ProofgymSettings):
         "the port can run rollouts and read sessions)",
     )
     log_level: str = "warning"
+    instance: str | None = Field(
+        default=None,
+        description="set by `proofgym up` for the services it starts: /health answers it, so "
+        "`up` knows a healthy answer came from its own process, not another stack's",
+    )
     max_inflight: int = Field(default=1024, ge=1, description="requests handled at once")
     max_queue: int = Field(
         default=16384, ge=0, description="requests waiting in arrival order; more get 503"
@@ -242,3 +247,18 @@ class ModelSettings(CommonSettings, ClientSettings):
         default_factory=dict, description="sampling values that override requests' (on-policy)"
     )
     device: str = "cpu"
+    torch_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="threads the local backend's torch uses; default: half the cores (torch's "
+        "own default, every core, was 10x slower beside the other services on 2 cores)",
+    )
+    chat_template: Path | None = Field(
+        default=None,
+        description="a Jinja chat template file replacing the model's own (local backend)",
+    )
+    tool_parser: Literal["hermes", "none"] = Field(
+        default="hermes",
+        description="how the local and vllm backends read tool calls in generated text: "
+        "hermes (<tool_call>{...}</tool_call>) or none (text only)",
+    )

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from proofgym_stack import cli_envs, cli_interop, cli_profile, cli_rollouts, cli_services
+from proofgym_stack import (
+    cli_envs,
+    cli_interop,
+    cli_model,
+    cli_profile,
+    cli_rollouts,
+    cli_services,
+)
 from proofgym_stack.cli_services import vllm_command
 from proofgym_stack.console import app
 
@@ -12,6 +19,7 @@ __all__ = [
     "app",
     "cli_envs",
     "cli_interop",
+    "cli_model",
     "cli_profile",
     "cli_rollouts",
     "cli_services",

@@ -66,6 +66,7 @@ def _collect(
     policy: str,
     model: str | None,
     max_steps: int | None,
+    timeout: float | None = None,
 ) -> Summary:
     try:
         tasks = load_tasks(tasks_file)
@@ -83,7 +84,10 @@ def _collect(
         concurrency = max(1, soft - 64)
     settings = CollectorSettings.from_env()
     # one pooled connection per rollout in flight: a rollout never waits for a connection
-    settings = settings.model_copy(update={"pool_per_upstream": concurrency})
+    update: dict[str, Any] = {"pool_per_upstream": concurrency}
+    if timeout is not None:  # the budget each /run carries: the agent stops the rollout there
+        update["request_timeout_s"] = timeout
+    settings = settings.model_copy(update=update)
     client = ServiceClient(settings, token=settings.token)
 
     async def main(progress: Progress, bar: Any) -> Summary:
@@ -135,9 +139,20 @@ def rollout(
     ] = "model",
     model: Annotated[str | None, typer.Option(help="model name sent to the backend")] = None,
     max_steps: Annotated[int | None, typer.Option(min=1, help="steps per rollout")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=1,
+            help="seconds each rollout may take, waits for the model included (default "
+            "PROOFGYM_REQUEST_TIMEOUT_S, 120); a rollout past it is masked as a timeout "
+            "naming this limit. A model on CPU needs minutes",
+        ),
+    ] = None,
 ) -> None:
     """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
-    summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps)
+    summary = _collect(
+        tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps, timeout
+    )
     _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
     err.print(
         f"look before you train: proofgym profile {db} --out {db.with_suffix('.html')}"

@@ -101,6 +101,30 @@ def serve(
     run_service(application, settings, settings.port)
 
 
+def model_environment(model: str | None, backend: str | None) -> dict[str, str]:
+    """The model interface's settings for `up --model/--backend`, checked before anything
+    starts: a folder that is not there is a clear error, not a service that dies."""
+    if backend is not None and backend not in ("scripted", "openai", "vllm", "local"):
+        fail(f"unknown backend {backend!r}; choose scripted, openai, vllm or local")
+    if model is not None and backend is None:
+        backend = "local" if Path(model).is_dir() else None
+        if backend is None:
+            fail(f"--model {model}: no such folder; give --backend for a model by name")
+    if backend == "local":
+        if model is None or not (Path(model) / "config.json").is_file():
+            fail(
+                f"--backend local needs --model DIR, a model folder with config.json "
+                f"(got {model!r}); `proofgym model import` makes one"
+            )
+        model = str(Path(model).resolve())
+    env = {}
+    if backend:
+        env["PROOFGYM_BACKEND"] = backend
+    if model:
+        env["PROOFGYM_MODEL"] = model
+    return env
+
+
 def vllm_command(model: str, host: str, port: int) -> list[str]:
     """vLLM's OpenAI server with what the vllm backend relies on: token ids in and out
     (`return_token_ids` needs no flag in vLLM 0.10.2+; the flag below covers older logprob
@@ -169,8 +193,27 @@ def up(
         str | None,
         typer.Option(help="use a model interface that runs elsewhere (a trainer's live model)"),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="the model to serve: a model folder (backend local), or a name"),
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help="model backend: scripted, openai, vllm or local (default: local "
+            "for a --model folder, else scripted)"
+        ),
+    ] = None,
+    start_timeout: Annotated[
+        float, typer.Option(min=1, help="seconds the services get to answer /health")
+    ] = 120.0,
 ) -> None:
-    """Start the three services as local processes; Ctrl-C or SIGTERM stops them all."""
+    """Start the three services as local processes; Ctrl-C or SIGTERM stops them all.
+
+    `up --model DIR` serves a model folder (as `proofgym model import` writes one) with the
+    local backend. Every port is checked free first, and "ready" means each service answered
+    /health as the process just started, not another stack that holds the port.
+    """
     ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
     stack = Stack(
         host=host,
@@ -178,9 +221,10 @@ def up(
         resources_ports=ports,
         model_port=model_port,
         model_url=model_url,
+        model_env=model_environment(model, backend),
     )
     try:
-        stack.start()
+        stack.start(start_timeout)
     except RuntimeError as exc:
         fail(f"the services did not start: {exc}", 1)
     for svc in stack.processes:

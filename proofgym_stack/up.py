@@ -7,6 +7,7 @@ import ctypes
 import json
 import os
 import resource
+import secrets
 import signal
 import socket
 import subprocess
@@ -25,6 +26,17 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether nothing listens on `port` (a bind that would succeed, as the service's will)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def _die_with_parent() -> None:
@@ -71,6 +83,9 @@ class Stack:
     model_url: str | None = None  # a model interface running elsewhere (a trainer's live one)
     nofile: int | None = None  # start services under this soft open-files limit (benchmarks)
     processes: list[ServiceProcess] = field(default_factory=list)
+    # what this stack's services answer in /health: a healthy answer from another process
+    # (another stack on a port this one could not bind) is never taken for ours
+    instance: str = field(default_factory=lambda: secrets.token_hex(8))
 
     def url(self, port: int) -> str:
         """The base URL of a port on this stack's host."""
@@ -88,6 +103,7 @@ class Stack:
             **extra,
             "PROOFGYM_HOST": self.host,
             "PROOFGYM_PORT": str(port),
+            "PROOFGYM_INSTANCE": self.instance,
         }
         cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
         proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(self.nofile))
@@ -109,8 +125,24 @@ class Stack:
                 restarted.append(svc)
         return restarted
 
+    def ports(self) -> list[int]:
+        """The ports this stack's own services will listen on."""
+        model = [] if self.model_url is not None else [self.model_port]
+        return [*self.resources_ports, *model, self.agent_port]
+
+    def check_ports_free(self) -> None:
+        """RuntimeError naming every port of this stack that something already listens on."""
+        busy = [port for port in self.ports() if not port_free(self.host, port)]
+        if busy:
+            raise RuntimeError(
+                f"port{'s' if len(busy) > 1 else ''} {', '.join(map(str, busy))} on {self.host} "
+                "already in use (another proofgym up?); stop it or choose other ports"
+            )
+
     def start(self, timeout: float = 60.0) -> None:
-        """Start every service and wait until each answers /health; stop all on failure."""
+        """Start every service and wait until each answers /health as this stack's own; stop
+        all on failure. RuntimeError when a port is taken, a service exits, or time runs out."""
+        self.check_ports_free()
         resources = [self.url(p) for p in self.resources_ports]
         try:
             for port in self.resources_ports:
@@ -131,7 +163,8 @@ class Stack:
             raise
 
     def wait_healthy(self, timeout: float) -> None:
-        """Block until every service answers /health; RuntimeError if one dies or time runs out."""
+        """Block until every service answers /health with this stack's instance id;
+        RuntimeError if one dies, another process answers on its port, or time runs out."""
         deadline = time.monotonic() + timeout
         pending = list(self.processes)
         with httpx.Client(timeout=2.0) as client:
@@ -139,11 +172,21 @@ class Stack:
                 for svc in list(pending):
                     if svc.process.poll() is not None:
                         raise RuntimeError(f"{svc.name} exited with {svc.process.returncode}")
-                    with contextlib.suppress(httpx.HTTPError):
-                        if client.get(f"{svc.url}/health").status_code == 200:
+                    with contextlib.suppress(httpx.HTTPError, ValueError):
+                        answer = client.get(f"{svc.url}/health")
+                        if answer.status_code == 200:
+                            if answer.json().get("instance") != self.instance:
+                                raise RuntimeError(
+                                    f"{svc.url} answers /health, but not as the {svc.name} "
+                                    "just started (another process holds the port)"
+                                )
                             pending.remove(svc)
                 if pending and time.monotonic() > deadline:
-                    raise RuntimeError("not healthy in time: " + ", ".join(s.name for s in pending))
+                    raise RuntimeError(
+                        f"not healthy within {timeout:g}s: "
+                        + ", ".join(s.name for s in pending)
+                        + " (a model that loads slowly needs a longer --start-timeout)"
+                    )
                 if pending:
                     time.sleep(0.1)
 

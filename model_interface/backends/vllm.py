@@ -24,6 +24,7 @@ from model_interface.backends.token_exact import (
     TokenExactBackend,
 )
 from model_interface.convert import chat_message_to_items, chat_request
+from model_interface.hermes import PARSERS
 from model_interface.request import ResponsesRequest
 from model_interface.upstream import post_upstream
 from proofgym.errors import UpstreamError
@@ -209,4 +210,5 @@ def build_vllm(settings: Any, client: ServiceClient) -> TokenExactBackend:
         context_length=min(context, 10**7),
         default_max_tokens=settings.default_max_tokens,
         pinned=settings.pinned_sampling,
+        parser=PARSERS[settings.tool_parser],
     )

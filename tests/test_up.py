@@ -1,0 +1,96 @@
+"""`proofgym up` says "ready" only for its own services: ports checked free first, each /health
+answered by the process just started; `up --model` checked before anything starts; and
+`proofgym rollout --timeout` is the budget each rollout carries."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from helpers import serve_in_thread
+from typer.testing import CliRunner
+
+from proofgym_stack.cli import app
+from proofgym_stack.up import ServiceProcess, Stack, free_port, port_free
+
+
+def test_a_port_in_use_is_named_before_anything_starts() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        assert not port_free("127.0.0.1", busy)
+        stack = Stack(agent_port=busy, resources_ports=[free_port()], model_port=free_port())
+        with pytest.raises(RuntimeError, match=f"port {busy} on 127.0.0.1 already in use"):
+            stack.start(timeout=5)
+        assert stack.processes == []  # nothing was started
+
+
+def test_health_from_another_process_on_the_port_is_not_ready() -> None:
+    other = FastAPI()
+
+    @other.get("/health")
+    async def health() -> dict[str, Any]:  # another stack's agent: healthy, but not ours
+        return {"status": "ok", "service": "agent", "version": "0", "instance": "someone-else"}
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with serve_in_thread(other) as url:
+            stack = Stack()
+            stack.processes.append(ServiceProcess("agent", url, sleeper, [], {}))
+            with pytest.raises(RuntimeError, match="not as the agent just started"):
+                stack.wait_healthy(10)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--model", "/no/such/folder"], "no such folder"),
+        (["--backend", "local"], "--backend local needs --model DIR"),
+        (["--backend", "nonsense"], "unknown backend"),
+    ],
+)
+def test_up_model_options_are_checked_before_anything_starts(args: list[str], says: str) -> None:
+    result = CliRunner().invoke(app, ["up", *args])
+    assert result.exit_code == 2 and says in result.output, result.output
+
+
+def test_up_with_a_model_folder_serves_it_with_the_local_backend(tmp_path: Path) -> None:
+    from proofgym_stack.cli_services import model_environment
+
+    (tmp_path / "config.json").write_text("{}")
+    env = model_environment(str(tmp_path), None)
+    assert env == {"PROOFGYM_BACKEND": "local", "PROOFGYM_MODEL": str(tmp_path.resolve())}
+
+
+def test_rollout_timeout_is_the_budget_each_rollout_carries(tmp_path: Path) -> None:
+    seen: list[str] = []
+    agent = FastAPI()
+
+    @agent.post("/run")
+    async def run(request: Request) -> JSONResponse:
+        seen.append(request.headers.get("x-proofgym-budget-s", ""))
+        return JSONResponse({"error": {"kind": "invalid_task", "message": "no"}}, 400)
+
+    tasks = tmp_path / "tasks.jsonl"
+    from sdg.math import generate
+
+    tasks.write_text(json.dumps(generate(1, seed=1)[0]) + "\n")
+    with serve_in_thread(agent) as url:
+        result = CliRunner().invoke(
+            app,
+            ["rollout", str(tasks), "--db", str(tmp_path / "r.db"), "--agent-url", url,
+             "--timeout", "7"],
+        )  # fmt: skip
+    assert result.exit_code == 1  # the task was refused: not collected
+    assert len(seen) == 1 and 6.5 <= float(seen[0]) < 7.0
