@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Header, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from model_interface.backends import Backend
 from model_interface.backends.scripted import ScriptedBackend
@@ -19,7 +19,7 @@ from proofgym import VERSION
 from proofgym.errors import BadRequest, InvalidRequest
 from proofgym.http import ServiceClient, Transport
 from proofgym.jsonlimits import scrub_surrogates
-from proofgym.service import install_common
+from proofgym.service import install_common, while_connected
 from proofgym.settings import ModelSettings
 
 
@@ -70,15 +70,20 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
 
     app = FastAPI(title="proofgym model interface", version=VERSION, lifespan=lifespan)
     install_common(app, "model", settings.token, settings.guard_limits(), settings.instance)
+    app.state.backend = main
 
     @app.post("/v1/responses")
     async def responses(
-        body: ResponsesRequest, x_rollout_id: str | None = Header(default=None)
-    ) -> JSONResponse:
+        body: ResponsesRequest, request: Request, x_rollout_id: str | None = Header(default=None)
+    ) -> Response:
         if body.stream:  # PROTOCOL.md: non-streaming is required, streaming optional
             raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         target = scripted if body.script is not None else main
-        response = await target.respond(body, route_key(x_rollout_id, body.input))
+        response = await while_connected(
+            request, target.respond(body, route_key(x_rollout_id, body.input))
+        )
+        if response is None:  # the caller went away: nothing to answer, nothing generated
+            return Response(status_code=499)
         # Model text may hold lone surrogates (an endpoint's JSON escapes, a script), which no
         # UTF-8 body can carry; token ids stay exact, the text shows U+FFFD instead.
         return JSONResponse(scrub_surrogates(response.model_dump(mode="json", exclude_none=True)))

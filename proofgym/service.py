@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import logging
 import time
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,6 +32,7 @@ from proofgym.guard import (
 from proofgym.protocol import ErrorBody, Health
 
 log = logging.getLogger("proofgym")
+T = TypeVar("T")
 
 
 class Metrics:
@@ -268,6 +272,28 @@ def install_common(
     app.add_middleware(_MetricsAndAuth, metrics=metrics, token=token)
     document_errors(app)
     return metrics
+
+
+async def while_connected(
+    request: Request, work: Coroutine[Any, Any, T], poll_s: float = 0.25
+) -> T | None:
+    """The result of `work`, or None when the caller disconnected first: then `work` is
+    cancelled, so a slow backend stops working for a caller that has gone (a judge call that
+    timed out, a client that gave up) instead of holding up the callers still waiting."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=poll_s)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return None
+    finally:
+        if not task.done():
+            task.cancel()
 
 
 def _allowed(app: FastAPI, request: Request) -> str:

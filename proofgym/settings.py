@@ -182,6 +182,12 @@ class ResourcesSettings(CommonSettings):
         "environment); unset: the offline reference-overlap judge",
     )
     judge_model: str = Field(default="judge", description="the model name sent to the judge")
+    judge_timeout_s: float = Field(
+        default=60.0, gt=0, description="how long one verdict may take (then the rollout is masked)"
+    )
+    judge_max_tokens: int = Field(
+        default=400, ge=16, description="the most tokens the judge may write for one verdict"
+    )
     bridges: dict[str, str] = Field(
         default_factory=dict,
         description="other frameworks' servers hosted as environments, by name: "

@@ -69,3 +69,54 @@ def import_model(
     style = "yellow" if report.template in ("hermes", "kept") else "green"
     console.print(f"chat template: {report.note}", style=style)
     console.print(f"serve it: proofgym up --model {report.out}")
+
+
+@app.command("judge-check")
+def judge_check(
+    judge_url: Annotated[str, typer.Option(help="a model interface serving the judge model")],
+    model: Annotated[str, typer.Option(help="the model name sent to it")] = "judge",
+    timeout: Annotated[float, typer.Option(min=0.1, help="seconds one verdict may take")] = 60.0,
+    max_tokens: Annotated[int, typer.Option(min=16, help="tokens one verdict may use")] = 400,
+    token: Annotated[
+        str | None, typer.Option(envvar="PROOFGYM_TOKEN", help="bearer token of the judge")
+    ] = None,
+    questions: Annotated[
+        int, typer.Option(min=1, max=10, help="knowledge-base questions (3 cases each, +1)")
+    ] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Before a model judges rollouts: fixed cases whose right verdict is known, each asked
+    twice. Prints the valid-verdict rate, agreement, determinism and seconds per verdict;
+    exits 1 when the judge is not fit (its rewards would be noise, or masked samples)."""
+    from resources_servers.support.env import RUBRIC, SupportEnv
+    from resources_servers.verifiers.judge import Judge, ModelInterfaceJudge
+    from resources_servers.verifiers.judge_check import check_judge, support_cases
+
+    backend = ModelInterfaceJudge(judge_url, model, token=token, timeout_s=timeout, retries=0)
+    judge = Judge(backend, RUBRIC, max_output_tokens=max_tokens)
+    cases = support_cases(questions)
+    asked = {"n": 0}
+
+    def progress(name: str) -> None:
+        asked["n"] += 1
+        err.print(f"[{asked['n']}/{len(cases) * 2}] {name}", highlight=False)
+
+    report = check_judge(judge, cases, pass_threshold=SupportEnv.pass_threshold, on_ask=progress)
+    if as_json:
+        console.print_json(json.dumps(report.as_dict()))
+    else:
+        console.print(
+            f"judge {report.judge}: valid verdicts {report.valid:.0%}, agreement "
+            f"{report.agreement:.0%}, deterministic {report.deterministic:.0%}, "
+            f"{report.seconds_per_verdict:.2f} s per verdict ({report.asks} asks)"
+        )
+        for case in report.cases:
+            shown = ", ".join("invalid" if r is None else f"{r:.2f}" for r in case.rewards)
+            want = "pass" if case.should_pass else "fail"
+            console.print(f"  {case.name:<36} should {want}: {shown}", highlight=False)
+            for error in case.errors[:1]:
+                console.print(f"    {error}", style="dim", highlight=False)
+        verdict = "fit to judge" if report.fit else "NOT fit to judge: do not train on its rewards"
+        console.print(verdict, style="green" if report.fit else "red")
+    if not report.fit:
+        raise typer.Exit(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -203,3 +204,33 @@ async def test_the_official_openai_client_parses_our_responses() -> None:
         input=[{"role": "user", "content": "go"}],
     )
     assert done.output_text == "all done"
+
+
+def test_the_local_backend_stops_generating_for_a_caller_that_has_gone(
+    tiny_model_dir: Path,
+) -> None:
+    # a judge call that timed out used to keep the CPU model busy for nobody, and timed-out
+    # calls piled up behind it
+    from helpers import serve_in_thread
+
+    settings = ModelSettings(
+        backend="local",
+        model=str(tiny_model_dir),
+        pinned_sampling={"temperature": 0.0},
+        torch_threads=1,
+    )
+    app = create_app(settings)
+    with serve_in_thread(app) as url:
+        long = {"model": "tiny", "input": "hi", "max_output_tokens": 3000}  # seconds of work
+        with pytest.raises(httpx.TimeoutException):
+            httpx.post(f"{url}/v1/responses", json=long, timeout=0.5)
+        short = httpx.post(
+            f"{url}/v1/responses",
+            json={"model": "tiny", "input": "hi", "max_output_tokens": 4},
+            timeout=60,
+        )
+        assert short.status_code == 200
+        generator = app.state.backend.generator
+    assert generator.abandoned == 1  # the gone caller's generation was stopped early
+    last = short.json()["output"][-1]
+    assert len(last["generation_token_ids"]) == 4

@@ -124,3 +124,26 @@ def test_import_refuses_what_is_not_a_gguf_model(tmp_path: Path) -> None:
         import_gguf(junk, tmp_path / "out")
     with pytest.raises(ImportFailed, match="no GGUF file"):
         import_gguf(tmp_path / "missing.gguf", tmp_path / "out")
+
+
+def test_judge_check_against_the_real_model_answers_in_seconds(
+    smollm2: tuple[Path, ImportReport],
+) -> None:
+    # a 135M model is not expected to be fit to judge: the point is that its user learns so
+    # from one command, before training on its verdicts
+    from helpers import serve_in_thread
+    from typer.testing import CliRunner
+
+    from model_interface.app import create_app
+    from proofgym_stack.cli import app
+
+    out, _ = smollm2
+    with serve_in_thread(create_app(model_settings(out))) as url:
+        result = CliRunner().invoke(
+            app,
+            ["judge-check", "--judge-url", url, "--model", "smollm2", "--questions", "1",
+             "--max-tokens", "32", "--json"],
+        )  # fmt: skip
+    report = json.loads(result.stdout[result.stdout.index("{") :])
+    assert report["asks"] == 8 and report["seconds_per_verdict"] > 0
+    assert result.exit_code == (0 if report["fit"] else 1), result.output

@@ -64,6 +64,7 @@ class LocalGenerator:
         self._worker: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
         self.batch_sizes: list[int] = []  # what ran together, for tests and metrics
+        self.abandoned = 0  # generations skipped or stopped early: every caller had gone
 
     @classmethod
     def from_folder(cls, model_dir: Path, *, device: str = "cpu", **kw: Any) -> LocalGenerator:
@@ -101,6 +102,9 @@ class LocalGenerator:
             await asyncio.sleep(self.wait_s)  # let concurrent requests join the batch
             while len(jobs) < self.max_batch and not self._queue.empty():
                 jobs.append(self._queue.get_nowait())
+            waiting = len(jobs)
+            jobs = [job for job in jobs if not job.future.done()]  # callers that are gone
+            self.abandoned += waiting - len(jobs)
             groups: dict[tuple[float, float], list[_Job]] = {}
             for job in jobs:
                 key = (job.sampling.temperature, job.sampling.top_p)
@@ -141,6 +145,7 @@ class LocalGenerator:
                 return_dict_in_generate=True,
                 eos_token_id=self.eos,
                 pad_token_id=self.pad,
+                stopping_criteria=[_AllGone(jobs, self)],
             )
         results = []
         for row, job in enumerate(jobs):
@@ -170,6 +175,25 @@ class LocalGenerator:
                 await self._worker
             self._worker = None
             self._queue = None
+
+
+class _AllGone:
+    """Stops a batch's generation at the next token once every caller in it has gone (their
+    requests cancelled: a timed-out judge call, a client that disconnected), so a CPU model
+    does not keep generating for nobody while live requests wait behind it."""
+
+    def __init__(self, jobs: list[_Job], generator: LocalGenerator) -> None:
+        self.jobs = jobs
+        self.generator = generator
+        self.stopped = False
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        gone = all(job.future.cancelled() for job in self.jobs)
+        if gone and not self.stopped:
+            self.stopped = True
+            self.generator.abandoned += len(self.jobs)
+        torch = self.generator.torch
+        return torch.full((input_ids.shape[0],), gone, dtype=torch.bool, device=input_ids.device)
 
 
 @contextlib.contextmanager

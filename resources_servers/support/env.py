@@ -121,7 +121,10 @@ class SupportEnv(Environment[SupportState]):
         backend: JudgeBackend = ReferenceOverlapJudge()
         if settings.judge_url:
             backend = ModelInterfaceJudge(
-                settings.judge_url, settings.judge_model, token=settings.token
+                settings.judge_url,
+                settings.judge_model,
+                token=settings.token,
+                timeout_s=settings.judge_timeout_s,
             )
         else:  # loudly: its scores are a test double's, not a grader's
             log.warning(
@@ -129,7 +132,7 @@ class SupportEnv(Environment[SupportState]):
                 "by the offline reference-overlap judge, a test double for CI and validate. "
                 "Do not train on these rewards; set a judge model first."
             )
-        return cls(Judge(backend, RUBRIC))
+        return cls(Judge(backend, RUBRIC, max_output_tokens=settings.judge_max_tokens))
 
     def create_state(self, task: Task, workdir: Path | None) -> SupportState:
         return SupportState()

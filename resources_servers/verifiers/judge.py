@@ -146,10 +146,12 @@ class Judge:
         max_chars: int = 4000,
         cache_size: int = 4096,
         seed: int = 0,
+        max_output_tokens: int = 400,
     ) -> None:
         self.backend = backend
         self.rubric = rubric
         self.max_chars = max_chars
+        self.max_output_tokens = max_output_tokens
         self.seed = seed
         self._cache: OrderedDict[str, Verdict] = OrderedDict()
         self._cache_size = cache_size
@@ -172,7 +174,7 @@ class Judge:
             "input": [{"type": "message", "role": "user", "content": prompt}],
             "temperature": 0,
             "seed": self.seed,
-            "max_output_tokens": 400,
+            "max_output_tokens": self.max_output_tokens,
         }
 
     def parse(self, text: str) -> Verdict:
