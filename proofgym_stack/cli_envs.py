@@ -340,30 +340,82 @@ def learn_command(
         Path | None, typer.Option(help="model folder (default: the tiny model, built now)")
     ] = None,
     steps: Annotated[int, typer.Option(min=1, help="GRPO optimizer steps")] = 100,
-    learning_rate: Annotated[float, typer.Option(help="learning rate")] = 5e-3,
+    learning_rate: Annotated[
+        float | None,
+        typer.Option(
+            help="GRPO learning rate (default: 5e-3 for the tiny model, 1e-5 for --model)"
+        ),
+    ] = None,
+    generations: Annotated[int, typer.Option(min=2, help="rollouts per GRPO step")] = 8,
+    completion_length: Annotated[
+        int, typer.Option(min=4, help="tokens the policy may write per turn")
+    ] = 24,
+    tasks: Annotated[int, typer.Option(min=1, help="generated training tasks")] = 32,
+    sft: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="supervised warm-up steps on the environment's reference trajectories first "
+            "(teaches a model the tools)",
+        ),
+    ] = 0,
+    db: Annotated[Path | None, typer.Option(help="keep every rollout in this store")] = None,
+    seed: Annotated[int, typer.Option(help="tasks, sampling and initialisation")] = 0,
     plot: Annotated[Path | None, typer.Option(help="write the reward curve as a PNG")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the result as JSON (every step's reward, seconds)")
+    ] = False,
 ) -> None:
     """Does a model get a learning signal here? GRPO (TRL) through the real services; prints
-    the reward curve and the mean reward over the first and the last 10% of steps."""
+    the reward curve and the mean reward over the first and the last 10% of steps.
+
+    With `--model DIR --sft N`, a pretrained model is first taught the tools on the
+    environment's reference trajectories, then reinforced."""
     import os
 
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     try:
         import trl  # noqa: F401
     except ImportError:
         fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
+    if model is not None and not (model / "config.json").is_file():
+        fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
     from proofgym_stack.learn import learn, write_png
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    with Progress(console=err, transient=True) as progress:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as progress:
         bar = progress.add_task(f"learning {env}", total=steps)
 
         def step(n: int, reward: float) -> None:
             progress.update(bar, completed=n, description=f"learning {env}: reward {reward:.3f}")
 
-        result = learn(env, model_dir=model, steps=steps, learning_rate=learning_rate, on_step=step)
+        def phase(text: str) -> None:
+            progress.update(bar, description=text)
+
+        try:
+            result = learn(
+                env,
+                model_dir=model,
+                steps=steps,
+                learning_rate=learning_rate,
+                generations=generations,
+                max_completion_length=completion_length,
+                tasks=tasks,
+                seed=seed,
+                sft_steps=sft,
+                db=db,
+                on_step=step,
+                on_phase=phase,
+            )
+        except RuntimeError as exc:
+            fail(str(exc), 1)
     if plot is not None:
         write_png(result.rewards, plot)
         err.print(f"reward curve: {plot}")

@@ -19,8 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofgym.protocol import Task
+from proofgym.protocol import RunResult, Task
 from proofgym_stack.up import Stack, free_port
+
+#: a learning rate that moves the random tiny model in a few hundred steps; a pretrained
+#: model's weights would be wrecked by it
+TINY_LEARNING_RATE = 5e-3
+PRETRAINED_LEARNING_RATE = 1e-5
+SFT_LEARNING_RATE = 5e-5
 
 
 @dataclass
@@ -30,8 +36,13 @@ class LearnResult:
     env: str
     steps: int
     rewards: list[float] = field(default_factory=list)  # mean reward of each step
+    step_seconds: list[float] = field(default_factory=list)  # wall time of each step
+    tool_call_share: list[float] = field(default_factory=list)  # rollouts calling a tool
     seconds: float = 0.0
     weights_changed: bool = False  # whether the optimizer moved the policy at all
+    learning_rate: float = 0.0
+    sft_rows: int = 0  # reference trajectories the warm-up trained on
+    sft_loss: list[float] = field(default_factory=list)
 
     @property
     def reward_first(self) -> float:
@@ -46,14 +57,126 @@ class LearnResult:
         return sum(self.rewards[-k:]) / k if self.rewards else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON `proofgym learn --json` prints."""
+        """The JSON `proofgym learn --json` prints: the summary, then every step."""
         return {
             "env": self.env,
             "steps": self.steps,
             "reward_first": round(self.reward_first, 4),
             "reward_last": round(self.reward_last, 4),
             "seconds": round(self.seconds, 1),
+            "learning_rate": self.learning_rate,
+            "sft_rows": self.sft_rows,
+            "sft_loss": [round(x, 4) for x in self.sft_loss],
+            "per_step": [
+                {
+                    "step": n + 1,
+                    "reward": round(r, 4),
+                    "seconds": round(self.step_seconds[n], 2)
+                    if n < len(self.step_seconds)
+                    else None,
+                    "tool_call_share": (
+                        round(self.tool_call_share[n], 3) if n < len(self.tool_call_share) else None
+                    ),
+                }
+                for n, r in enumerate(self.rewards)
+            ],
         }
+
+
+def calls_a_tool(result: RunResult) -> bool:
+    """Whether the rollout's policy called any tool."""
+    from proofgym.responses import output_items
+
+    return any(item.get("type") == "function_call" for item in output_items(result.response))
+
+
+#: the controls whose trajectories a warm-up may learn from (an environment has the first,
+#: most have the second: an honest other way, often the one that uses a tool)
+WARMUP_CONTROLS = ("reference", "alternative")
+
+
+def warmup_trajectories(
+    client: Any, tasks: list[Task], keep: Callable[[list[RunResult]], None]
+) -> list[RunResult]:
+    """The passing honest controls' rollouts of `tasks`, those that call a tool when there
+    are any (the warm-up is there to teach the tools: math's reference answers without the
+    calculator, its alternative uses it), else all that passed. Every rollout goes to `keep`."""
+    from proofgym.agent_client import RolloutRefused
+
+    passing: list[RunResult] = []
+    for control in WARMUP_CONTROLS:
+        try:
+            results = client.run_batch(tasks, control=control)
+        except RolloutRefused:  # the environment has no such control
+            continue
+        keep(results)
+        passing += [r for r in results if not r.mask_sample and r.reward > 0]
+    with_tools = [r for r in passing if calls_a_tool(r)]
+    return with_tools or passing
+
+
+def sft_dataset(results: list[RunResult]) -> Any:
+    """Prompt/completion chats of the passing reference rollouts, with their tools in the form
+    the chat template gets at inference (`model_interface.rendering.chat_tools`), so the
+    warm-up trains on exactly what the policy will be shown."""
+    import datasets
+
+    from model_interface.rendering import chat_tools
+    from proofgym.export import sft_rows
+
+    rows = []
+    for row in sft_rows(results, passed=lambda r: r.reward > 0):
+        messages = row["messages"]
+        first = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+        rows.append(
+            {
+                "prompt": messages[:first],
+                "completion": messages[first:],
+                "tools": json.dumps(chat_tools(row["tools"]) or []),
+            }
+        )
+    return datasets.Dataset.from_list(rows)
+
+
+def sft_warmup(
+    model: Any, tokenizer: Any, data: Any, steps: int, learning_rate: float, out: Path, seed: int
+) -> list[float]:
+    """`steps` supervised steps (TRL's SFTTrainer, loss on the completions only) on `data`;
+    the loss of each logged step. The model is trained in place."""
+    from trl import SFTConfig, SFTTrainer  # type: ignore[attr-defined]
+
+    config = SFTConfig(
+        output_dir=str(out),
+        max_steps=steps,
+        per_device_train_batch_size=4,
+        learning_rate=learning_rate,
+        lr_scheduler_type="constant",
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+        bf16=False,
+        disable_tqdm=True,
+        seed=seed,
+    )
+    losses: list[float] = []
+    import transformers
+
+    class Loss(transformers.TrainerCallback):  # type: ignore[misc]
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any) -> None:
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+
+    trainer = SFTTrainer(
+        model=model,
+        args=config,
+        train_dataset=data,
+        processing_class=tokenizer,
+        callbacks=[Loss()],
+    )
+    trainer.remove_callback(transformers.PrinterCallback)
+    trainer.train()
+    return losses
 
 
 def learn(
@@ -61,22 +184,47 @@ def learn(
     *,
     model_dir: Path | None = None,
     steps: int = 100,
-    learning_rate: float = 5e-3,
+    learning_rate: float | None = None,
     generations: int = 8,
     max_completion_length: int = 24,
     tasks: int = 32,
     seed: int = 0,
+    sft_steps: int = 0,
+    db: Path | None = None,
+    max_steps: int = 2,
     on_step: Callable[[int, float], None] | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> LearnResult:
-    """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve."""
+    """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve.
+
+    `learning_rate` defaults to one that suits the model: 5e-3 for the random tiny model, 1e-5
+    for a model folder (pretrained). `sft_steps` > 0 first plays the environment's honest
+    controls on every task and trains that many supervised steps on the passing trajectories,
+    those that use a tool when there are any (teaching a model the tools before reinforcing
+    it). `db` keeps every rollout (warm-up
+    references included) in a rollout store."""
     import transformers
 
     from model_interface.live import LiveModel
+    from proofgym.store import RolloutStore
     from trainers.trl import ProofgymRollouts, grpo_trainer
 
+    say = on_phase or (lambda text: None)
     transformers.set_seed(seed)
     rows = importlib.import_module(f"sdg.{env}").generate(tasks, seed=seed, split="train")
     task_list = [Task.model_validate(r) for r in rows]
+    rate = learning_rate or (TINY_LEARNING_RATE if model_dir is None else PRETRAINED_LEARNING_RATE)
+    store = RolloutStore(db) if db is not None else None
+    counts: dict[str, int] = {}
+
+    def keep(results: list[RunResult]) -> None:
+        if store is None:
+            return
+        for r in results:
+            repeat = counts.get(r.task_id, 0)
+            counts[r.task_id] = repeat + 1
+            store.put(r, repeat)
+
     with tempfile.TemporaryDirectory(prefix="proofgym-learn-") as tmp:
         if model_dir is None:
             from model_interface.tiny_model import build
@@ -84,60 +232,92 @@ def learn(
             model_dir = build(Path(tmp) / "tiny", seed=seed)
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
-        rollouts = ProofgymRollouts(task_list)
-        result = LearnResult(env=env, steps=steps)
+        result = LearnResult(env=env, steps=steps, learning_rate=rate)
+        tool_share: list[float] = []
+
+        def batch(results: list[RunResult]) -> None:
+            keep(results)
+            tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
+
+        rollouts = ProofgymRollouts(task_list, max_steps=max_steps, on_results=batch)
+        last = {"t": 0.0}
 
         class Curve(transformers.TrainerCallback):  # type: ignore[misc]
             def on_log(
                 self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any
             ) -> None:
                 if logs and "reward" in logs:
+                    now = time.perf_counter()
+                    result.step_seconds.append(now - last["t"])
+                    last["t"] = now
                     result.rewards.append(float(logs["reward"]))
+                    if tool_share:
+                        result.tool_call_share.append(tool_share[-1])
                     if on_step:
                         on_step(len(result.rewards), float(logs["reward"]))
 
-        trainer = grpo_trainer(
-            model,
-            tokenizer,
-            rollouts,
-            generations=generations,
-            steps=steps,
-            callbacks=[Curve()],
-            output_dir=str(Path(tmp) / "out"),
-            learning_rate=learning_rate,
-            lr_scheduler_type="constant",
-            max_completion_length=max_completion_length,
-            temperature=1.0,
-            beta=0.0,
-            save_strategy="no",
-            bf16=False,
-            use_cpu=True,
-            disable_tqdm=True,
-            seed=seed,
-        )
-        trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours to show
-        policy = trainer.model
-        assert policy is not None
-        before = [p.detach().clone() for p in policy.parameters()]
+        before = [p.detach().clone() for p in model.parameters()]
         start = time.perf_counter()
-        with LiveModel(trainer.model, tokenizer, name="policy") as live:
-            stack = Stack(
-                agent_port=free_port(),
-                resources_ports=[free_port()],
-                model_url=live.url,
-                env={"PROOFGYM_ENVS": json.dumps([env]), "PROOFGYM_MAX_STEPS": "2"},
-            )
-            stack.start()
-            rollouts.client.url = stack.agent_url
-            try:
-                trainer.train()
-            finally:
-                stack.stop()
-                rollouts.client.close()
+        try:
+            with LiveModel(model, tokenizer, name="policy") as live:
+                stack = Stack(
+                    agent_port=free_port(),
+                    resources_ports=[free_port()],
+                    model_url=live.url,
+                    env={"PROOFGYM_ENVS": json.dumps([env]), "PROOFGYM_MAX_STEPS": str(max_steps)},
+                )
+                stack.start()
+                rollouts.client.url = stack.agent_url
+                try:
+                    if sft_steps > 0:
+                        say(f"collecting the passing controls on {len(task_list)} tasks")
+                        references = warmup_trajectories(rollouts.client, task_list, keep)
+                        data = sft_dataset(references)
+                        result.sft_rows = len(data)
+                        if not result.sft_rows:
+                            raise RuntimeError(f"{env}'s reference control passed no task")
+                        say(f"supervised warm-up: {sft_steps} steps on {len(data)} trajectories")
+                        result.sft_loss = sft_warmup(
+                            model, tokenizer, data, sft_steps, SFT_LEARNING_RATE,
+                            Path(tmp) / "sft", seed,
+                        )  # fmt: skip
+                    trainer = grpo_trainer(
+                        model,
+                        tokenizer,
+                        rollouts,
+                        generations=generations,
+                        steps=steps,
+                        callbacks=[Curve()],
+                        output_dir=str(Path(tmp) / "out"),
+                        learning_rate=rate,
+                        lr_scheduler_type="constant",
+                        max_completion_length=max_completion_length,
+                        temperature=1.0,
+                        beta=0.0,
+                        save_strategy="no",
+                        bf16=False,
+                        use_cpu=True,
+                        disable_tqdm=True,
+                        seed=seed,
+                    )
+                    if trainer.model is not model:  # the live model must be what trains
+                        raise RuntimeError(
+                            "GRPOTrainer wrapped the model: the rollouts would be stale"
+                        )
+                    trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours
+                    say(f"GRPO: {steps} steps, {generations} rollouts each")
+                    last["t"] = time.perf_counter()
+                    trainer.train()
+                finally:
+                    stack.stop()
+                    rollouts.client.close()
+        finally:
+            if store is not None:
+                store.close()
         result.seconds = time.perf_counter() - start
-        after = list(policy.parameters())
         result.weights_changed = any(
-            not bool((a.detach() == b).all()) for a, b in zip(after, before, strict=True)
+            not bool((a.detach() == b).all())
+            for a, b in zip(model.parameters(), before, strict=True)
         )
     return result
 

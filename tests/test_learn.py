@@ -28,8 +28,12 @@ def test_the_tiny_model_learns_letters(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
-    assert set(result) == {"env", "steps", "reward_first", "reward_last", "seconds"}
+    assert {"env", "steps", "reward_first", "reward_last", "seconds", "per_step"} <= set(result)
     assert result["env"] == "letters" and result["steps"] == 100
+    assert result["learning_rate"] == 5e-3  # the tiny model's default, not a pretrained one's
+    steps = result["per_step"]
+    assert [s["step"] for s in steps] == list(range(1, 101))
+    assert all(s["seconds"] > 0 and 0 <= s["reward"] <= 1 for s in steps)
     assert result["reward_first"] < 0.3  # an untrained model: about 0
     assert result["reward_last"] >= 0.5, result  # and it learned
     assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -53,3 +57,21 @@ def test_first_and_last_tenths_and_the_png() -> None:
     idat = data.index(b"IDAT")
     (length,) = struct.unpack(">I", data[idat - 4 : idat])
     assert len(zlib.decompress(data[idat + 4 : idat + 4 + length])) == 20 * (1 + 40 * 3)
+
+
+def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) -> None:
+    from proofgym.store import RolloutStore
+
+    db = tmp_path / "learn.db"
+    result = learn("math", steps=2, tasks=4, generations=2, sft_steps=2, db=db, max_steps=2)
+    # math's alternative control uses the calculator: the warm-up learns from those 4
+    assert result.sft_rows == 4 and len(result.sft_loss) == 2
+    assert len(result.rewards) == 2 and len(result.step_seconds) == 2
+    assert len(result.tool_call_share) == 2
+    assert result.weights_changed
+    store = RolloutStore(db)
+    rows = list(store.rows())
+    store.close()
+    # the warm-up's 4 reference and 4 alternative rollouts, then 2 steps of 2 rollouts each
+    assert len(rows) == 12
+    assert sum(1 for r in rows if r["record"]["reward"] == 1.0) >= 8

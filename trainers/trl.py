@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from proofgym.agent_client import AgentClient
-from proofgym.protocol import Task
+from proofgym.protocol import RunResult, Task
 from proofgym.trajectory import Trajectory, trajectory
 
 TASK_MARK = "proofgym task: "
@@ -92,17 +92,21 @@ class ProofgymRollouts:
         client: AgentClient | None = None,
         model: str = "live",
         max_steps: int | None = None,
+        on_results: Callable[[list[RunResult]], None] | None = None,
     ) -> None:
         self.tasks = {t.task_id: t for t in tasks}
         self.client = client or AgentClient(agent_url)
         self.model = model
         self.max_steps = max_steps
+        self.on_results = on_results  # every batch's results as they came (to store them)
         self.last: list[Trajectory] = []  # the latest batch, for logging and tests
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         tasks = [self.tasks[task_id_of(p)] for p in prompts]
         params = {"model": self.model, **sampling_of(trainer.args)}
         results = self.client.run_batch(tasks, model_params=params, max_steps=self.max_steps)
+        if self.on_results is not None:
+            self.on_results(results)
         stand_in = _stand_in_token(trainer)
         out: dict[str, list[Any]] = {
             "prompt_ids": [],
