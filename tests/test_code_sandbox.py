@@ -21,6 +21,7 @@ from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.code.env import CodeEnv
 from resources_servers.code.exploits import FORGED_RESULT, MALFORMED_RESULT
 from resources_servers.code.sandbox import Sandbox
+from resources_servers.code.watch import claim_uid_base
 from sdg.code import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -417,16 +418,22 @@ def test_each_server_process_gets_a_uid_range_of_its_own() -> None:
     finally:
         one.close()
         two.close()
-    again = Sandbox(slots=4)
+    # the claiming itself, on ranges of this test's own: another suite running beside this one
+    # claims the shared default ranges, so which one is free there is not this test's to know
+    first = 62000 + (os.getpid() % 400) * 8
+    base, fd = claim_uid_base(4, first=first, ranges=2)
+    assert base == first and fd is not None
     try:
-        assert again.uid_base == one.uid_base  # a closed range is free again
+        second, fd2 = claim_uid_base(4, first=first, ranges=2)
+        assert second == first + 4 and fd2 is not None  # held: the next range
+        os.close(fd2)
         # another server process on the host gets another range while this one holds its own
         other = subprocess.run(
             [
                 sys.executable,
                 "-c",
-                "from resources_servers.code.sandbox import Sandbox; "
-                "print(Sandbox(slots=4).uid_base)",
+                "from resources_servers.code.watch import claim_uid_base; "
+                f"print(claim_uid_base(4, first={first}, ranges=2)[0])",
             ],
             capture_output=True,
             text=True,
@@ -434,6 +441,9 @@ def test_each_server_process_gets_a_uid_range_of_its_own() -> None:
             cwd=ROOT,
         )
         assert other.returncode == 0, other.stderr
-        assert int(other.stdout) != again.uid_base
+        assert int(other.stdout) == first + 4
     finally:
-        again.close()
+        os.close(fd)
+    again, fd3 = claim_uid_base(4, first=first, ranges=2)  # a released range is free again
+    assert again == first and fd3 is not None
+    os.close(fd3)

@@ -167,7 +167,10 @@ def test_up_rollout_kill_and_resume(
 
 
 def test_the_readme_run_command_prints_both_summaries(tmp_path: Path) -> None:
-    done = subprocess.run([*CLI, "demo"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    # the real model's part is tests/test_real_model.py's (an import and minutes of CPU)
+    done = subprocess.run(
+        [*CLI, "demo", "--no-real-model"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     rewards = re.findall(r"mean reward\s+│\s+([\d.]+)", done.stdout)
     assert rewards[:2] == ["1.000", "0.000"], done.stdout

@@ -147,3 +147,19 @@ def test_judge_check_against_the_real_model_answers_in_seconds(
     report = json.loads(result.stdout[result.stdout.index("{") :])
     assert report["asks"] == 8 and report["seconds_per_verdict"] > 0
     assert result.exit_code == (0 if report["fit"] else 1), result.output
+
+
+def test_the_demo_shows_the_real_model_per_environment(
+    smollm2: tuple[Path, ImportReport], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proofgym.store import RolloutStore
+    from proofgym_stack.cli_services import _demo_real_model
+
+    out, _ = smollm2
+    store = _demo_real_model(tmp_path, tmp_path, model=out, envs=["letters", "math"])
+    assert store is not None and store.is_file()
+    rows = list(RolloutStore(store).rows())
+    assert sorted(r["env"] for r in rows) == ["letters", "math"]
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "letters" in shown and "math" in shown and f"proofgym view {store}" in shown
+    assert "trainable" in shown
