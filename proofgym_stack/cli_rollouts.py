@@ -58,7 +58,7 @@ def _print_summary(title: str, summary: Summary, db: Path) -> None:
 
 
 def _collect(
-    tasks_file: Path,
+    tasks_file: Path | list[Path],
     db: Path,
     agent_url: str,
     repeats: int,
@@ -69,7 +69,8 @@ def _collect(
     timeout: float | None = None,
 ) -> Summary:
     try:
-        tasks = load_tasks(tasks_file)
+        files = tasks_file if isinstance(tasks_file, list) else [tasks_file]
+        tasks = [t for f in files for t in load_tasks(f)]
     except TaskFileError as exc:
         fail(str(exc))
     control = None if policy == "model" else policy
@@ -125,7 +126,9 @@ def _collect(
 
 @app.command()
 def rollout(
-    tasks_file: Annotated[Path, typer.Argument(help="JSONL task file")],
+    tasks_files: Annotated[
+        list[Path], typer.Argument(help="JSONL task files (tasks/*/example.jsonl: every env)")
+    ],
     db: Annotated[Path, typer.Option(help="SQLite rollout store")] = Path("runs/rollouts.db"),
     agent_url: Annotated[str, typer.Option(help="agent server")] = "http://127.0.0.1:8000",
     repeats: Annotated[int, typer.Option(min=1, help="rollouts per task")] = 1,
@@ -151,9 +154,10 @@ def rollout(
 ) -> None:
     """Collect rollouts into the store; a rerun skips what is stored and completes failures."""
     summary = _collect(
-        tasks_file, db, agent_url, repeats, concurrency, policy, model, max_steps, timeout
+        tasks_files, db, agent_url, repeats, concurrency, policy, model, max_steps, timeout
     )
-    _print_summary(f"{tasks_file.name}, policy {policy}", summary, db)
+    names = ", ".join(f.name if len(tasks_files) == 1 else str(f) for f in tasks_files)
+    _print_summary(f"{names}, policy {policy}", summary, db)
     err.print(
         f"look before you train: proofgym profile {db} --out {db.with_suffix('.html')}"
         f"  (one rollout at a time: proofgym view {db})"

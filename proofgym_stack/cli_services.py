@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 import tempfile
@@ -105,6 +106,10 @@ def serve(
     run_service(application, settings, settings.port)
 
 
+#: what a model served by `up --model` writes per turn when the request does not say
+LOCAL_DEFAULT_MAX_TOKENS = 192
+
+
 def model_environment(model: str | None, backend: str | None) -> dict[str, str]:
     """The model interface's settings for `up --model/--backend`, checked before anything
     starts: a folder that is not there is a clear error, not a service that dies."""
@@ -126,6 +131,9 @@ def model_environment(model: str | None, backend: str | None) -> dict[str, str]:
         env["PROOFGYM_BACKEND"] = backend
     if model:
         env["PROOFGYM_MODEL"] = model
+    if backend == "local" and "PROOFGYM_DEFAULT_MAX_TOKENS" not in os.environ:
+        # 512 tokens a turn is minutes on a CPU: more than a rollout's budget
+        env["PROOFGYM_DEFAULT_MAX_TOKENS"] = str(LOCAL_DEFAULT_MAX_TOKENS)
     return env
 
 

@@ -70,7 +70,11 @@ def test_up_with_a_model_folder_serves_it_with_the_local_backend(tmp_path: Path)
 
     (tmp_path / "config.json").write_text("{}")
     env = model_environment(str(tmp_path), None)
-    assert env == {"PROOFGYM_BACKEND": "local", "PROOFGYM_MODEL": str(tmp_path.resolve())}
+    assert env == {
+        "PROOFGYM_BACKEND": "local",
+        "PROOFGYM_MODEL": str(tmp_path.resolve()),
+        "PROOFGYM_DEFAULT_MAX_TOKENS": "192",  # fitted to a CPU, unless the user set one
+    }
 
 
 def test_rollout_timeout_is_the_budget_each_rollout_carries(tmp_path: Path) -> None:
@@ -94,3 +98,28 @@ def test_rollout_timeout_is_the_budget_each_rollout_carries(tmp_path: Path) -> N
         )  # fmt: skip
     assert result.exit_code == 1  # the task was refused: not collected
     assert len(seen) == 1 and 6.5 <= float(seen[0]) < 7.0
+
+
+def test_rollout_takes_several_task_files(tmp_path: Path) -> None:
+    seen: list[str] = []
+    agent = FastAPI()
+
+    @agent.post("/run")
+    async def run(request: Request) -> JSONResponse:
+        seen.append((await request.json())["task"]["env"])
+        return JSONResponse({"error": {"kind": "invalid_task", "message": "no"}}, 400)
+
+    from sdg.letters import generate as letters
+    from sdg.math import generate as math
+
+    files = []
+    for name, rows in (("math", math(2, seed=1)), ("letters", letters(1, seed=1))):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(str(path))
+    with serve_in_thread(agent) as url:
+        result = CliRunner().invoke(
+            app, ["rollout", *files, "--db", str(tmp_path / "r.db"), "--agent-url", url]
+        )
+    assert result.exit_code == 1
+    assert sorted(seen) == ["letters", "math", "math"]
