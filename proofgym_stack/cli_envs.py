@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from proofgym.collect import TaskFileError, load_tasks
-from proofgym.protocol import Task
-from proofgym.settings import ResourcesSettings
 from proofgym_stack.console import app, console, err, fail
-from proofgym_stack.examples import NoExamples, example_tasks, tasks_root
-from proofgym_stack.taskfiles import write_task_file
+
+if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.protocol import Task
 
 
 @app.command()
@@ -75,7 +72,12 @@ def validate(
 
     Exit 0 when every check passes, 1 when any fails, 2 for bad usage.
     """
+    import asyncio
+
+    from proofgym.collect import TaskFileError, load_tasks
+    from proofgym.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
+    from proofgym_stack.examples import NoExamples, example_tasks
     from proofgym_stack.validation import EnvReport, validate_env
 
     try:
@@ -176,6 +178,8 @@ def sdg(
     """
     import importlib
 
+    from proofgym_stack.examples import tasks_root
+    from proofgym_stack.taskfiles import write_task_file
     from resources_servers.base.registry import discover
     from sdg.sets import SPLITS, build_set
 
@@ -235,7 +239,7 @@ def _draft(
     import httpx
     from rich.progress import Progress
 
-    from proofgym.settings import CollectorSettings
+    from proofgym.settings import CollectorSettings, ResourcesSettings
     from proofgym_stack.drafting import DraftingError, controls_failing, draft_rows
     from resources_servers.base.registry import discover
 
@@ -267,6 +271,8 @@ def _draft(
             "failed); the drafts made are journaled: run the same command again to finish"
         )
     env_instance = discover()[env].from_settings(ResourcesSettings.from_env())
+    import asyncio
+
     failing = asyncio.run(controls_failing(env_instance, kept))
     report.dropped["controls_failed"] += len(failing)
     kept = [r for r in kept if r["task_id"] not in failing]
@@ -288,6 +294,7 @@ def new_env(
     import importlib
 
     from proofgym_stack.scaffold import ScaffoldError, write
+    from proofgym_stack.taskfiles import write_task_file
 
     root = Path.cwd()
     try:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from proofgym.collect import TaskFileError, load_tasks
-from proofgym.protocol import Task
-from proofgym.serving import fit_to_descriptors, token_problem
-from proofgym.serving import serve as run_service
-from proofgym.settings import AgentSettings, ResourcesSettings
 from proofgym_stack.console import app, console, fail
-from resources_servers.base.environment import Environment
+
+if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.protocol import Task
+    from proofgym.settings import ResourcesSettings
+    from resources_servers.base.environment import Environment
 
 DEFAULT_PORTS = {"openenv": 8004, "nemo-gym": 8005}
 
@@ -41,6 +40,11 @@ def serve_interop(
     service: str, env_name: str | None, tasks: Path | None, host: str | None, port: int | None
 ) -> None:
     """Run `serve openenv` or `serve nemo-gym` until stopped."""
+    from proofgym.collect import TaskFileError, load_tasks
+    from proofgym.serving import fit_to_descriptors, token_problem
+    from proofgym.serving import serve as run_service
+    from proofgym.settings import AgentSettings, ResourcesSettings
+
     overrides: dict[str, Any] = {"port": port or DEFAULT_PORTS[service]}
     if host:
         overrides["host"] = host
@@ -72,6 +76,9 @@ def serve_interop(
 def tasks_with_envs(path: Path) -> list[tuple[Task, Environment[Any]]]:
     """Each task of the file with its environment (shipped or bridged), one built per name;
     a bad file or an unknown environment ends the command with its reason."""
+    from proofgym.collect import TaskFileError, load_tasks
+    from proofgym.settings import ResourcesSettings
+
     try:
         rows = load_tasks(path)
     except TaskFileError as exc:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from proofgym.collect import TaskFileError, load_tasks
-from proofgym.profiling import compare, load_samples, profile
-from proofgym.protocol import Task
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
+
+if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.protocol import Task
 
 
 def _thresholds() -> dict[str, float]:
@@ -89,6 +89,7 @@ def run_profile(
     db: Path, other: Path | None, out: Path | None, as_json: bool, title: str | None = None
 ) -> dict[str, Any]:
     """Profile `db` (and compare with `other`), print it, write the report; the JSON."""
+    from proofgym.profiling import compare, load_samples, profile
     from proofgym_stack.report import render
 
     for path in (db, other):
@@ -162,6 +163,8 @@ def eval_command(
 ) -> None:
     """Evaluate: collect K rollouts of each eval task (the reward as a metric), then profile.
     Refuses tasks that are not of the eval split, or that the train split also holds."""
+    from proofgym.collect import TaskFileError, load_tasks
+
     try:
         tasks = load_tasks(tasks_file)
         train_tasks = load_tasks(train) if train is not None else []

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from proofgym.collect import Summary, TaskFileError, collect, load_tasks
-from proofgym.http import ServiceClient
-from proofgym.protocol import RunResult
-from proofgym.serving import raise_nofile
-from proofgym.settings import CollectorSettings
-from proofgym.store import RolloutStore
 from proofgym_stack.console import app, console, err, fail
+
+if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.collect import Summary
 
 
 def _print_summary(title: str, summary: Summary, db: Path) -> None:
@@ -68,6 +64,14 @@ def _collect(
     max_steps: int | None,
     timeout: float | None = None,
 ) -> Summary:
+    import asyncio
+
+    from proofgym.collect import TaskFileError, collect, load_tasks
+    from proofgym.http import ServiceClient
+    from proofgym.serving import raise_nofile
+    from proofgym.settings import CollectorSettings
+    from proofgym.store import RolloutStore
+
     try:
         files = tasks_file if isinstance(tasks_file, list) else [tasks_file]
         tasks = [t for f in files for t in load_tasks(f)]
@@ -172,6 +176,9 @@ def show(
     limit: Annotated[int, typer.Option(help="rows to show")] = 20,
 ) -> None:
     """Print the stored rollouts of a store."""
+    from proofgym.protocol import RunResult
+    from proofgym.store import RolloutStore
+
     if not db.is_file():
         fail(f"{db}: no such store")
     store = RolloutStore(db)

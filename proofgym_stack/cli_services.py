@@ -10,21 +10,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from proofgym.protocol import RunResult
-from proofgym.responses import output_items
-from proofgym.serving import fit_to_descriptors, token_problem
-from proofgym.serving import serve as run_service
-from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
-from proofgym.store import RolloutStore
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
-from proofgym_stack.examples import NoExamples, example_file, example_tasks, generated_rows
 from proofgym_stack.up import Stack, free_port
+
+if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 
 
 @app.command()
@@ -54,6 +50,10 @@ def serve(
     `serve vllm --model DIR` starts vLLM's OpenAI server with the flags the vllm backend
     needs (the `vllm` extra must be installed).
     """
+    from proofgym.serving import fit_to_descriptors, token_problem
+    from proofgym.serving import serve as run_service
+    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+
     if service == "vllm":
         _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
         return
@@ -269,6 +269,8 @@ def demo(
     """Start the services, run the example tasks with the reference and no-op policies and
     with the tiny local model, then a real instruct model on every environment; stop. The
     stores stay (`proofgym view` opens them)."""
+    from proofgym_stack.examples import example_file, generated_rows
+
     host = "127.0.0.1"
     stack = Stack(
         host=host, agent_port=free_port(), resources_ports=[free_port()], model_port=free_port()
@@ -326,7 +328,11 @@ def _demo_real_model(
     (or the folder `model`) on this CPU: its reward per environment, how many rollouts are
     trainable, and where to look. The store it wrote, or None when it was skipped."""
     from model_interface.model_import import ImportFailed, import_gguf, packaged_smollm2
+    from proofgym.protocol import RunResult
+    from proofgym.responses import output_items
+    from proofgym.store import RolloutStore
     from proofgym_stack.cli_model import default_cache
+    from proofgym_stack.examples import NoExamples, example_tasks
     from resources_servers.base.registry import discover
 
     model = model or Path("runs") / "models" / "smollm2"

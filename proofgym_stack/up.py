@@ -16,8 +16,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import httpx
-
 SERVICES = ("resources", "model", "agent")
 
 
@@ -165,6 +163,8 @@ class Stack:
     def wait_healthy(self, timeout: float) -> None:
         """Block until every service answers /health with this stack's instance id;
         RuntimeError if one dies, another process answers on its port, or time runs out."""
+        import httpx  # here: `proofgym --help` does not pay for it
+
         deadline = time.monotonic() + timeout
         pending = list(self.processes)
         with httpx.Client(timeout=2.0) as client:
