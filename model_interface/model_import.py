@@ -102,8 +102,13 @@ def import_gguf(
         raise ImportFailed(f"{gguf} is not a GGUF model transformers can read: {exc}") from None
     out.mkdir(parents=True, exist_ok=True)
     # transformers loads a GGUF but will not save that model object (it remembers its
-    # quantized origin): rebuild the architecture from the config and copy the weights over
-    model = AutoModelForCausalLM.from_config(loaded.config, dtype=torch.float32)  # type: ignore[no-untyped-call]
+    # quantized origin): rebuild the architecture from the config and copy the weights over.
+    # The weights are plain float32 now: a `quantization_config` left in the config would make
+    # every trainer refuse the model as "purely quantized".
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        delattr(config, "quantization_config")
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)  # type: ignore[no-untyped-call]
     model.load_state_dict(loaded.state_dict())
     model.generation_config = loaded.generation_config
     model.save_pretrained(out)

@@ -46,6 +46,8 @@ def test_the_import_writes_a_folder_whose_template_shows_the_tools(
     assert report.template == "hermes" and "ignores tools" in report.note
     assert report.template_renders_tools
     assert json.loads((out / "proofgym-model.json").read_text())["template"] == "hermes"
+    # plain weights, trainable: no trace of the GGUF's quantization left for trainers to refuse
+    assert "quantization_config" not in json.loads((out / "config.json").read_text())
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(out)
