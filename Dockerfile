@@ -41,6 +41,8 @@ COPY agent_server ./agent_server
 COPY resources_servers ./resources_servers
 COPY model_interface ./model_interface
 COPY sdg ./sdg
+COPY interop ./interop
+COPY trainers ./trainers
 RUN pip install --no-deps . && mkdir -p /data/sessions /runs /tasks \
     && chown -R proofgym /data /runs
 
