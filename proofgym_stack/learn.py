@@ -179,6 +179,18 @@ def sft_warmup(
     return losses
 
 
+def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]:
+    """`n` tasks to reinforce on and `n` others to warm up on: the warm-up never shows the
+    policy a reinforced task's solution (it would learn the answers, not the tools). Tasks
+    whose data repeats one of the first set are left out of the second."""
+    rows = importlib.import_module(f"sdg.{env}").generate(2 * n, seed=seed, split="train")
+    tasks = [Task.model_validate(r) for r in rows]
+    first = tasks[:n]
+    seen = {json.dumps(t.task_data, sort_keys=True) for t in first}
+    second = [t for t in tasks[n:] if json.dumps(t.task_data, sort_keys=True) not in seen]
+    return first, second
+
+
 def learn(
     env: str = "letters",
     *,
@@ -199,7 +211,8 @@ def learn(
 
     `learning_rate` defaults to one that suits the model: 5e-3 for the random tiny model, 1e-5
     for a model folder (pretrained). `sft_steps` > 0 first plays the environment's honest
-    controls on every task and trains that many supervised steps on the passing trajectories,
+    controls on `tasks` other tasks (never the reinforced ones) and trains that many
+    supervised steps on the passing trajectories,
     those that use a tool when there are any (teaching a model the tools before reinforcing
     it). `db` keeps every rollout (warm-up
     references included) in a rollout store."""
@@ -211,8 +224,7 @@ def learn(
 
     say = on_phase or (lambda text: None)
     transformers.set_seed(seed)
-    rows = importlib.import_module(f"sdg.{env}").generate(tasks, seed=seed, split="train")
-    task_list = [Task.model_validate(r) for r in rows]
+    task_list, warmup_list = disjoint_tasks(env, tasks, seed)
     rate = learning_rate or (TINY_LEARNING_RATE if model_dir is None else PRETRAINED_LEARNING_RATE)
     store = RolloutStore(db) if db is not None else None
     counts: dict[str, int] = {}
@@ -270,8 +282,8 @@ def learn(
                 rollouts.client.url = stack.agent_url
                 try:
                     if sft_steps > 0:
-                        say(f"collecting the passing controls on {len(task_list)} tasks")
-                        references = warmup_trajectories(rollouts.client, task_list, keep)
+                        say(f"collecting the passing controls on {len(warmup_list)} tasks")
+                        references = warmup_trajectories(rollouts.client, warmup_list, keep)
                         data = sft_dataset(references)
                         result.sft_rows = len(data)
                         if not result.sft_rows:

@@ -75,3 +75,13 @@ def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) ->
     # the warm-up's 4 reference and 4 alternative rollouts, then 2 steps of 2 rollouts each
     assert len(rows) == 12
     assert sum(1 for r in rows if r["record"]["reward"] == 1.0) >= 8
+
+
+def test_the_warm_up_never_sees_a_reinforced_task() -> None:
+    from proofgym_stack.learn import disjoint_tasks
+
+    reinforced, warmup = disjoint_tasks("math", 8, seed=0)
+    assert len(reinforced) == 8 and 0 < len(warmup) <= 8
+    data = {json.dumps(t.task_data, sort_keys=True) for t in reinforced}
+    assert not data & {json.dumps(t.task_data, sort_keys=True) for t in warmup}
+    assert not {t.task_id for t in reinforced} & {t.task_id for t in warmup}
