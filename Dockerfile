@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every proofgym service; the command chooses it:
 #   docker run proofgym serve agent|resources|model
 #
@@ -43,7 +42,10 @@ COPY model_interface ./model_interface
 COPY sdg ./sdg
 COPY interop ./interop
 COPY trainers ./trainers
-RUN pip install --no-deps . && mkdir -p /data/sessions /runs /tasks \
+# building the wheel fetches setuptools: behind a proxy it needs the CA bundle too
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi; \
+    pip install --no-deps . && mkdir -p /data/sessions /runs /tasks \
     && chown -R proofgym /data /runs
 
 USER proofgym

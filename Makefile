@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
-.PHONY: install system-deps run test lint unit validate bench tasks test-interop
+.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine
 
 $(STAMP): pyproject.toml
 	@(command -v bwrap && command -v chromium) >/dev/null || $(MAKE) system-deps
@@ -61,6 +61,11 @@ test-interop: install
 	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
 		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
 	$(PY) tests/interop_real/run.py --peers $(INTEROP)
+
+## make test-engine: compose.yaml started for real on a Docker engine (installs docker.io and
+## builds a local base image with debootstrap where missing; opt-in, needs root; not in CI).
+test-engine: install
+	$(PY) tests/engine/run.py
 
 bench: install
 	$(PY) bench/rollouts.py
