@@ -28,16 +28,24 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = str(ROOT / ".venv" / "bin" / "docker-compose")
 BASE = "proofgym-base:bookworm"
 RESULTS: list[tuple[str, bool, str]] = []
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def check(name: str, ok: bool, detail: str = "") -> None:
@@ -104,6 +112,23 @@ def rollout(compose: list[str], tasks: str, db: str, *args: str) -> list[str]:
             tasks, "--db", db, "--agent-url", "http://agent:8000", *args]  # fmt: skip
 
 
+def finished_runs(env: dict[str, str]) -> int:
+    """How many `/run` requests the agent has answered (its /metrics, on the published port)."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{env['AGENT_PORT']}/metrics",
+        headers={"Authorization": f"Bearer {env['PROOFGYM_TOKEN']}"},
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        text = answer.read().decode()
+    return int(
+        sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("proofgym_requests_total{") and 'route="/run"' in line
+        )
+    )
+
+
 def dockerd_nofile() -> int:
     """The open-files limit a container may get: what dockerd itself has, up to 65536."""
     pid = run(["pgrep", "-o", "-x", "dockerd"]).split()[0]
@@ -132,6 +157,7 @@ def main() -> int:
         "BASE_IMAGE": BASE,
         "NOFILE": str(dockerd_nofile()),
         "COMPOSE_PROJECT_NAME": "proofgym-engine-test",
+        "AGENT_PORT": str(free_port()),
     }
     bundle = os.environ.get("PIP_CERT") or os.environ.get("SSL_CERT_FILE")
     if bundle and Path(bundle).is_file():
@@ -179,7 +205,10 @@ def scale(compose: list[str], env: dict[str, str]) -> None:
     collect = rollout(compose, tasks, "/runs/scaled.db", *many)
     job = subprocess.Popen(collect, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                            stderr=subprocess.STDOUT)  # fmt: skip
-    time.sleep(8)  # the collection is under way on every replica
+    # kill a replica once the collection is under way (a tenth of it done), not on a timer
+    started = finished_runs(env)
+    while finished_runs(env) - started < 64 and job.poll() is None:
+        time.sleep(0.1)
     run(["docker", "kill", replicas[1]])
     first, _ = job.communicate(timeout=900)
     rows = stores(first)
