@@ -7,6 +7,7 @@ as a silent reward of 0, and the session is always closed.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -26,7 +27,7 @@ from proofgym.errors import (
     known_kind,
 )
 from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
-from proofgym.jsonlimits import loads_limited, scrub_surrogates
+from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
 from proofgym.protocol import (
     FailureKind,
@@ -99,6 +100,7 @@ class RolloutRunner:
         self.running: set[str] = set()  # rollout ids (= session ids) in flight
         self.leased: dict[str, str] = {}  # rollout id -> env URL of its (maybe) open session
         self.keys: dict[str, str] = {}  # rollout id -> its owned session's key
+        self.limits = settings.guard_limits()  # what the services' guards take (same settings)
 
     async def env_url(self, env: str, session_id: str) -> str:
         """The base URL of `env` for this session (sticky across replicas)."""
@@ -316,6 +318,16 @@ class RolloutRunner:
             )
         if not isinstance(arguments, dict):
             return function_call_output(call_id, "Error: arguments must be a JSON object")
+        # What the resources server's guard would refuse (413, 400) is the policy's doing:
+        # answered here as a tool error it is scored; refused there it would be masked.
+        sent = json.dumps(arguments).encode()  # as the HTTP client will encode it
+        problem = (
+            f"{len(sent)} bytes once encoded, over the limit of {MAX_BYTES}"
+            if len(sent) > MAX_BYTES
+            else self.limits.content_problem(sent)
+        )
+        if problem is not None:
+            return function_call_output(call_id, f"Error: arguments refused: {problem}")
         # Tools may have effects, so a call that may have reached the server is not retried.
         result = await self._resources(
             f"{env_url}/tools/{name}",

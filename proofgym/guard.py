@@ -81,6 +81,14 @@ class GuardLimits:
     #: slots one client may hold; None: all but an eighth of `max_inflight`
     max_inflight_per_client: int | None = None
 
+    def content_problem(self, body: bytes) -> str | None:
+        """Why these limits refuse `body`'s content (see `body_problem`), or None. The agent
+        asks it of a policy's tool arguments before sending them: what the guard would refuse
+        is the policy's error to score, not an outage to mask."""
+        return body_problem(
+            body, self.max_json_depth, self.max_json_containers, self.max_json_members
+        )
+
     def per_client(self) -> int:
         """How many requests one client may have running at once."""
         if self.max_inflight_per_client is not None:
@@ -375,17 +383,11 @@ class RequestGuard:
         body = b"".join(chunks)
         problem = None
         if body:
-            check = (
-                body,
-                self.limits.max_json_depth,
-                self.limits.max_json_containers,
-                self.limits.max_json_members,
-            )
             # a large body is scanned in a worker thread: the loop keeps answering others
             if len(body) > OFFLOAD_BYTES:
-                problem = await asyncio.to_thread(body_problem, *check)
+                problem = await asyncio.to_thread(self.limits.content_problem, body)
             else:
-                problem = body_problem(*check)
+                problem = self.limits.content_problem(body)
         if problem is not None:
             await self._refuse(scope, receive, send, "malformed_body", problem, 400)
             return None

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI, Request, Response
 
-from proofgym.guard import has_lone_surrogate_escape
+from proofgym.guard import body_problem, has_lone_surrogate_escape
+from proofgym.jsonlimits import MAX_BYTES
 from proofgym.settings import ModelSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from sdg.file_edit import generate as file_edit_tasks
@@ -54,6 +55,22 @@ HOSTILE_TURNS: dict[str, list[list[dict[str, Any]]]] = {
     "not_an_object": [[call("write_file", "[1, 2]"), call("list_files", "null")]],
     "wrong_types": [[call("write_file", json.dumps({"path": ["a"], "content": {"b": 1}}))]],
     "unknown_arguments": [[call("list_files", json.dumps({"x" * 10_000: 1}))]],
+    # within the parser's own limits, but past what the resources server's request guard
+    # takes: the policy's arguments, so a scored tool error, never a masked outage
+    "seventy_thousand_objects": [
+        [call("write_file", json.dumps({"path": "a.txt", "content": [{}] * 70_000}))]
+    ],
+    "a_hundred_forty_thousand_keys": [
+        [call("write_file", json.dumps({"path": "a.txt", **{f"k{i}": 0 for i in range(140_000)}}))]
+    ],
+    "escaped_past_the_byte_limit": [
+        [
+            call(
+                "write_file",
+                json.dumps({"path": "a.txt", "content": "é" * 3_500_000}, ensure_ascii=False),
+            )
+        ]
+    ],
 }
 
 FINAL_MESSAGES: dict[str, Any] = {
@@ -111,9 +128,11 @@ def replaying_upstream(script: list[list[dict[str, Any]]]) -> FastAPI:
 
 async def run(stack: InProcessStack, task: dict[str, Any], script: Any) -> dict[str, Any]:
     body = {"task": task, "model_params": {"model": "scripted", "script": script}}
-    if has_lone_surrogate_escape(json.dumps(body).encode()):
-        # A /run body cannot carry lone surrogates (400 malformed_body, tested below): the
-        # policy's own output, from an upstream, is where they come from.
+    raw = json.dumps(body).encode()
+    if has_lone_surrogate_escape(raw) or len(raw) > MAX_BYTES or body_problem(raw, 64):
+        # A /run body cannot carry lone surrogates, or more than a task needs (400
+        # malformed_body, 413): the policy's own output, from an upstream, is where they come
+        # from.
         return await run_through_upstream(task, script)
     r = await stack.run(body)
     assert r.status_code == 200, r.text[:500]
