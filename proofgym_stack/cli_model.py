@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -14,12 +13,6 @@ from proofgym_stack.console import app, console, err, fail
 SMOLLM2 = "smollm2"
 model_app = typer.Typer(help="Models: import one to serve and train offline.", no_args_is_help=True)
 app.add_typer(model_app, name="model")
-
-
-def default_cache() -> Path:
-    """Where fetched model packages are kept: $XDG_CACHE_HOME/proofgym, else ~/.cache/proofgym."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "proofgym"
 
 
 @model_app.command("import")
@@ -46,7 +39,12 @@ def import_model(
     the hermes-style template the tool-call parser reads, and the report says so. Serve the
     folder with `proofgym up --model OUT` or `proofgym serve model --backend local --model OUT`.
     """
-    from model_interface.model_import import ImportFailed, import_gguf, packaged_smollm2
+    from model_interface.model_import import (
+        ImportFailed,
+        default_cache,
+        import_gguf,
+        packaged_smollm2,
+    )
 
     if chat_template is not None and not chat_template.is_file():
         fail(f"--chat-template {chat_template}: no such file")
@@ -89,8 +87,9 @@ def judge_check(
     twice. Prints the valid-verdict rate, agreement, determinism and seconds per verdict;
     exits 1 when the judge is not fit (its rewards would be noise, or masked samples)."""
     from resources_servers.support.env import RUBRIC, SupportEnv
+    from resources_servers.support.judge_cases import support_cases
     from resources_servers.verifiers.judge import Judge, ModelInterfaceJudge
-    from resources_servers.verifiers.judge_check import check_judge, support_cases
+    from resources_servers.verifiers.judge_check import check_judge
 
     backend = ModelInterfaceJudge(judge_url, model, token=token, timeout_s=timeout, retries=0)
     judge = Judge(backend, RUBRIC, max_output_tokens=max_tokens)

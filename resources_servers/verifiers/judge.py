@@ -197,6 +197,12 @@ class Judge:
                 raise JudgeFailed(f"score {verdict.scores[c.name]} for {c.name} is out of range")
         return verdict
 
+    def components(self, verdict: Verdict) -> dict[str, float]:
+        """Each criterion's weighted share of the reward (they sum to the reward)."""
+        return {
+            c.name: c.weight * verdict.scores[c.name] / c.max_score for c in self.rubric.criteria
+        }
+
     def key(self, question: str, reference: str, candidate: str) -> str:
         """The cache key: the rubric, the judge, and everything judged."""
         parts = [self.rubric.model_dump_json(), self.backend.name, question, reference, candidate]
@@ -255,7 +261,7 @@ def judged(
             failure_kind="verify_error",
             failure_reason=str(exc)[:1000],
         )
-    components = {c.name: c.weight * verdict.scores[c.name] / c.max_score for c in criteria}
+    components = judge.components(verdict)
     judged_checks = [
         Check(
             name=f"judge:{c.name}",
