@@ -52,7 +52,9 @@ validate: install
 ## make test-interop: the real peers (OpenEnv 0.10.0, NeMo Gym 0.7.0, skyrl-gym 0.4.0), every
 ## direction of interop, with their own clients and servers on loopback (opt-in; not in CI).
 INTEROP ?= .interop
-PY313 ?= $(shell command -v python3.13 || ls $$HOME/.pyenv/versions/3.13*/bin/python 2>/dev/null | head -1)
+# the first Python 3.13 that runs (a pyenv shim is found on PATH even where 3.13 is not active)
+PY313 ?= $(shell for p in $$(command -v python3.13) $$HOME/.pyenv/versions/3.13*/bin/python; do \
+	"$$p" -c 'import sys' 2>/dev/null && echo "$$p" && break; done)
 test-interop: install
 	$(PY) -m pip install -q -e '.[skyrl]'
 	test -x $(INTEROP)/openenv/bin/openenv || (python3 -m venv $(INTEROP)/openenv && \
