@@ -62,6 +62,14 @@ class RolloutFailed(Exception):
         self.reason = reason
 
 
+class Unreached(RolloutFailed):
+    """No connection to the replica at `url` could be made: nothing ran there."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__("resources_error", reason)
+        self.url = url
+
+
 def timeout_reason(limit: float, left: float, upstream: list[str]) -> str:
     """Why a rollout timed out: the limit that fired (the agent's own `rollout_timeout_s`, or
     the caller's shorter budget) and the last trouble an upstream gave, if any."""
@@ -102,8 +110,15 @@ class RolloutRunner:
         self.keys: dict[str, str] = {}  # rollout id -> its owned session's key
         self.limits = settings.guard_limits()  # what the services' guards take (same settings)
 
-    async def env_url(self, env: str, session_id: str) -> str:
-        """The base URL of `env` for this session (sticky across replicas)."""
+    async def env_url(self, env: str, session_id: str, unreachable: Unreached | None = None) -> str:
+        """The base URL of `env` for this session (sticky across replicas); after
+        `unreachable`, a failure to connect to one, a URL on another replica (the failure
+        itself when there is none)."""
+        if unreachable is not None:
+            replicas = self.env_sets.get(env) or self.default_set
+            gone = unreachable.url
+            if not replicas.forget(gone if env in self.env_sets else gone.removesuffix(f"/{env}")):
+                raise unreachable
         if env in self.env_sets:
             url = await self.env_sets[env].pick(session_id)
         else:
@@ -142,7 +157,13 @@ class RolloutRunner:
                 left = deadline.remaining() or 0.0  # the caller's budget, when it is shorter
                 async with asyncio.timeout(max(0.0, left)):
                     env_url = await self.env_url(task.env, rollout_id)
-                    seed = await self._seed(env_url, rollout_id, request)
+                    try:
+                        seed = await self._seed(env_url, rollout_id, request)
+                    except Unreached as exc:  # nothing ran there: a new session goes elsewhere
+                        env_url = await self.env_url(task.env, rollout_id, unreachable=exc)
+                        if env_url == exc.url:
+                            raise
+                        seed = await self._seed(env_url, rollout_id, request)
                     seeded = True
                     params = await self._params(request, env_url, seed)
                     await self._loop(request, params, env_url, rollout_id, state)
@@ -181,6 +202,8 @@ class RolloutRunner:
         try:
             return await self.client.post_json(f"{env_url}/seed_session", body)
         except CallFailed as exc:
+            if not exc.reached:
+                raise Unreached(env_url, str(exc)) from None
             rejected = REJECTIONS.get(exc.status or 0)
             if rejected is None:
                 raise RolloutFailed("resources_error", str(exc)) from None

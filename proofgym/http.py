@@ -172,12 +172,17 @@ class HttpxTransport:
 
 
 class CallFailed(Exception):
-    """A call that failed for good after its retries; `status` is None when nothing answered."""
+    """A call that failed for good after its retries; `status` is None when nothing answered,
+    and `reached` is False when no attempt even reached the server (every connection was
+    refused or timed out connecting): then nothing ran there, and another server may be tried."""
 
-    def __init__(self, message: str, status: int | None = None, body: Any = None) -> None:
+    def __init__(
+        self, message: str, status: int | None = None, body: Any = None, reached: bool = True
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
+        self.reached = reached
 
 
 def _retry_after(headers: dict[str, str]) -> float | None:
@@ -278,10 +283,13 @@ class ServiceClient:
         last = "no attempt"
         answered = ""  # the upstream's last answer: a later timeout must not hide it
         retries = refusals = 0
+        reached = False
         while True:
             left = deadline.remaining()
             if left is not None and left <= 0:
-                raise CallFailed(f"deadline passed before {url} answered; last: {last}")
+                raise CallFailed(
+                    f"deadline passed before {url} answered; last: {last}", reached=reached
+                )
             tmo = per_try if left is None else min(per_try, left)
             # this attempt is abandoned after `tmo`: the hop behind it gets a little less, so
             # its own retries stop before this caller goes (not running on for nobody), and
@@ -294,6 +302,7 @@ class ServiceClient:
                 last = f"cannot connect to {url}: {exc}"
                 _note_trouble(last)
             except (TimeoutError, ConnectionError) as exc:
+                reached = True
                 last = f"{type(exc).__name__} calling {url}: {exc}"
                 if answered:
                     last += f" (before that, {answered})"
@@ -301,6 +310,7 @@ class ServiceClient:
                 if not idempotent:
                     raise CallFailed(last) from exc
             else:
+                reached = True
                 if refused_unrun(answer):
                     _note_trouble(f"{url} refused: {error_message(answer)}")
                     refusals += 1
@@ -315,7 +325,7 @@ class ServiceClient:
                 if retries == self.settings.max_retries:
                     raise CallFailed(last, answer.status, answer.body)
             if retries == self.settings.max_retries:
-                raise CallFailed(last)
+                raise CallFailed(last, reached=reached)
             await self._sleep(retries, hint, url, None, last)
             retries += 1
 

@@ -206,7 +206,9 @@ class AgentSettings(CommonSettings, ClientSettings):
     port: int = 8000
     resources_urls: list[str] = Field(
         default_factory=lambda: ["http://127.0.0.1:8001"],
-        description="resources server processes (replicas); each environment is at URL/<env>",
+        description="resources server processes (replicas); each environment is at URL/<env>. "
+        "dns+http://NAME:PORT stands for every address NAME resolves to; "
+        "ray-actors://GCS/NAMESPACE/GROUP for the live actors GROUP-* of a Ray namespace",
     )
     env_urls: dict[str, list[str]] = Field(
         default_factory=dict, description="per-environment base URLs, overriding resources_urls"

@@ -196,7 +196,10 @@ def _supervise(stack: Stack) -> None:
 
 @app.command()
 def up(
-    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    host: Annotated[
+        str | None,
+        typer.Option(help="interface to bind (default 127.0.0.1; with --ray, the agent's node)"),
+    ] = None,
     agent_port: Annotated[int, typer.Option(help="agent port")] = 8000,
     resources_port: Annotated[int, typer.Option(help="first resources port")] = 8001,
     model_port: Annotated[int, typer.Option(help="model interface port")] = 8002,
@@ -219,13 +222,28 @@ def up(
     start_timeout: Annotated[
         float, typer.Option(min=1, help="seconds the services get to answer /health")
     ] = 120.0,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="run the services as actors on this Ray cluster (its GCS address, or 'auto'), "
+            "the resources replicas spread over its nodes (needs proofgym[ray] on every node)",
+        ),
+    ] = None,
 ) -> None:
     """Start the three services as local processes; Ctrl-C or SIGTERM stops them all.
 
     `up --model DIR` serves a model folder (as `proofgym model import` writes one) with the
     local backend. Every port is checked free first, and "ready" means each service answered
     /health as the process just started, not another stack that holds the port.
+
+    `up --ray ADDRESS` places the agent, the model interface and the resources replicas as Ray
+    actors instead; a replica whose node is lost is started again on another node.
     """
+    if ray is not None:
+        _up_ray(ray, host, agent_port, resources_replicas, model_url, model, backend, start_timeout)
+        return
+    host = host or "127.0.0.1"
     ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
     stack = Stack(
         host=host,
@@ -246,6 +264,66 @@ def up(
         _supervise(stack)
     finally:
         stack.stop()
+
+
+def _up_ray(
+    address: str,
+    host: str | None,
+    agent_port: int,
+    replicas: int,
+    model_url: str | None,
+    model: str | None,
+    backend: str | None,
+    start_timeout: float,
+) -> None:
+    from proofgym_stack.ray_stack import RayStack
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("PROOFGYM_")}
+    stack = RayStack(
+        address=address,
+        replicas=replicas,
+        agent_port=agent_port,
+        agent_host=host,
+        env=env,
+        model_env=model_environment(model, backend),
+        model_url=model_url,
+    )
+    console.print(f"placing the services on the Ray cluster at {address} ...")
+    try:
+        stack.start(start_timeout)
+    except RuntimeError as exc:
+        fail(f"the services did not start: {exc}", 1)
+    try:
+        shown = _show_placement(stack, {})
+        console.print(f"ready (Ray namespace {stack.namespace}); Ctrl-C stops everything")
+        if "PROOFGYM_TOKEN" not in os.environ:
+            console.print(f"export PROOFGYM_TOKEN={stack.token}", soft_wrap=True)
+        stop = {"now": False}
+
+        def handler(signum: int, frame: Any) -> None:
+            stop["now"] = True
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+        last = time.monotonic()
+        while not stop["now"]:
+            time.sleep(0.2)
+            if time.monotonic() - last > 5:  # say where a restarted actor went
+                shown = _show_placement(stack, shown)
+                last = time.monotonic()
+    finally:
+        stack.stop()
+
+
+def _show_placement(stack: Any, shown: dict[str, str]) -> dict[str, str]:
+    """Print each service that is new or moved since `shown` (name -> URL); the new map."""
+    now = {}
+    for name, where in sorted(stack.where().items()):
+        now[name] = f"{where['url']}  node {where['node'][:12]}  pid {where['pid']}"
+        if shown.get(name) != now[name]:
+            moved = " (restarted)" if name in shown else ""
+            console.print(f"{name:>12}  {now[name]}{moved}")
+    return {**shown, **now}
 
 
 @app.command()

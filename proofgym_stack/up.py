@@ -68,6 +68,54 @@ class ServiceProcess:
     restarts: int = 0
 
 
+def spawn_service(
+    name: str, host: str, port: int, env: dict[str, str], instance: str, nofile: int | None = None
+) -> ServiceProcess:
+    """`proofgym serve NAME` as a child process bound to host:port, with `env` over ours and
+    `instance` as the id its /health answers; it dies with this process."""
+    env = {
+        **os.environ,
+        **env,
+        "PROOFGYM_HOST": host,
+        "PROOFGYM_PORT": str(port),
+        "PROOFGYM_INSTANCE": instance,
+    }
+    cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
+    proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(nofile))
+    return ServiceProcess(name, f"http://{host}:{port}", proc, cmd, env)
+
+
+def wait_healthy(services: list[ServiceProcess], instance: str, timeout: float) -> None:
+    """Block until every service answers /health with `instance` as its id; RuntimeError if
+    one dies, another process answers on its port, or time runs out."""
+    import httpx  # here: `proofgym --help` does not pay for it
+
+    deadline = time.monotonic() + timeout
+    pending = list(services)
+    with httpx.Client(timeout=2.0) as client:
+        while pending:
+            for svc in list(pending):
+                if svc.process.poll() is not None:
+                    raise RuntimeError(f"{svc.name} exited with {svc.process.returncode}")
+                with contextlib.suppress(httpx.HTTPError, ValueError):
+                    answer = client.get(f"{svc.url}/health")
+                    if answer.status_code == 200:
+                        if answer.json().get("instance") != instance:
+                            raise RuntimeError(
+                                f"{svc.url} answers /health, but not as the {svc.name} "
+                                "just started (another process holds the port)"
+                            )
+                        pending.remove(svc)
+            if pending and time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"not healthy within {timeout:g}s: "
+                    + ", ".join(s.name for s in pending)
+                    + " (a model that loads slowly needs a longer --start-timeout)"
+                )
+            if pending:
+                time.sleep(0.1)
+
+
 @dataclass
 class Stack:
     """The services `proofgym up` runs, with their URLs."""
@@ -95,17 +143,8 @@ class Stack:
         return self.url(self.agent_port)
 
     def _spawn(self, name: str, port: int, extra: dict[str, str]) -> None:
-        env = {
-            **os.environ,
-            **self.env,
-            **extra,
-            "PROOFGYM_HOST": self.host,
-            "PROOFGYM_PORT": str(port),
-            "PROOFGYM_INSTANCE": self.instance,
-        }
-        cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
-        proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(self.nofile))
-        self.processes.append(ServiceProcess(name, self.url(port), proc, cmd, env))
+        env = {**self.env, **extra}
+        self.processes.append(spawn_service(name, self.host, port, env, self.instance, self.nofile))
 
     def restart_dead(self) -> list[ServiceProcess]:
         """Start again every service whose process has exited; return those restarted.
@@ -163,32 +202,7 @@ class Stack:
     def wait_healthy(self, timeout: float) -> None:
         """Block until every service answers /health with this stack's instance id;
         RuntimeError if one dies, another process answers on its port, or time runs out."""
-        import httpx  # here: `proofgym --help` does not pay for it
-
-        deadline = time.monotonic() + timeout
-        pending = list(self.processes)
-        with httpx.Client(timeout=2.0) as client:
-            while pending:
-                for svc in list(pending):
-                    if svc.process.poll() is not None:
-                        raise RuntimeError(f"{svc.name} exited with {svc.process.returncode}")
-                    with contextlib.suppress(httpx.HTTPError, ValueError):
-                        answer = client.get(f"{svc.url}/health")
-                        if answer.status_code == 200:
-                            if answer.json().get("instance") != self.instance:
-                                raise RuntimeError(
-                                    f"{svc.url} answers /health, but not as the {svc.name} "
-                                    "just started (another process holds the port)"
-                                )
-                            pending.remove(svc)
-                if pending and time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"not healthy within {timeout:g}s: "
-                        + ", ".join(s.name for s in pending)
-                        + " (a model that loads slowly needs a longer --start-timeout)"
-                    )
-                if pending:
-                    time.sleep(0.1)
+        wait_healthy(self.processes, self.instance, timeout)
 
     def stop(self, grace: float = 10.0) -> None:
         """Stop every service: SIGTERM, then SIGKILL after `grace` seconds."""

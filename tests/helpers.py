@@ -45,6 +45,24 @@ def count_rows(db: Path, where: str = "1") -> int:
         return 0
 
 
+def requests_served(url: str, route: str, token: str | None = None) -> int:
+    """How many requests the service at `url` answered on `route` (its /metrics: the route's
+    path template, e.g. "/run" or "/{env}/seed_session")."""
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(f"{url}/metrics", headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        text = answer.read().decode()
+    return int(
+        sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("proofgym_requests_total{") and f'route="{route}"' in line
+        )
+    )
+
+
 async def tiny_model_rollout(model_dir: Path, task: dict[str, Any], max_steps: int) -> Any:
     """One rollout of `task` by the local backend over `model_dir`, greedy, through the real
     in-process loop; the httpx answer of /run."""

@@ -95,6 +95,7 @@ class Faulty(httpx.AsyncBaseTransport):
 async def wired(
     fail: Callable[[httpx.Request], str | None] = lambda r: None,
     model: FastAPI | None = None,
+    resources_urls: tuple[str, ...] = ("http://resources",),
     **agent: Any,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, Faulty, FastAPI]]:
     resources = resources_app(
@@ -105,7 +106,7 @@ async def wired(
     )
     faulty = Faulty(routing, fail)
     settings = AgentSettings(
-        resources_urls=["http://resources"],
+        resources_urls=list(resources_urls),
         model_url="http://model",
         max_retries=2,
         backoff_base_s=0.001,
@@ -238,6 +239,31 @@ async def test_infrastructure_failures_are_masked_data(
         # the session is closed whatever failed
         assert len(resources.state.host.registries["file_edit"]) == 0
         assert faulty.paths[-1].endswith("/close_session")
+
+
+async def test_a_replica_that_refuses_connections_gets_no_new_session(
+    file_edit_tasks: list[dict[str, Any]],
+) -> None:
+    # a replica whose node is gone: nothing listens. A new rollout routed there is seeded on
+    # another replica (nothing ran on the gone one), not masked for a loss it had no part in
+    def fail(request: httpx.Request) -> str | None:
+        return "refuse" if request.url.host == "gone" else None
+
+    urls = ("http://resources", "http://gone")
+    async with wired(fail, resources_urls=urls) as (client, faulty, _resources):
+        for i in range(12):
+            body = {
+                "task": file_edit_tasks[0],
+                "control": "reference",
+                "rollout_id": f"rollout-{i:010d}",
+            }
+            answer = await client.post("/run", json=body)
+            assert answer.status_code == 200, answer.text
+            result = answer.json()
+            assert result["mask_sample"] is False and result["reward"] == 1.0, result
+        tried = [p for p in faulty.paths if p.endswith("/seed_session")]
+        # 12 sessions, and the gone replica was tried (its share of the ids), then left out
+        assert len(tried) == 12 + 1 * 3  # one refused seed, its retries (max_retries=2)
 
 
 async def test_a_slow_rollout_times_out_as_data(file_edit_tasks: list[dict[str, Any]]) -> None:

@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-from helpers import count_rows, patience
+import pytest
+from helpers import count_rows, patience, requests_served
 
 from agent_server.replicas import ReplicaSet, resolve_all, sticky
 from proofgym_stack.up import free_port
@@ -58,17 +58,39 @@ async def test_a_dns_failure_keeps_the_last_known_replicas() -> None:
     assert await rs.urls() == ["http://10.0.0.1:8001"]
 
 
+async def test_ray_actor_urls_expand_to_the_live_replicas_ray_reports() -> None:
+    live = {"now": ["http://10.0.0.2:4100", "http://10.0.0.1:4200"], "fail": False}
+    asked = []
+
+    async def ray(url: str) -> list[str]:
+        asked.append(url)
+        if live["fail"]:
+            raise ConnectionError("GCS unreachable")
+        return live["now"]
+
+    url = "ray-actors://10.0.0.1:6379/proofgym-ab12/resources"
+    rs = ReplicaSet([url], ray=ray, ttl_s=0)
+    assert await rs.urls() == ["http://10.0.0.1:4200", "http://10.0.0.2:4100"]
+    live["now"] = ["http://10.0.0.3:4300", "http://10.0.0.1:4200"]  # one restarted elsewhere
+    assert await rs.urls() == ["http://10.0.0.1:4200", "http://10.0.0.3:4300"]
+    live["fail"] = True  # Ray unreachable for a moment: the last known replicas stay
+    assert await rs.urls() == ["http://10.0.0.1:4200", "http://10.0.0.3:4300"]
+    assert asked == [url] * 3
+    # a replica that refused a connection is left out until the next lookup, never the last
+    rs.ttl_s = 60
+    assert rs.forget("http://10.0.0.3:4300") is True
+    assert await rs.urls() == ["http://10.0.0.1:4200"]
+    assert rs.forget("http://10.0.0.1:4200") is False
+
+
+def test_a_malformed_ray_actor_url_fails_at_start() -> None:
+    for bad in ("ray-actors://10.0.0.1:6379/resources", "ray-actors://host:1//resources"):
+        with pytest.raises(ValueError, match="GCS_HOST:PORT/NAMESPACE/GROUP"):
+            ReplicaSet([bad])
+
+
 async def test_the_real_resolver_resolves_localhost() -> None:
     assert "127.0.0.1" in await resolve_all("localhost", 80)
-
-
-def metric(url: str, route: str) -> float:
-    text = httpx.get(f"{url}/metrics").text
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith("proofgym_requests_total{") and f'route="{route}"' in line:
-            total += float(line.rsplit(" ", 1)[1])
-    return total
 
 
 def test_up_with_three_replicas_spreads_sessions_and_survives_a_kill(tmp_path: Path) -> None:
@@ -119,7 +141,7 @@ def test_up_with_three_replicas_spreads_sessions_and_survives_a_kill(tmp_path: P
         ]
         first = subprocess.run(args, capture_output=True, text=True, timeout=300)
         assert first.returncode == 0, first.stdout + first.stderr
-        seeds = [metric(url, "/{env}/seed_session") for url, _ in replicas]
+        seeds = [requests_served(url, "/{env}/seed_session") for url, _ in replicas]
         assert all(s > 0 for s in seeds), seeds  # every replica got sessions
         assert sum(seeds) == 80
 

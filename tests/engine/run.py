@@ -33,10 +33,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from helpers import requests_served  # noqa: E402
+
 COMPOSE = str(ROOT / ".venv" / "bin" / "docker-compose")
 BASE = "proofgym-base:bookworm"
 RESULTS: list[tuple[str, bool, str]] = []
@@ -114,19 +116,7 @@ def rollout(compose: list[str], tasks: str, db: str, *args: str) -> list[str]:
 
 def finished_runs(env: dict[str, str]) -> int:
     """How many `/run` requests the agent has answered (its /metrics, on the published port)."""
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{env['AGENT_PORT']}/metrics",
-        headers={"Authorization": f"Bearer {env['PROOFGYM_TOKEN']}"},
-    )
-    with urllib.request.urlopen(request, timeout=5) as answer:
-        text = answer.read().decode()
-    return int(
-        sum(
-            float(line.rsplit(" ", 1)[1])
-            for line in text.splitlines()
-            if line.startswith("proofgym_requests_total{") and 'route="/run"' in line
-        )
-    )
+    return requests_served(f"http://127.0.0.1:{env['AGENT_PORT']}", "/run", env["PROOFGYM_TOKEN"])
 
 
 def dockerd_nofile() -> int:

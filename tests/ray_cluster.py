@@ -1,0 +1,105 @@
+"""A real multi-node Ray cluster on this machine, for the tests: one `ray start --head` and
+`ray start --address` per further node, each raylet with its own resource name, all under one
+temporary folder; a node is lost by killing its raylet and everything it started."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RAY = str(Path(sys.executable).parent / "ray")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def kill_tree(root: int) -> list[int]:
+    """SIGKILL `root` and every process below it (a lost machine leaves nothing running)."""
+    tree, order, todo = _children(), [], [root]
+    while todo:
+        pid = todo.pop()
+        order.append(pid)
+        todo += tree.get(pid, [])
+    for pid in order:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return order
+
+
+@dataclass
+class LocalCluster:
+    """Ray nodes on 127.0.0.1; `address` is the head's GCS."""
+
+    port: int
+    temp: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="pgray-")))
+    nodes: int = 0
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        # a lost node is declared dead within seconds, not the default ~30
+        return {
+            **os.environ,
+            "RAY_health_check_period_ms": "1000",
+            "RAY_health_check_timeout_ms": "1000",
+            "RAY_health_check_failure_threshold": "3",
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
+
+    def add_node(self) -> None:
+        """Start one more node (the head first), with a resource named after it."""
+        common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
+        common += ["--resources", json.dumps({f"node{self.nodes}": 1})]
+        if self.nodes == 0:
+            cmd = [RAY, "start", "--head", "--port", str(self.port), "--temp-dir", str(self.temp)]
+            cmd += ["--include-dashboard", "false"]
+        else:
+            cmd = [RAY, "start", "--address", self.address]
+        subprocess.run([*cmd, *common], check=True, capture_output=True, env=self.env())
+        self.nodes += 1
+
+    def raylet(self, node_id: str) -> int:
+        """The process id of the raylet of `node_id`."""
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                line = _cmdline(int(entry.name))
+                if "raylet/raylet" in line and f"--node_id={node_id}" in line:
+                    return int(entry.name)
+        raise LookupError(f"no raylet for node {node_id}")
+
+    def lose_node(self, node_id: str) -> list[int]:
+        """Kill the node's raylet and everything below it: workers, actors, services."""
+        return kill_tree(self.raylet(node_id))
+
+    def stop(self) -> None:
+        """Kill every process of this cluster (found by its temporary folder) and below."""
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and str(self.temp) in _cmdline(int(entry.name)):
+                kill_tree(int(entry.name))
+        time.sleep(0.5)
