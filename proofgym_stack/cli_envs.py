@@ -367,6 +367,15 @@ def learn_command(
         ),
     ] = 0,
     db: Annotated[Path | None, typer.Option(help="keep every rollout in this store")] = None,
+    evaluate: Annotated[
+        int,
+        typer.Option(
+            "--eval",
+            min=0,
+            help="play every training task this many times before GRPO and after it, "
+            "sampling as in training: the mean reward before and after",
+        ),
+    ] = 0,
     seed: Annotated[int, typer.Option(help="tasks, sampling and initialisation")] = 0,
     plot: Annotated[Path | None, typer.Option(help="write the reward curve as a PNG")] = None,
     as_json: Annotated[
@@ -418,6 +427,7 @@ def learn_command(
                 seed=seed,
                 sft_steps=sft,
                 db=db,
+                eval_samples=evaluate,
                 on_step=step,
                 on_phase=phase,
             )
@@ -436,3 +446,10 @@ def learn_command(
         f"over {result.steps} steps in {result.seconds:.0f}s"
     )
     console.print(spark)
+    if result.eval_before and result.eval_after:
+        b, a = result.eval_before, result.eval_after
+        console.print(
+            f"every training task x {result.eval_samples}: reward {b.reward:.3f} before GRPO, "
+            f"{a.reward:.3f} after; calling a tool {b.tool_call_share:.0%} -> "
+            f"{a.tool_call_share:.0%}"
+        )

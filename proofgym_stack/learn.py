@@ -29,6 +29,38 @@ PRETRAINED_LEARNING_RATE = 1e-5
 SFT_LEARNING_RATE = 5e-5
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """The policy's mean reward and share of rollouts calling a tool over a fixed set of
+    rollouts (every reinforced task, a fixed number of times)."""
+
+    rollouts: int
+    reward: float
+    tool_call_share: float
+    masked: int
+
+    def to_json(self) -> dict[str, Any]:
+        """As `learn --json` prints it."""
+        return {
+            "rollouts": self.rollouts,
+            "reward": round(self.reward, 4),
+            "tool_call_share": round(self.tool_call_share, 3),
+            "masked": self.masked,
+        }
+
+
+def evaluate(results: list[RunResult]) -> Evaluation:
+    """The Evaluation of `results` (masked ones counted apart, not as 0)."""
+    usable = [r for r in results if not r.mask_sample]
+    n = max(1, len(usable))
+    return Evaluation(
+        rollouts=len(results),
+        reward=sum(r.reward for r in usable) / n,
+        tool_call_share=sum(map(calls_a_tool, usable)) / n,
+        masked=len(results) - len(usable),
+    )
+
+
 @dataclass
 class LearnResult:
     """What a learning run showed."""
@@ -43,6 +75,12 @@ class LearnResult:
     learning_rate: float = 0.0
     sft_rows: int = 0  # reference trajectories the warm-up trained on
     sft_loss: list[float] = field(default_factory=list)
+    # the policy played every reinforced task `eval_samples` times, sampling as in training,
+    # before GRPO (after the warm-up) and after it: a rise that the per-step curve, one task
+    # group a step, hides in which task came up
+    eval_samples: int = 0
+    eval_before: Evaluation | None = None
+    eval_after: Evaluation | None = None
 
     @property
     def reward_first(self) -> float:
@@ -67,6 +105,9 @@ class LearnResult:
             "learning_rate": self.learning_rate,
             "sft_rows": self.sft_rows,
             "sft_loss": [round(x, 4) for x in self.sft_loss],
+            "eval_samples": self.eval_samples,
+            "eval_before": self.eval_before.to_json() if self.eval_before else None,
+            "eval_after": self.eval_after.to_json() if self.eval_after else None,
             "per_step": [
                 {
                     "step": n + 1,
@@ -216,6 +257,7 @@ def learn(
     sft_steps: int = 0,
     db: Path | None = None,
     max_steps: int = 2,
+    eval_samples: int = 0,
     on_step: Callable[[int, float], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
 ) -> LearnResult:
@@ -226,13 +268,14 @@ def learn(
     controls on `tasks` other tasks (never the reinforced ones) and trains that many
     supervised steps on the passing trajectories,
     those that use a tool when there are any (teaching a model the tools before reinforcing
-    it). `db` keeps every rollout (warm-up
-    references included) in a rollout store."""
+    it). `eval_samples` > 0 plays every reinforced task that many times, sampling as GRPO
+    does, before GRPO and after it (`eval_before`, `eval_after`). `db` keeps every rollout
+    (warm-up references and evaluations included) in a rollout store."""
     import transformers
 
     from model_interface.live import LiveModel
     from proofgym.store import RolloutStore
-    from trainers.trl import ProofgymRollouts, grpo_trainer
+    from trainers.trl import ProofgymRollouts, grpo_trainer, sampling_of
 
     say = on_phase or (lambda text: None)
     transformers.set_seed(seed)
@@ -256,7 +299,7 @@ def learn(
             model_dir = build(Path(tmp) / "tiny", seed=seed)
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
-        result = LearnResult(env=env, steps=steps, learning_rate=rate)
+        result = LearnResult(env=env, steps=steps, learning_rate=rate, eval_samples=eval_samples)
         tool_share: list[float] = []
 
         def batch(results: list[RunResult]) -> None:
@@ -329,9 +372,23 @@ def learn(
                             "GRPOTrainer wrapped the model: the rollouts would be stale"
                         )
                     trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours
+                    sampling = {"model": rollouts.model, **sampling_of(trainer.args)}
+
+                    def measure(when: str) -> Evaluation:
+                        say(f"evaluating {when}: {len(task_list)} tasks x {eval_samples}")
+                        played = rollouts.client.run_batch(
+                            task_list, eval_samples, model_params=sampling, max_steps=max_steps
+                        )
+                        keep(played)
+                        return evaluate(played)
+
+                    if eval_samples:
+                        result.eval_before = measure("before GRPO")
                     say(f"GRPO: {steps} steps, {generations} rollouts each")
                     last["t"] = time.perf_counter()
                     trainer.train()
+                    if eval_samples:
+                        result.eval_after = measure("after GRPO")
                 finally:
                     stack.stop()
                     rollouts.client.close()
@@ -389,4 +446,4 @@ def write_png(values: list[float], path: Path, width: int = 480, height: int = 2
     path.write_bytes(png + chunk(b"IEND", b""))
 
 
-__all__ = ["LearnResult", "learn", "write_png"]
+__all__ = ["Evaluation", "LearnResult", "evaluate", "learn", "write_png"]

@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,9 +56,8 @@ class ServiceHost:
         self.service: ServiceProcess = spawn_service(
             service, listen, port or free_port(listen), env, instance
         )
-        # the address other nodes reach it at (a service bound to 0.0.0.0 is reached at the
-        # node's own address)
-        self.service.url = self.service.url.replace(f"//{listen}:", f"//{self.host}:")
+        if listen in ("0.0.0.0", "::"):  # bound to every interface: reached at the node's own
+            self.service.url = self.service.url.replace(f"//{listen}:", f"//{self.host}:")
         try:
             wait_healthy([self.service], instance, timeout)
         except RuntimeError as exc:
@@ -100,6 +100,19 @@ def ray_module() -> Any:
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """RuntimeError unless something accepts TCP connections at `address` (host:port)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
+            pass
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(
+            f"no Ray cluster answers at {address} ({exc}); give the address `ray start "
+            "--head` printed (host:port of its GCS), or 'auto' on a node of the cluster"
+        ) from None
+
+
 @dataclass
 class RayStack:
     """The agent, the model interface and `replicas` resources servers as actors on a Ray
@@ -130,14 +143,21 @@ class RayStack:
 
     def _connect(self) -> Any:
         ray = ray_module()
-        if not ray.is_initialized():
+        if ray.is_initialized():
+            return ray
+        address = self.address or "auto"
+        if address != "auto" and "://" not in address:
+            _check_reachable(address)  # Ray itself retries an absent GCS for minutes
+        try:
             ray.init(
-                address=self.address or "auto",
+                address=address,
                 namespace=self.namespace,
                 logging_level=logging.WARNING,
                 log_to_driver=False,
             )
-            self._connected_here = True
+        except (ConnectionError, ValueError) as exc:
+            raise RuntimeError(f"cannot join the Ray cluster at {address}: {exc}") from None
+        self._connected_here = True
         return ray
 
     def _options(self, name: str, node: str, soft: bool = True) -> dict[str, Any]:

@@ -11,6 +11,8 @@ import sys
 import zlib
 from pathlib import Path
 
+import pytest
+
 from proofgym_stack.learn import LearnResult, learn, write_png
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +65,9 @@ def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) ->
     from proofgym.store import RolloutStore
 
     db = tmp_path / "learn.db"
-    result = learn("math", steps=2, tasks=4, generations=2, sft_steps=2, db=db, max_steps=2)
+    result = learn(
+        "math", steps=2, tasks=4, generations=2, sft_steps=2, db=db, max_steps=2, eval_samples=1
+    )
     # math's alternative control uses the calculator: the warm-up learns from those 4
     assert result.sft_rows == 4 and len(result.sft_loss) == 2
     assert len(result.rewards) == 2 and len(result.step_seconds) == 2
@@ -72,9 +76,21 @@ def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) ->
     store = RolloutStore(db)
     rows = list(store.rows())
     store.close()
-    # the warm-up's 4 reference and 4 alternative rollouts, then 2 steps of 2 rollouts each
-    assert len(rows) == 12
+    # the warm-up's 4 reference and 4 alternative rollouts, the 4 tasks once before GRPO,
+    # 2 steps of 2 rollouts each, the 4 tasks once after
+    assert len(rows) == 20
     assert sum(1 for r in rows if r["record"]["reward"] == 1.0) >= 8
+    # the evaluations are what the store holds for them: the 4 tasks, before and after
+    assert result.eval_before is not None and result.eval_after is not None
+    assert result.eval_before.rollouts == result.eval_after.rollouts == 4
+    played = [r["record"] for r in rows[8:12]], [r["record"] for r in rows[-4:]]
+    for evaluation, records in zip((result.eval_before, result.eval_after), played, strict=True):
+        usable = [r for r in records if not r["mask_sample"]]
+        assert evaluation.masked == 4 - len(usable)
+        assert evaluation.reward == pytest.approx(
+            sum(r["reward"] for r in usable) / max(1, len(usable))
+        )
+    assert result.to_json()["eval_after"]["rollouts"] == 4
 
 
 def test_the_warm_up_never_sees_a_reinforced_task() -> None:

@@ -2,7 +2,7 @@
 
 The services run as Ray actors (`proofgym up --ray`, and `RayStack` from a process already
 connected to the cluster); the resources replicas land on three nodes; the agent learns them
-from Ray. One node is lost in the middle of 2,000 rollouts: only that node's sessions are
+from Ray; 2,000 rollouts are all scored. One node is lost in the middle of 2,000 more: only that node's sessions are
 masked, its replica comes back on another node, and a rerun completes every rollout.
 """
 
@@ -28,6 +28,21 @@ from proofgym_stack.up import free_port
 ROOT = Path(__file__).resolve().parents[1]
 PROOFGYM = str(Path(sys.executable).parent / "proofgym")
 TASKS = ROOT / "tasks" / "file_edit" / "example.jsonl"
+
+
+def test_up_ray_without_a_cluster_is_a_clear_error_at_once(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    # "auto" finds a cluster running on this machine (Ray looks for its processes): this test
+    # runs before the module's cluster starts
+    env = {**os.environ, "RAY_TMPDIR": str(tmp_path)}
+    env.pop("RAY_ADDRESS", None)
+    for address, said in ((f"127.0.0.1:{port}", "no Ray cluster answers"), ("auto", "cannot join")):
+        done = subprocess.run(
+            [PROOFGYM, "up", "--ray", address], capture_output=True, text=True, timeout=60, env=env
+        )
+        assert done.returncode == 1
+        assert said in done.stdout + done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +75,7 @@ with RayStack(replicas=3, agent_port=int(sys.argv[2])).running() as stack:
     async def main():
         try:
             return await collect(tasks, agent_url=stack.agent_url, store=RolloutStore(sys.argv[4]),
-                                 client=client, repeats=25, concurrency=32, control="reference")
+                                 client=client, repeats=250, concurrency=64, control="reference")
         finally:
             await client.aclose()
 
@@ -84,7 +99,7 @@ def test_python_api_from_a_process_already_on_the_cluster(
     assert len(resources) == 3
     assert len({v["node"] for v in resources.values()}) == 3  # one replica per node
     assert out["where"]["agent"]["node"] in {v["node"] for v in resources.values()}
-    assert out["stored"] == 8 * 25 and out["passed"] == 8 * 25 and out["masked"] == 0
+    assert out["stored"] == 8 * 250 and out["passed"] == 8 * 250 and out["masked"] == 0
     # the stack used the caller's connection and left it open for the caller
     assert out["still"] is True
 
