@@ -8,15 +8,13 @@ one, which is how a rerun completes rollouts that were stored masked.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from proofgym.protocol import RunResult
+from proofgym.sqltable import Table, connect
 
 COLUMNS = {
     "rollout_id": str,
@@ -39,11 +37,10 @@ class RolloutStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self.db = sqlite_utils.Database(conn)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.table = self.db.table("rollouts")
+        self.conn = connect(self.path)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.table = Table(self.conn, "rollouts")
         if not self.table.exists():
             self.table.create(COLUMNS, pk="rollout_id", not_null={"task_id", "repeat"})
             self.table.create_index(["task_id", "repeat"], unique=True)
@@ -64,7 +61,7 @@ class RolloutStore:
             "record": result.model_dump_json(exclude_none=True),
         }
         # One transaction: a kill between the two statements must not drop the old row.
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
@@ -83,7 +80,7 @@ class RolloutStore:
 
     def done_pairs(self) -> set[tuple[str, int]]:
         """Pairs stored with a usable (not masked) result: a rerun skips these."""
-        rows = self.db.execute("SELECT task_id, repeat FROM rollouts WHERE mask_sample = 0")
+        rows = self.conn.execute("SELECT task_id, repeat FROM rollouts WHERE mask_sample = 0")
         return {(r[0], int(r[1])) for r in rows.fetchall()}
 
     def rows(self) -> Iterator[dict[str, Any]]:
@@ -93,8 +90,8 @@ class RolloutStore:
 
     def count(self) -> int:
         """How many rollouts are stored."""
-        return int(self.table.count)
+        return self.table.count
 
     def close(self) -> None:
         """Close the database file."""
-        self.db.conn.close()
+        self.conn.close()

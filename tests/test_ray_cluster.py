@@ -2,8 +2,9 @@
 
 The services run as Ray actors (`proofgym up --ray`, and `RayStack` from a process already
 connected to the cluster); the resources replicas land on three nodes; the agent learns them
-from Ray; 2,000 rollouts are all scored. One node is lost in the middle of 2,000 more: only that node's sessions are
-masked, its replica comes back on another node, and a rerun completes every rollout.
+from Ray; 2,000 rollouts are all scored. One node is lost in the middle of 2,000 more: only
+that node's sessions are masked, its replica comes back on another node, and a rerun
+completes every rollout.
 """
 
 from __future__ import annotations

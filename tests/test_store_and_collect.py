@@ -125,7 +125,7 @@ def test_a_failed_replacement_keeps_the_old_row(tmp_path: Path) -> None:
     store = RolloutStore(tmp_path / "s.db")
     store.put(result("a", masked=True, rid="a" * 20), 0)
     # the INSERT fails after the DELETE ran (a disk error, a kill: the same for SQLite)
-    store.db.execute(
+    store.conn.execute(
         "CREATE TRIGGER boom BEFORE INSERT ON rollouts WHEN NEW.rollout_id = "
         "'" + "b" * 20 + "' BEGIN SELECT RAISE(ABORT, 'boom'); END"
     )

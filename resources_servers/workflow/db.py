@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
+from proofgym.sqltable import Table, connect
 
 SCHEMA: dict[str, dict[str, type]] = {
     "customers": {"id": int, "name": str, "email": str, "zip": str, "address": str},
@@ -25,13 +25,23 @@ SCHEMA: dict[str, dict[str, type]] = {
 }
 
 
-def open_db(path: Path) -> sqlite_utils.Database:
+class Database:
+    """The session's database: its tables by name."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def table(self, name: str) -> Table:
+        """The table `name`."""
+        return Table(self.conn, name)
+
+
+def open_db(path: Path) -> Database:
     """A connection to the session's database file."""
-    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-    return sqlite_utils.Database(conn)
+    return Database(connect(path))
 
 
-def seed(db: sqlite_utils.Database, data: dict[str, Any]) -> None:
+def seed(db: Database, data: dict[str, Any]) -> None:
     """Create the tables and insert the task's rows."""
     for table, columns in SCHEMA.items():
         db.table(table).create(columns, pk="seq" if table == "audit" else "id")
@@ -40,7 +50,7 @@ def seed(db: sqlite_utils.Database, data: dict[str, Any]) -> None:
             db.table(table).insert_all(rows)
 
 
-def snapshot(db: sqlite_utils.Database) -> dict[str, dict[str, Any]]:
+def snapshot(db: Database) -> dict[str, dict[str, Any]]:
     """Every business row as `table:id -> row` (the audit log and refund ids aside: a refund
     is identified by its order)."""
     out: dict[str, dict[str, Any]] = {}

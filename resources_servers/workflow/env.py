@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
 from openai.types.responses import Response
 
 from proofgym.protocol import Check, Control, Task, VerifyResult
@@ -22,7 +21,7 @@ from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.state import diff
-from resources_servers.workflow.db import open_db, seed, snapshot, task_snapshot
+from resources_servers.workflow.db import Database, open_db, seed, snapshot, task_snapshot
 from resources_servers.workflow.messages import Outcome, contradicts, orders_named
 from resources_servers.workflow.scripts import controls_for
 from resources_servers.workflow.task import WorkflowTask
@@ -33,7 +32,7 @@ REFUND_WINDOW_DAYS = 30
 class Office:
     """One session's database; a lock serializes its use across tool threads."""
 
-    def __init__(self, db: sqlite_utils.Database, today: int) -> None:
+    def __init__(self, db: Database, today: int) -> None:
         self.db = db
         self.today = today
         self.lock = threading.Lock()
