@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,9 +212,17 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
             f"stored {len(masked)}: all 2,000 scored 1.0, {sessions} sessions on the restarted "
             "replica"
         )
-    finally:
+        # SIGTERM to `up`: every service of the stack stops (their actors belong to it)
         up.proc.terminate()
-        up.proc.wait(60)
+        assert up.proc.wait(60) == 0
+        urls = [agent_url, new_url, *(u for k, (u, _) in up.placement().items() if k != victim)]
+        for url in urls:
+            with pytest.raises(OSError):
+                urllib.request.urlopen(f"{url}/health", timeout=5)
+    finally:
+        if up.proc.poll() is None:
+            up.proc.terminate()
+            up.proc.wait(60)
 
 
 def _node_ids(cluster: LocalCluster) -> list[str]:
