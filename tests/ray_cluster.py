@@ -75,6 +75,7 @@ class LocalCluster:
     def add_node(self) -> None:
         """Start one more node (the head first), with a resource named after it."""
         common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
+        common += ["--object-store-memory", str(100 * 2**20)]  # the stack passes no objects
         common += ["--resources", json.dumps({f"node{self.nodes}": 1})]
         if self.nodes == 0:
             cmd = [RAY, "start", "--head", "--port", str(self.port), "--temp-dir", str(self.temp)]
