@@ -217,7 +217,9 @@ class RayStack:
             self.agent_url = ray.get(self.actors["agent"].url.remote(), timeout=timeout)
         except BaseException as exc:
             self.stop()
-            if isinstance(exc, ray.exceptions.RayError):
+            # a RayError: a service failed or timed out; a ValueError: a name already taken
+            # in this namespace (another stack's)
+            if isinstance(exc, ray.exceptions.RayError | ValueError):
                 raise RuntimeError(f"the services did not start on Ray: {exc}") from None
             raise
         return self
@@ -236,15 +238,14 @@ class RayStack:
 
     def stop(self) -> None:
         """Stop every service and its actor (and leave Ray if this stack joined it)."""
-        if not self.actors:
-            return
         ray = ray_module()
         stops = []
         for actor in self.actors.values():
             with contextlib.suppress(Exception):
                 stops.append(actor.stop.remote())
         with contextlib.suppress(Exception):
-            ray.wait(stops, num_returns=len(stops), timeout=15)
+            if stops:
+                ray.wait(stops, num_returns=len(stops), timeout=15)
         for actor in self.actors.values():
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)

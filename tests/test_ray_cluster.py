@@ -71,6 +71,11 @@ from proofgym_stack.ray_stack import RayStack
 ray.init(address=sys.argv[1], log_to_driver=False)  # a trainer's process, already connected
 with RayStack(replicas=3, agent_port=int(sys.argv[2])).running() as stack:
     where = stack.where()
+    try:  # a second stack in the same namespace is refused, and leaves the first alone
+        RayStack(replicas=1, namespace=stack.namespace, agent_port=int(sys.argv[5])).start(30)
+        clash = "started"
+    except RuntimeError as exc:
+        clash = str(exc)
     tasks = load_tasks(Path(sys.argv[3]))
     client = ServiceClient(CollectorSettings(), token=stack.token)
 
@@ -83,7 +88,8 @@ with RayStack(replicas=3, agent_port=int(sys.argv[2])).running() as stack:
 
     summary = asyncio.run(main())
 print(json.dumps({"where": where, "stored": summary.stored, "passed": summary.passed,
-                  "masked": sum(summary.failures.values()), "still": ray.is_initialized()}))
+                  "masked": sum(summary.failures.values()), "still": ray.is_initialized(),
+                  "clash": clash}))
 """
 
 
@@ -91,7 +97,7 @@ def test_python_api_from_a_process_already_on_the_cluster(
     cluster: LocalCluster, tmp_path: Path
 ) -> None:
     db = tmp_path / "api.db"
-    args = [cluster.address, str(free_port()), str(TASKS), str(db)]
+    args = [cluster.address, str(free_port()), str(TASKS), str(db), str(free_port())]
     done = subprocess.run(
         [sys.executable, "-c", PYTHON_API, *args], capture_output=True, text=True, timeout=600
     )
@@ -104,6 +110,7 @@ def test_python_api_from_a_process_already_on_the_cluster(
     assert out["stored"] == 8 * 250 and out["passed"] == 8 * 250 and out["masked"] == 0
     # the stack used the caller's connection and left it open for the caller
     assert out["still"] is True
+    assert "did not start" in out["clash"] and "resources-0" in out["clash"], out["clash"]
 
 
 class Up:
