@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--sft", type=int, default=20)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--generations", type=int, default=4)
+    parser.add_argument("--groups", type=int, default=1, help="tasks per GRPO step")
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--eval", type=int, default=4, help="plays of each task before/after")
@@ -117,6 +118,7 @@ def main() -> None:
         steps=args.steps,
         sft_steps=args.sft,
         generations=args.generations,
+        groups=args.groups,
         max_completion_length=64,
         tasks=args.tasks,
         learning_rate=args.learning_rate,

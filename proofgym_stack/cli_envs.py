@@ -353,7 +353,10 @@ def learn_command(
             help="GRPO learning rate (default: 5e-3 for the tiny model, 1e-5 for --model)"
         ),
     ] = None,
-    generations: Annotated[int, typer.Option(min=2, help="rollouts per GRPO step")] = 8,
+    generations: Annotated[int, typer.Option(min=2, help="rollouts per task in a GRPO group")] = 8,
+    groups: Annotated[
+        int, typer.Option(min=1, help="tasks (groups) per GRPO step: one update averages them")
+    ] = 1,
     completion_length: Annotated[
         int, typer.Option(min=4, help="tokens the policy may write per turn")
     ] = 24,
@@ -422,6 +425,7 @@ def learn_command(
                 steps=steps,
                 learning_rate=learning_rate,
                 generations=generations,
+                groups=groups,
                 max_completion_length=completion_length,
                 tasks=tasks,
                 seed=seed,

@@ -251,6 +251,7 @@ def learn(
     steps: int = 100,
     learning_rate: float | None = None,
     generations: int = 8,
+    groups: int = 1,
     max_completion_length: int = 24,
     tasks: int = 32,
     seed: int = 0,
@@ -263,6 +264,7 @@ def learn(
 ) -> LearnResult:
     """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve.
 
+    Each step plays `groups` tasks `generations` times each and makes one update.
     `learning_rate` defaults to one that suits the model: 5e-3 for the random tiny model, 1e-5
     for a model folder (pretrained). `sft_steps` > 0 first plays the environment's honest
     controls on `tasks` other tasks (never the reinforced ones) and trains that many
@@ -354,6 +356,7 @@ def learn(
                         rollouts,
                         generations=generations,
                         steps=steps,
+                        groups=groups,
                         callbacks=[Curve()],
                         output_dir=str(Path(tmp) / "out"),
                         learning_rate=rate,
@@ -384,7 +387,7 @@ def learn(
 
                     if eval_samples:
                         result.eval_before = measure("before GRPO")
-                    say(f"GRPO: {steps} steps, {generations} rollouts each")
+                    say(f"GRPO: {steps} steps of {groups} x {generations} rollouts")
                     last["t"] = time.perf_counter()
                     trainer.train()
                     if eval_samples:

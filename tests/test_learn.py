@@ -101,3 +101,18 @@ def test_the_warm_up_never_sees_a_reinforced_task() -> None:
     data = {json.dumps(t.task_data, sort_keys=True) for t in reinforced}
     assert not data & {json.dumps(t.task_data, sort_keys=True) for t in warmup}
     assert not {t.task_id for t in reinforced} & {t.task_id for t in warmup}
+
+
+def test_several_task_groups_per_step(tmp_path: Path) -> None:
+    from proofgym.store import RolloutStore
+
+    db = tmp_path / "groups.db"
+    result = learn("letters", steps=2, tasks=4, generations=2, groups=2, db=db)
+    assert len(result.rewards) == 2
+    store = RolloutStore(db)
+    rows = list(store.rows())
+    store.close()
+    # each step: 2 tasks, each played twice
+    assert len(rows) == 2 * 2 * 2
+    first_step = rows[:4]
+    assert len({r["task_id"] for r in first_step}) == 2

@@ -180,16 +180,18 @@ def grpo_trainer(
     *,
     generations: int = 8,
     steps: int = 100,
+    groups: int = 1,
     callbacks: Sequence[Any] = (),
     **config: Any,
 ) -> Any:
     """TRL's GRPOTrainer over `rollouts`' tasks: the environment reward (components logged),
-    `generations` rollouts per prompt, one prompt group per step; `config` goes to GRPOConfig."""
+    `generations` rollouts per prompt, `groups` prompt groups per step (one update averages
+    over that many tasks); `config` goes to GRPOConfig."""
     from trl import GRPOConfig, GRPOTrainer  # type: ignore[attr-defined]
 
     funcs, weights = reward_functions()
     args = GRPOConfig(
-        per_device_train_batch_size=generations,
+        per_device_train_batch_size=generations * groups,
         num_generations=generations,
         max_steps=steps,
         reward_weights=weights,
