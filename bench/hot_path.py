@@ -27,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# PROOFGYM_BENCH_CODE=DIR (with the bench started in DIR): the stack and its services from
+# another checkout, a baseline, measured by this same script
+CODE = Path(os.environ.get("PROOFGYM_BENCH_CODE", ROOT))
+sys.path.insert(0, str(CODE))
 
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.serving import raise_nofile  # noqa: E402
@@ -100,10 +103,20 @@ async def level(
             if kind:
                 failures[kind] = failures.get(kind, 0) + 1
 
+    peak: dict[str, float] = {name: 0.0 for name in pids}
+
+    async def sample_rss() -> None:  # the services' resident memory while the level runs
+        while True:
+            for name, pid in pids.items():
+                peak[name] = max(peak[name], rss_mb(pid))
+            await asyncio.sleep(0.5)
+
     cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    sampler = asyncio.create_task(sample_rss())
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(c)))
     wall = time.perf_counter() - start
+    sampler.cancel()
     cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
     return {
         "concurrency": c,
@@ -117,6 +130,8 @@ async def level(
         "failures": failures,
         "cpu_ms_per_rollout": {k: 1000 * v / n for k, v in cpu.items()},
         "stack_cpu_ms_per_rollout": 1000 * sum(cpu.values()) / n,
+        "peak_rss_mb": {k: round(v, 1) for k, v in peak.items()},
+        "peak_rss_total_mb": round(sum(peak.values()), 1),
     }
 
 
@@ -235,6 +250,9 @@ def main() -> None:
     parser.add_argument("--soak", type=int, default=0, help="rollouts of the memory soak")
     parser.add_argument("--nofile", type=int, default=1024, help="services' starting soft limit")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--all-envs", action="store_true", help="serve every environment, as `proofgym up` does"
+    )
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     raise_nofile()  # the client holds one connection per rollout in flight
@@ -246,7 +264,11 @@ def main() -> None:
         resources_ports=[ports[1]],
         model_port=ports[2],
         nofile=args.nofile,
-        env={"PROOFGYM_LOG_LEVEL": "error", "PROOFGYM_ENVS": '["math"]'},
+        env={
+            "PROOFGYM_LOG_LEVEL": "error",
+            **({} if args.all_envs else {"PROOFGYM_ENVS": '["math"]'}),
+            "PYTHONPATH": str(CODE),
+        },
         model_env={
             "PROOFGYM_BACKEND": "openai",
             "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),

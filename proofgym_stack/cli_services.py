@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -18,9 +17,6 @@ from rich.table import Table
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
 from proofgym_stack.up import Stack, free_port
-
-if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
-    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 
 
 @app.command()
@@ -50,9 +46,7 @@ def serve(
     `serve vllm --model DIR` starts vLLM's OpenAI server with the flags the vllm backend
     needs (the `vllm` extra must be installed).
     """
-    from proofgym.serving import fit_to_descriptors, token_problem
-    from proofgym.serving import serve as run_service
-    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+    from proofgym_stack.service_main import ServiceConfigError, run
 
     if service == "vllm":
         _serve_vllm(model, host or "127.0.0.1", port or 8003, dry_run)
@@ -69,41 +63,12 @@ def serve(
         overrides["model"] = model
     if base_url:
         overrides["base_urls"] = base_url
-    settings: AgentSettings | ResourcesSettings | ModelSettings
-    if service == "agent":
-        from agent_server.app import create_app as agent_app
-
-        settings = fit_to_descriptors(AgentSettings.from_env(**overrides))
-        application = agent_app(settings)
-    elif service == "resources":
-        from proofgym_stack.environments import build_environments
-        from resources_servers.base.app import create_app as resources_app
-
-        settings = fit_to_descriptors(ResourcesSettings.from_env(**overrides))
-        try:
-            application = resources_app(settings, build_environments(settings))
-        except ValueError as exc:
-            fail(str(exc))
-    elif service == "model":
-        from model_interface.app import create_app as model_app
-
-        if backend:
-            overrides["backend"] = backend
-        settings = fit_to_descriptors(ModelSettings.from_env(**overrides))
-        try:
-            application = model_app(settings)
-        except ValueError as exc:
-            fail(str(exc))
-    else:
-        fail(
-            f"unknown service {service!r}; choose agent, resources, model, vllm, openenv or "
-            "nemo-gym"
-        )
-    problem = token_problem(settings)
-    if problem is not None:
-        fail(problem)
-    logging.basicConfig(level=settings.log_level.upper())
-    run_service(application, settings, settings.port)
+    if backend and service == "model":
+        overrides["backend"] = backend
+    try:
+        run(service, overrides)
+    except ServiceConfigError as exc:
+        fail(str(exc))
 
 
 #: what a model served by `up --model` writes per turn when the request does not say

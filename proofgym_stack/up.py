@@ -71,8 +71,8 @@ class ServiceProcess:
 def spawn_service(
     name: str, host: str, port: int, env: dict[str, str], instance: str, nofile: int | None = None
 ) -> ServiceProcess:
-    """`proofgym serve NAME` as a child process bound to host:port, with `env` over ours and
-    `instance` as the id its /health answers; it dies with this process."""
+    """Service NAME (as `proofgym serve NAME`) as a child process bound to host:port, with
+    `env` over ours and `instance` as the id its /health answers; it dies with this process."""
     env = {
         **os.environ,
         **env,
@@ -80,7 +80,8 @@ def spawn_service(
         "PROOFGYM_PORT": str(port),
         "PROOFGYM_INSTANCE": instance,
     }
-    cmd = [sys.executable, "-m", "proofgym_stack.cli", "serve", name]
+    # not through the CLI: a service process never loads Typer and the command modules
+    cmd = [sys.executable, "-m", "proofgym_stack.service_main", name]
     proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(nofile))
     return ServiceProcess(name, f"http://{host}:{port}", proc, cmd, env)
 

@@ -230,3 +230,44 @@ def test_the_sessions_of_a_killed_agent_are_closed_within_their_lease() -> None:
     finally:
         fake.kill()  # its handlers hang on purpose: no graceful stop
         fake.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "said"),
+    [
+        (["bogus"], {}, "usage: python -m proofgym_stack.service_main agent|resources|model"),
+        (["agent"], {"PROOFGYM_MAX_STEPS": "zero"}, "error: "),
+        (["agent"], {"PROOFGYM_HOST": "0.0.0.0"}, "error: refusing to serve on 0.0.0.0"),
+    ],
+)
+def test_a_service_started_without_the_cli_refuses_bad_input_clearly(
+    argv: list[str], env: dict[str, str], said: str
+) -> None:
+    # how `proofgym up` and Ray's actors start services: no Typer, the same checks
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "proofgym_stack.service_main", *argv],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    if "MAX_STEPS" in str(env):
+        assert "max_steps" in done.stderr
+
+
+def test_a_service_process_does_not_load_the_command_line() -> None:
+    code = (
+        "import sys\n"
+        "from proofgym_stack.service_main import build\n"
+        "for name in ('agent', 'resources', 'model'):\n"
+        "    build(name, {})\n"
+        "print(sorted(m for m in ('typer', 'proofgym_stack.cli') if m in sys.modules))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=clean
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
