@@ -64,16 +64,24 @@ def live_urls(group: RayGroup, timeout_s: float = 2.0) -> list[str]:
             refs.append(ray.get_actor(name, namespace=group.namespace).url.remote())
         except (ValueError, ray.exceptions.RayError):
             continue  # gone between listing and lookup
+    return sorted(str(url) for url in answered(ray, refs, timeout_s).values())
+
+
+def answered(ray: Any, refs: list[Any], timeout_s: float) -> dict[int, Any]:
+    """The values of the actor calls `refs` that answered within `timeout_s`, by position (a
+    call to an actor that is restarting, dead or on a lost node is left out)."""
     if not refs:
-        return []
+        return {}
     ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout_s)
-    urls = []
-    for ref in ready:
-        try:
-            urls.append(str(ray.get(ref)))
-        except ray.exceptions.RayError:
-            continue
-    return sorted(urls)
+    done = set(ready)
+    values = {}
+    for i, ref in enumerate(refs):
+        if ref in done:
+            try:
+                values[i] = ray.get(ref)
+            except ray.exceptions.RayError:
+                continue
+    return values
 
 
 async def lookup(url: str) -> list[str]:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from agent_server.ray_replicas import SCHEME, RayGroup
+from agent_server.ray_replicas import SCHEME, RayGroup, lookup
 from proofgym.routing import sticky
 
 __all__ = ["ReplicaSet", "resolve_all", "sticky"]
@@ -30,13 +30,6 @@ log = logging.getLogger(__name__)
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 Lookup = Callable[[str], Awaitable[list[str]]]
-
-
-async def ray_lookup(url: str) -> list[str]:
-    """The live replicas behind a `ray-actors://` URL (Ray is imported on first use only)."""
-    from agent_server.ray_replicas import lookup
-
-    return await lookup(url)
 
 
 async def resolve_all(host: str, port: int) -> list[str]:
@@ -58,7 +51,7 @@ class ReplicaSet:
         urls: list[str],
         resolver: Resolver = resolve_all,
         ttl_s: float = 5.0,
-        ray: Lookup = ray_lookup,
+        ray: Lookup = lookup,  # Ray itself is imported on the first lookup only
     ) -> None:
         if not urls:
             raise ValueError("at least one resources URL is needed")

@@ -23,6 +23,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from proofgym_stack.up import free_port  # noqa: E402
+
 COMMANDS = (["--help"], ["new-env", "--help"], ["validate", "--help"])
 
 
@@ -55,9 +59,6 @@ def _rss_mb(pid: int) -> float:
 
 def up_once(code_root: Path) -> tuple[float, float]:
     """`proofgym up` on free ports: seconds until "ready", and the stack's RSS (MB) then."""
-    sys.path.insert(0, str(ROOT))
-    from proofgym_stack.up import free_port
-
     env = {**os.environ, "PYTHONPATH": str(code_root)}
     ports = [str(free_port()) for _ in range(3)]
     cmd = [sys.executable, "-m", "proofgym_stack.cli", "up", "--agent-port", ports[0]]

@@ -8,8 +8,9 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -17,6 +18,9 @@ from rich.table import Table
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
 from proofgym_stack.up import Stack, free_port
+
+if TYPE_CHECKING:  # Ray is imported only by `up --ray`
+    from proofgym_stack.ray_stack import RayStack
 
 
 @app.command()
@@ -141,8 +145,8 @@ def _serve_vllm(model: str | None, host: str, port: int, dry_run: bool) -> None:
     os.execv(cmd[0], cmd)
 
 
-def _supervise(stack: Stack) -> None:
-    """Until SIGINT or SIGTERM: restart any service that dies, and say so."""
+def _until_stopped(tick: Callable[[], None], every: float) -> None:
+    """Call `tick` every `every` seconds until SIGINT or SIGTERM."""
     stop = {"now": False}
 
     def handler(signum: int, frame: Any) -> None:
@@ -150,13 +154,25 @@ def _supervise(stack: Stack) -> None:
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
+    last = time.monotonic()
     while not stop["now"]:
+        time.sleep(0.2)
+        if time.monotonic() - last >= every:
+            tick()
+            last = time.monotonic()
+
+
+def _supervise(stack: Stack) -> None:
+    """Until SIGINT or SIGTERM: restart any service that dies, and say so."""
+
+    def restart() -> None:
         for svc in stack.restart_dead():
             err.print(
                 f"[yellow]{svc.name} at {svc.url} died; restarted it "
                 f"(pid {svc.process.pid}, restart {svc.restarts})[/yellow]"
             )
-        time.sleep(0.2)
+
+    _until_stopped(restart, 0.2)
 
 
 @app.command()
@@ -263,24 +279,17 @@ def _up_ray(
         console.print(f"ready (Ray namespace {stack.namespace}); Ctrl-C stops everything")
         if "PROOFGYM_TOKEN" not in os.environ:
             console.print(f"export PROOFGYM_TOKEN={stack.token}", soft_wrap=True)
-        stop = {"now": False}
 
-        def handler(signum: int, frame: Any) -> None:
-            stop["now"] = True
+        def show() -> None:  # say where a restarted actor went
+            nonlocal shown
+            shown = _show_placement(stack, shown)
 
-        signal.signal(signal.SIGTERM, handler)
-        signal.signal(signal.SIGINT, handler)
-        last = time.monotonic()
-        while not stop["now"]:
-            time.sleep(0.2)
-            if time.monotonic() - last > 5:  # say where a restarted actor went
-                shown = _show_placement(stack, shown)
-                last = time.monotonic()
+        _until_stopped(show, 5.0)
     finally:
         stack.stop()
 
 
-def _show_placement(stack: Any, shown: dict[str, str]) -> dict[str, str]:
+def _show_placement(stack: RayStack, shown: dict[str, str]) -> dict[str, str]:
     """Print each service that is new or moved since `shown` (name -> URL); the new map."""
     now = {}
     for name, where in sorted(stack.where().items()):

@@ -160,7 +160,7 @@ class RayStack:
         self._connected_here = True
         return ray
 
-    def _options(self, name: str, node: str, soft: bool = True) -> dict[str, Any]:
+    def _options(self, name: str, node: str) -> dict[str, Any]:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         return {
@@ -170,7 +170,7 @@ class RayStack:
             # a token share of a CPU: the services are not Ray's CPU work, but Ray 2.60 ignores
             # a soft node preference for an actor that asks for no resource at all
             "num_cpus": 0.01,
-            "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=soft),
+            "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True),
         }
 
     def start(self, timeout: float = 120.0) -> RayStack:
@@ -226,15 +226,11 @@ class RayStack:
 
     def where(self) -> dict[str, dict[str, Any]]:
         """Each actor's service URL, node and process id (a restarting one is left out)."""
-        ray = ray_module()
-        refs = {name: a.where.remote() for name, a in self.actors.items()}
-        ready, _ = ray.wait(list(refs.values()), num_returns=len(refs), timeout=10)
-        found = {}
-        for name, ref in refs.items():
-            if ref in ready:
-                with contextlib.suppress(ray.exceptions.RayError):
-                    found[name] = ray.get(ref)
-        return found
+        from agent_server.ray_replicas import answered
+
+        names = list(self.actors)
+        refs = [self.actors[name].where.remote() for name in names]
+        return {names[i]: v for i, v in answered(ray_module(), refs, 10.0).items()}
 
     def stop(self) -> None:
         """Stop every service and its actor (and leave Ray if this stack joined it)."""

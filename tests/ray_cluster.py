@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RAY = str(Path(sys.executable).parent / "ray")
+NODE_ID = re.compile(r"--node_id=(\w+)")
 
 
 def _cmdline(pid: int) -> str:
@@ -85,14 +87,22 @@ class LocalCluster:
         subprocess.run([*cmd, *common], check=True, capture_output=True, env=self.env())
         self.nodes += 1
 
-    def raylet(self, node_id: str) -> int:
-        """The process id of the raylet of `node_id`."""
+    def raylets(self) -> dict[str, int]:
+        """This cluster's raylets: node id -> process id."""
+        found = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
                 line = _cmdline(int(entry.name))
-                if "raylet/raylet" in line and f"--node_id={node_id}" in line:
-                    return int(entry.name)
-        raise LookupError(f"no raylet for node {node_id}")
+                if "raylet/raylet" in line and str(self.temp) in line:
+                    found.update({node: int(entry.name) for node in NODE_ID.findall(line)})
+        return found
+
+    def raylet(self, node_id: str) -> int:
+        """The process id of the raylet of `node_id`."""
+        try:
+            return self.raylets()[node_id]
+        except KeyError:
+            raise LookupError(f"no raylet for node {node_id}") from None
 
     def lose_node(self, node_id: str) -> list[int]:
         """Kill the node's raylet and everything below it: workers, actors, services."""

@@ -180,9 +180,8 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
         while requests_served(agent_url, "/run", token) < 400 and job.poll() is None:
             time.sleep(0.05)
         assert job.poll() is None, "the collection ended before the node was lost"
-        lost_node_id = next(
-            n for n in _node_ids(cluster) if n.startswith(lost_node)
-        )  # the printed id is a prefix
+        # the printed id is a prefix of the node's
+        lost_node_id = next(n for n in cluster.raylets() if n.startswith(lost_node))
         killed = cluster.lose_node(lost_node_id)
         lost_at = time.monotonic()
         assert len(killed) > 1
@@ -230,19 +229,6 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
         if up.proc.poll() is None:
             up.proc.terminate()
             up.proc.wait(60)
-
-
-def _node_ids(cluster: LocalCluster) -> list[str]:
-    ids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            if "raylet/raylet" in line and str(cluster.temp) in line:
-                ids += re.findall(r"--node_id=(\w+)", line)
-    return ids
 
 
 def _rows(db: Path) -> list[dict[str, object]]:
