@@ -7,13 +7,13 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
 
 from agent_server.loop import RolloutRunner
 from proofgym import VERSION
+from proofgym.fastroute import fast_post
 from proofgym.http import ServiceClient, Transport
 from proofgym.jsonlimits import MAX_BYTES
-from proofgym.protocol import RunRequest
+from proofgym.protocol import RunRequest, RunResult
 from proofgym.service import install_common
 from proofgym.settings import AgentSettings
 from proofgym.viewer import create_viewer
@@ -44,9 +44,8 @@ def create_app(
     if settings.ui_store is not None:  # the viewer of a live store, read-only
         app.mount("/ui", create_viewer(settings.ui_store))
 
-    @app.post("/run")
-    async def run(body: RunRequest) -> JSONResponse:
-        result = await runner.run(body)
-        return JSONResponse(result.model_dump(mode="json", exclude_none=True))
+    @fast_post(app, "/run", response_model_exclude_none=True)
+    async def run(body: RunRequest) -> RunResult:
+        return await runner.run(body)
 
     return app

@@ -1,9 +1,17 @@
-"""The floor: a bare FastAPI route that answers its JSON body, served like our services."""
+"""The floor: echo routes that answer their JSON body, served like our services.
+
+`app` is a bare FastAPI route; `raw_app` is the same echo as a plain ASGI callable (no
+framework at all). Both run under uvicorn with uvloop and httptools, as `proofgym serve` runs
+our services, so the CPU they spend per request is what any service of ours pays at least.
+"""
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +25,44 @@ async def echo(request: Request) -> Any:
     return {"output": await request.json(), "error": None}
 
 
-def start(port: int) -> subprocess.Popen[bytes]:
-    """The floor server in its own process, served as `proofgym serve` serves our services."""
-    return subprocess.Popen(
+async def raw_app(scope: Any, receive: Any, send: Any) -> None:
+    """The echo with nothing between uvicorn and the handler (lifespan ignored)."""
+    if scope["type"] != "http":
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        return
+    body = b""
+    more = True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    answer = json.dumps({"output": json.loads(body), "error": None}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": answer})
+
+
+def start(port: int, target: str = "bench.echo_server:app") -> subprocess.Popen[bytes]:
+    """An echo server (`target`, an ASGI app path) in its own process, served as
+    `proofgym serve` serves our services, listening when this returns."""
+    proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "uvicorn",
-            "bench.echo_server:app",
+            target,
             "--port",
             str(port),
             "--loop",
@@ -38,3 +76,13 @@ def start(port: int) -> subprocess.Popen[bytes]:
         ],
         cwd=Path(__file__).resolve().parent.parent,
     )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the echo server {target} did not listen on {port}") from None
+            time.sleep(0.1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import platform
@@ -37,6 +38,12 @@ from proofgym.serving import raise_nofile  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.math import generate  # noqa: E402
+
+# the floor is always this checkout's, whichever code the stack runs
+_spec = importlib.util.spec_from_file_location("echo_server", ROOT / "bench" / "echo_server.py")
+assert _spec is not None and _spec.loader is not None
+echo_server = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(echo_server)
 
 FAKE_MODEL = """
 import json, sys
@@ -135,6 +142,35 @@ async def level(
     }
 
 
+#: HTTP calls one rollout makes inside the stack: /run, seed, 2 model calls and the model
+#: interface's 2 upstream relays, the tool, verify, close
+CALLS_PER_ROLLOUT = 9
+#: the floor's concurrency cap: its cost per request does not depend on it, and more would
+#: only open more descriptors
+FLOOR_MAX_C = 1024
+
+
+async def floor(
+    client: ServiceClient, url: str, tasks: list[dict[str, Any]], n: int, c: int, pid: int
+) -> float:
+    """CPU milliseconds an echo server (process `pid`) spends per request, n requests with
+    bodies like the stack's, min(c, FLOOR_MAX_C) at once."""
+    counter = iter(range(n))
+    failed = 0
+
+    async def worker() -> None:
+        nonlocal failed
+        for i in counter:
+            answer = await client.post_json(f"{url}/echo", {"task": tasks[i % len(tasks)]})
+            failed += answer.get("error", 1) is not None
+
+    before = cpu_seconds(pid)
+    await asyncio.gather(*(worker() for _ in range(min(c, FLOOR_MAX_C))))
+    if failed:
+        raise RuntimeError(f"the floor echo at {url} failed {failed} of {n} requests")
+    return 1000 * (cpu_seconds(pid) - before) / n
+
+
 async def soak(
     client: ServiceClient, agent_url: str, tasks: list[dict[str, Any]], n: int, pids: Any
 ) -> dict[str, Any]:
@@ -164,7 +200,9 @@ async def soak(
     }
 
 
-async def measure(levels: list[int], soak_n: int, stack: Stack) -> dict[str, Any]:
+async def measure(
+    levels: list[int], soak_n: int, stack: Stack, floors: dict[str, tuple[str, int]]
+) -> dict[str, Any]:
     tasks = [t for t in generate(256, seed=11)]
     # what `proofgym rollout` uses: a connection per rollout, connect failures retried
     settings = CollectorSettings(request_timeout_s=1200, pool_per_upstream=max(levels))
@@ -173,12 +211,18 @@ async def measure(levels: list[int], soak_n: int, stack: Stack) -> dict[str, Any
     out: dict[str, Any] = {"levels": []}
     try:
         await level(client, stack.agent_url, tasks, 500, 64, pids)  # warm-up, not reported
+        for url, pid in floors.values():
+            await floor(client, url, tasks, 500, 64, pid)
         for c in levels:
             # Up to 4096, each client runs 4 rollouts or more in a row: the steady state,
             # where p99/p50 says whether admission is fair. Above, all start at once: the
             # burst, where what counts is that every one completes.
             n = max(4000, 4 * c) if c <= 4096 else c
             row = await level(client, stack.agent_url, tasks, n, c, pids)
+            row["floor_cpu_ms_per_request"] = {
+                name: await floor(client, url, tasks, min(n, 4000), c, pid)
+                for name, (url, pid) in floors.items()
+            }
             out["levels"].append(row)
             print(json.dumps(row), flush=True)
         if soak_n:
@@ -223,6 +267,28 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             f"{cpu.get('agent', 0):.2f} | "
             f"{cpu.get('resources', 0):.2f} | {cpu.get('model', 0):.2f} |"
         )
+    if all("floor_cpu_ms_per_request" in r for r in rows):
+        lines += [
+            "",
+            "The floor, in the same run: echo servers in their own processes (uvicorn, uvloop, "
+            "httptools, as our services), driven by the same client at the same concurrency "
+            f"(capped at {FLOOR_MAX_C}) with a task as the body. The target: stack CPU per "
+            f"rollout <= 2 x {CALLS_PER_ROLLOUT} calls x the FastAPI echo's CPU per request.",
+            "",
+            "| concurrency | bare ASGI echo ms/req | FastAPI echo ms/req | limit ms/rollout | "
+            "stack ms/rollout | stack / limit | stack ms per call | per call / FastAPI echo |",
+            "|" + "---|" * 8,
+        ]
+        for r in rows:
+            f = r["floor_cpu_ms_per_request"]
+            limit = 2 * CALLS_PER_ROLLOUT * f["fastapi"]
+            stack_ms = r["stack_cpu_ms_per_rollout"]
+            per_call = stack_ms / CALLS_PER_ROLLOUT
+            lines.append(
+                f"| {r['concurrency']} | {f['asgi']:.3f} | {f['fastapi']:.3f} | {limit:.2f} | "
+                f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
+                f"{per_call / f['fastapi']:.2f} |"
+            )
     failures = {k: v for r in rows for k, v in r["failures"].items()}
     if failures:
         lines += ["", f"Failures by kind: {failures}"]
@@ -275,11 +341,21 @@ def main() -> None:
             "PROOFGYM_MODEL": "fake",
         },
     )
+    floor_ports = {"asgi": free_port(), "fastapi": free_port()}
+    echoes = {
+        "asgi": echo_server.start(floor_ports["asgi"], "bench.echo_server:raw_app"),
+        "fastapi": echo_server.start(floor_ports["fastapi"]),
+    }
+    floors = {
+        name: (f"http://127.0.0.1:{floor_ports[name]}", proc.pid) for name, proc in echoes.items()
+    }
     try:
         with stack.running():
-            result = asyncio.run(measure(levels, args.soak, stack))
+            result = asyncio.run(measure(levels, args.soak, stack, floors))
     finally:
         fake.terminate()
+        for proc in echoes.values():
+            proc.terminate()
     command = "python bench/hot_path.py " + " ".join(sys.argv[1:])
     text = report(result, command, args.nofile)
     print(text)

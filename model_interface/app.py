@@ -9,14 +9,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic_core import PydanticSerializationError
 
 from model_interface.backends import Backend
 from model_interface.backends.scripted import ScriptedBackend
 from model_interface.request import ResponsesRequest
 from proofgym import VERSION
 from proofgym.errors import BadRequest, InvalidRequest
+from proofgym.fastroute import fast_post
 from proofgym.http import ServiceClient, Transport
 from proofgym.jsonlimits import scrub_surrogates
 from proofgym.service import install_common, while_connected
@@ -72,34 +74,34 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
     install_common(app, "model", settings.token, settings.guard_limits(), settings.instance)
     app.state.backend = main
 
-    @app.post("/v1/responses")
-    async def responses(
-        body: ResponsesRequest, request: Request, x_rollout_id: str | None = Header(default=None)
-    ) -> Response:
+    @fast_post(app, "/v1/responses")
+    async def responses(body: ResponsesRequest, request: Request) -> Response:
         if body.stream:  # PROTOCOL.md: non-streaming is required, streaming optional
             raise BadRequest("streaming is not supported; send stream=false", kind="unsupported")
         target = scripted if body.script is not None else main
-        response = await while_connected(
-            request, target.respond(body, route_key(x_rollout_id, body.input))
-        )
+        key = route_key(request.headers.get("x-rollout-id"), body.input)
+        response = await while_connected(request, target.respond(body, key))
         if response is None:  # the caller went away: nothing to answer, nothing generated
             return Response(status_code=499)
-        # Model text may hold lone surrogates (an endpoint's JSON escapes, a script), which no
-        # UTF-8 body can carry; token ids stay exact, the text shows U+FFFD instead.
-        return JSONResponse(scrub_surrogates(response.model_dump(mode="json", exclude_none=True)))
-
-    @app.post("/v1/chat/completions")
-    async def chat(
-        request: Request, x_rollout_id: str | None = Header(default=None)
-    ) -> JSONResponse:
         try:
-            body = await request.json()
+            data = response.model_dump_json(exclude_none=True)
+        except PydanticSerializationError:
+            # Model text may hold lone surrogates (an endpoint's JSON escapes, a script),
+            # which no UTF-8 body can carry; token ids stay exact, the text shows U+FFFD.
+            dumped = response.model_dump(mode="json", exclude_none=True)
+            return JSONResponse(scrub_surrogates(dumped))
+        return Response(data, media_type="application/json")
+
+    @fast_post(app, "/v1/chat/completions")
+    async def chat(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body())
         except ValueError as exc:
             raise InvalidRequest(f"body is not valid JSON: {exc}", kind="malformed_json") from None
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise InvalidRequest("chat completions need a JSON object with 'messages'")
-        answer = await main.chat(body, route_key(x_rollout_id, body["messages"]))
-        return JSONResponse(scrub_surrogates(answer))
+        key = route_key(request.headers.get("x-rollout-id"), body["messages"])
+        return JSONResponse(scrub_surrogates(await main.chat(body, key)))
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

@@ -53,6 +53,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 BUDGET_KEY = deadline.BUDGET_HEADER.lower().encode()
 CLIENT_HEADER = "X-Proofgym-Client"
 CLIENT_KEY = CLIENT_HEADER.lower().encode()
+#: the scope key under which the guard leaves the body it read and checked
+BODY_KEY = "proofgym.body"
 #: bodies over this are checked in a worker thread, so the event loop keeps answering
 OFFLOAD_BYTES = 1 << 20
 UNGUARDED = frozenset({"/health", "/metrics"})
@@ -330,6 +332,7 @@ class RequestGuard:
             except BaseException:
                 self.admission.abandon(entry, client)
                 raise
+        scope[BODY_KEY] = body  # read once: a fast route (proofgym.fastroute) takes it here
         try:
             replayed = False
 

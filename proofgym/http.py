@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import random
 import socket
@@ -22,6 +21,7 @@ import aiohttp
 import httpx
 
 from proofgym import deadline
+from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
 from proofgym.settings import ClientSettings
 
@@ -80,11 +80,15 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
-def _parse(text: str) -> Any:
+def _parse(raw: bytes) -> Any:
     try:
-        return json.loads(text) if text else None
+        return decode(raw) if raw else None
     except ValueError:
         return None
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
 
 
 class AiohttpTransport:
@@ -115,13 +119,13 @@ class AiohttpTransport:
     ) -> HttpAnswer:
         session = self._get()
         tmo = aiohttp.ClientTimeout(total=timeout, sock_connect=self._connect_timeout)
-        data = None if body is None else json.dumps(body)
+        data = None if body is None else encode(body)
         if data is not None:
             headers = {**headers, "Content-Type": "application/json"}
         try:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
-                text = await r.text()
-                return HttpAnswer(r.status, dict(r.headers), _parse(text), text)
+                raw = await r.read()
+                return HttpAnswer(r.status, dict(r.headers), _parse(raw), _text(raw))
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             # Refused, unresolvable, or not accepted in time (a listen queue overflowing
             # under a burst of thousands of connections): nothing was sent.
@@ -151,8 +155,7 @@ class HttpxTransport:
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
     ) -> HttpAnswer:
-        # Encoded as the aiohttp transport encodes it (non-ASCII escaped), so both behave alike.
-        data = None if body is None else json.dumps(body)
+        data = None if body is None else encode(body)  # as the aiohttp transport encodes it
         if data is not None:
             headers = {**headers, "Content-Type": "application/json"}
         try:
@@ -165,7 +168,7 @@ class HttpxTransport:
             raise TimeoutError(str(exc)) from exc
         except httpx.TransportError as exc:
             raise ConnectionError(str(exc)) from exc
-        return HttpAnswer(r.status_code, dict(r.headers), _parse(r.text), r.text)
+        return HttpAnswer(r.status_code, dict(r.headers), _parse(r.content), _text(r.content))
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from proofgym import VERSION
 from proofgym.errors import AtCapacity, ProofgymError, describe_validation
+from proofgym.fastroute import FastRoutes
 from proofgym.guard import (
     ASGIApp,
     GuardLimits,
@@ -105,19 +106,14 @@ class _MetricsAndAuth:
                 return
         start = time.perf_counter()
         status = 500
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
         started = False
 
         async def send_tracked(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send_wrapper(message)
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                started = True
+            await send(message)
 
         try:
             await self.app(scope, receive, send_tracked)
@@ -129,7 +125,7 @@ class _MetricsAndAuth:
                 raise
             log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
             self.metrics.errors.labels(self.metrics.service, "internal").inc()
-            await error_answer("internal", "internal error", 500)(scope, receive, send_wrapper)
+            await error_answer("internal", "internal error", 500)(scope, receive, send_tracked)
         finally:
             route = scope.get("route")
             path = getattr(route, "path", "unmatched")
@@ -268,6 +264,8 @@ def install_common(
     def refused(kind: str) -> None:
         metrics.errors.labels(service, kind).inc()
 
+    app.state.fast_routes = []  # filled by fast_post as the service declares its hot routes
+    app.add_middleware(FastRoutes, routes=app.state.fast_routes, handlers=app.exception_handlers)
     app.add_middleware(RequestGuard, limits=limits or GuardLimits(), on_refusal=refused)
     app.add_middleware(_MetricsAndAuth, metrics=metrics, token=token)
     document_errors(app)

@@ -21,6 +21,9 @@ class ServiceConfigError(ValueError):
 def build(service: str, overrides: dict[str, Any]) -> tuple[Any, Any]:
     """The ASGI app of `service` and its settings (PROOFGYM_ variables, then `overrides`);
     ServiceConfigError when they are unusable."""
+    from proofgym.lean_imports import openai_types_only
+
+    openai_types_only()  # before anything imports openai: a service needs only its types
     from proofgym.serving import fit_to_descriptors, token_problem
     from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 

@@ -258,13 +258,39 @@ def test_a_service_started_without_the_cli_refuses_bad_input_clearly(
         assert "max_steps" in done.stderr
 
 
+def test_openai_types_load_without_the_client_and_the_rest_comes_when_asked() -> None:
+    code = (
+        "import sys\n"
+        "from proofgym.lean_imports import openai_types_only\n"
+        "assert openai_types_only()\n"
+        "from openai.types.responses import Response\n"
+        "r = Response.model_validate({'id': 'r', 'object': 'response', 'created_at': 0,\n"
+        "    'model': 'm', 'parallel_tool_calls': True, 'tool_choice': 'auto', 'tools': [],\n"
+        "    'output': [{'type': 'function_call', 'call_id': 'c', 'name': 'f',\n"
+        "                'arguments': '{}'}]})\n"
+        "print(type(r.output[0]).__name__, 'openai._client' in sys.modules)\n"
+        "import openai\n"
+        "print(openai.__version__ == openai.version.VERSION, 'openai._client' in sys.modules)\n"
+        "from openai import AsyncOpenAI\n"
+        "from openai.types import CompletionUsage\n"
+        "print(AsyncOpenAI.__name__, CompletionUsage.__name__, openai_types_only())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines() == [
+        "ResponseFunctionToolCall False",
+        "True True",
+        "AsyncOpenAI CompletionUsage False",
+    ], out.stdout + out.stderr
+
+
 def test_a_service_process_does_not_load_the_command_line() -> None:
     code = (
         "import sys\n"
         "from proofgym_stack.service_main import build\n"
         "for name in ('agent', 'resources', 'model'):\n"
         "    build(name, {})\n"
-        "print(sorted(m for m in ('typer', 'proofgym_stack.cli') if m in sys.modules))"
+        "print(sorted(m for m in ('typer', 'proofgym_stack.cli', 'openai._client') "
+        "if m in sys.modules))"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
     out = subprocess.run(

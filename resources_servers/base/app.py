@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from proofgym import VERSION
 from proofgym.errors import BadRequest, InvalidRequest, NotFound
+from proofgym.fastroute import add_fast_route, fast_post
 from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.protocol import (
     CloseRequest,
@@ -285,7 +286,7 @@ def create_app(
     async def info(env: str) -> EnvInfo:
         return host.info(env)
 
-    @app.post("/{env}/seed_session")
+    @fast_post(app, "/{env}/seed_session")
     async def seed_session(env: str, body: SeedRequest) -> SeedResponse:
         environment = host.env(env)
         session, _ = await host.registry(env).seed(
@@ -297,36 +298,36 @@ def create_app(
             instructions=environment.instructions(session.task),
         )
 
-    async def call_tool(request: Request) -> Response:
-        """POST /{env}/tools/{tool_name}: the hot path, so a plain Starlette route (FastAPI's
-        dependency solving cost more than the tool; see bench/RESULTS.md)."""
+    async def call_tool(env: str, tool_name: str, raw: bytes, request: Request) -> Response:
+        """POST /{env}/tools/{tool_name}: the arguments are the body, any JSON object."""
         session_id = request.headers.get("x-session-id")
         if not session_id:
             raise InvalidRequest("the X-Session-Id header is required", kind="missing_session")
-        raw = await request.body()
         try:
             arguments = scrub_surrogates(loads_limited(raw)) if raw.strip() else {}
         except ValueError as exc:
             raise InvalidRequest(
                 f"tool arguments are not usable JSON: {exc}", kind="malformed_json"
             ) from None
-        params = request.path_params
-        request.scope["route"] = tool_route  # so /metrics names the route, not "unmatched"
         key = request.headers.get("x-session-key")
-        result = await host.call_tool(
-            params["env"], session_id, params["tool_name"], arguments, key
-        )
+        result = await host.call_tool(env, session_id, tool_name, arguments, key)
         return Response(result.model_dump_json(), media_type="application/json")
 
-    # First in the route table, so the hot path matches at once.
-    tool_route = Route("/{env}/tools/{tool_name}", call_tool, methods=["POST"])
-    app.router.routes.insert(0, tool_route)
+    async def call_tool_route(request: Request) -> Response:  # the same, through Starlette
+        params = request.path_params
+        return await call_tool(params["env"], params["tool_name"], await request.body(), request)
 
-    @app.post("/{env}/verify")
+    # First in the route table: FastAPI's `/{env}/...` routes must not claim the path.
+    tool_path = "/{env}/tools/{tool_name}"
+    tool_route = Route(tool_path, call_tool_route, methods=["POST"])
+    app.router.routes.insert(0, tool_route)
+    add_fast_route(app, tool_path, call_tool, tool_route)
+
+    @fast_post(app, "/{env}/verify")
     async def verify(env: str, body: VerifyRequest, request: Request) -> VerifyResult:
         return await host.verify(env, body, request.headers.get("x-session-key"))
 
-    @app.post("/{env}/close_session")
+    @fast_post(app, "/{env}/close_session")
     async def close_session(env: str, body: CloseRequest, request: Request) -> CloseResponse:
         key = request.headers.get("x-session-key")
         return CloseResponse(closed=await host.registry(env).close(body.session_id, key))

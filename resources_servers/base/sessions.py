@@ -175,7 +175,10 @@ class SessionRegistry:
             await session.ready.wait()
         if self.sessions.pop(session_id, None) is None:
             return False
-        await asyncio.to_thread(self._dispose, session)
+        if session.workdir is None and not self.env.blocking_state:
+            self._dispose(session)  # an in-memory state, as it was built: nothing to wait on
+        else:
+            await asyncio.to_thread(self._dispose, session)
         return True
 
     def _dispose(self, session: Session) -> None:
