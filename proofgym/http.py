@@ -15,15 +15,17 @@ import socket
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
-import httpx
 
 from proofgym import deadline
 from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
 from proofgym.settings import ClientSettings
+
+if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
+    import httpx
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 KEEPALIVE_S = 15.0
@@ -155,6 +157,8 @@ class HttpxTransport:
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
     ) -> HttpAnswer:
+        import httpx
+
         data = None if body is None else encode(body)  # as the aiohttp transport encodes it
         if data is not None:
             headers = {**headers, "Content-Type": "application/json"}

@@ -12,7 +12,15 @@ import re
 from typing import Any, Literal
 
 from openai.types.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from proofgym.output_items import check_output, normalize_output
 
@@ -214,14 +222,19 @@ class VerifyRequest(StrictModel):
     session_id: str
     response: Response
 
-    @field_validator("response", mode="before")
+    @field_validator("response", mode="wrap")
     @classmethod
-    def _normalize(cls, value: Any) -> Any:
-        if isinstance(value, dict) and isinstance(value.get("output"), list):
-            output = normalize_output(value["output"])
-            check_output(output)
-            value = {**value, "output": output}
-        return value
+    def _normalize(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if not (isinstance(value, dict) and isinstance(value.get("output"), list)):
+            return handler(value)
+        value = {**value, "output": normalize_output(value["output"])}
+        try:
+            return handler(value)
+        except ValidationError:
+            # Items are checked one by one only now, for the message: validated once on the
+            # common path, and pydantic's hundred errors for one bad item never reach the caller
+            check_output(value["output"])
+            raise
 
 
 class Check(StrictModel):

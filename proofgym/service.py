@@ -35,6 +35,11 @@ from proofgym.protocol import ErrorBody, Health
 log = logging.getLogger("proofgym")
 T = TypeVar("T")
 
+#: FastAPI options of every service. FastAPI's own OpenTelemetry layer asks the global tracer,
+#: meter and logger providers (environment lookups) on every request, configured or not: 2%
+#: of a resources server's CPU. A service's metrics are its Prometheus `/metrics`.
+APP_OPTIONS: dict[str, Any] = {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+
 
 class Metrics:
     """Prometheus metrics of one service, in a registry of its own (several apps share tests)."""

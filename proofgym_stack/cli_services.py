@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +15,7 @@ from rich.table import Table
 
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.supervisor import exec_supervisor, until_stopped
 from proofgym_stack.up import Stack, free_port
 
 if TYPE_CHECKING:  # Ray is imported only by `up --ray`
@@ -145,36 +144,6 @@ def _serve_vllm(model: str | None, host: str, port: int, dry_run: bool) -> None:
     os.execv(cmd[0], cmd)
 
 
-def _until_stopped(tick: Callable[[], None], every: float) -> None:
-    """Call `tick` every `every` seconds until SIGINT or SIGTERM."""
-    stop = {"now": False}
-
-    def handler(signum: int, frame: Any) -> None:
-        stop["now"] = True
-
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
-    last = time.monotonic()
-    while not stop["now"]:
-        time.sleep(0.2)
-        if time.monotonic() - last >= every:
-            tick()
-            last = time.monotonic()
-
-
-def _supervise(stack: Stack) -> None:
-    """Until SIGINT or SIGTERM: restart any service that dies, and say so."""
-
-    def restart() -> None:
-        for svc in stack.restart_dead():
-            err.print(
-                f"[yellow]{svc.name} at {svc.url} died; restarted it "
-                f"(pid {svc.process.pid}, restart {svc.restarts})[/yellow]"
-            )
-
-    _until_stopped(restart, 0.2)
-
-
 @app.command()
 def up(
     host: Annotated[
@@ -226,25 +195,16 @@ def up(
         return
     host = host or "127.0.0.1"
     ports = [resources_port] + [free_port(host) for _ in range(resources_replicas - 1)]
-    stack = Stack(
-        host=host,
-        agent_port=agent_port,
-        resources_ports=ports,
-        model_port=model_port,
-        model_url=model_url,
-        model_env=model_environment(model, backend),
-    )
-    try:
-        stack.start(start_timeout)
-    except RuntimeError as exc:
-        fail(f"the services did not start: {exc}", 1)
-    for svc in stack.processes:
-        console.print(f"{svc.name:>10}  {svc.url}  pid {svc.process.pid}")
-    console.print("ready; Ctrl-C stops everything", style="green")
-    try:
-        _supervise(stack)
-    finally:
-        stack.stop()
+    stack_args = {
+        "host": host,
+        "agent_port": agent_port,
+        "resources_ports": ports,
+        "model_port": model_port,
+        "model_url": model_url,
+        "model_env": model_environment(model, backend),
+    }
+    # the options are checked: the rest runs in a lean process of its own (same pid)
+    exec_supervisor(stack_args, start_timeout)
 
 
 def _up_ray(
@@ -284,7 +244,7 @@ def _up_ray(
             nonlocal shown
             shown = _show_placement(stack, shown)
 
-        _until_stopped(show, 5.0)
+        until_stopped(show, 5.0)
     finally:
         stack.stop()
 

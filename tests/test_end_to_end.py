@@ -93,6 +93,9 @@ def test_up_rollout_kill_and_resume(
     tmp_path: Path, services: tuple[str, dict[str, int], subprocess.Popen[str], dict[str, int]]
 ) -> None:
     agent, pids, up, ports = services
+    # the options checked, `up` became the lean supervisor (tests/test_up.py): the same pid
+    command = Path(f"/proc/{up.pid}/cmdline").read_bytes().split(b"\0")
+    assert command[1:3] == [b"-m", b"proofgym_stack.supervisor"], command
     db = tmp_path / "runs.db"
     done = rollout(db, agent)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -123,3 +123,38 @@ def test_rollout_takes_several_task_files(tmp_path: Path) -> None:
         )
     assert result.exit_code == 1
     assert sorted(seen) == ["letters", "math", "math"]
+
+
+def test_the_supervisor_loads_no_command_line_and_no_http_library() -> None:
+    code = (
+        "import sys\n"
+        "import proofgym_stack.supervisor\n"
+        "print(sorted(m for m in ('typer', 'rich', 'httpx', 'pydantic', 'aiohttp', 'fastapi') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["not json"], ['{"stack": 5}'], ["[]"]])
+def test_the_supervisor_refuses_a_spec_it_cannot_use(argv: list[str]) -> None:
+    from proofgym_stack.supervisor import main
+
+    assert main(argv) == 2
+
+
+def test_the_supervisor_says_why_the_services_did_not_start() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        spec = {"stack": {"agent_port": port, "resources_ports": [free_port()]}, "start_timeout": 5}
+        done = subprocess.run(
+            [sys.executable, "-m", "proofgym_stack.supervisor", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: the services did not start: port"), done.stderr
+    assert "already in use" in done.stderr

@@ -36,7 +36,7 @@ from proofgym.protocol import (
     VerifyRequest,
     VerifyResult,
 )
-from proofgym.service import install_common
+from proofgym.service import APP_OPTIONS, install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.executor import CallRefused, FairExecutor
@@ -268,7 +268,9 @@ def create_app(
         async with host.running():
             yield
 
-    app = FastAPI(title="proofgym resources server", version=VERSION, lifespan=lifespan)
+    app = FastAPI(
+        title="proofgym resources server", version=VERSION, lifespan=lifespan, **APP_OPTIONS
+    )
     app.state.host = host
     metrics = install_common(
         app, "resources", settings.token, settings.guard_limits(ROUTE_BODY_BYTES), settings.instance
