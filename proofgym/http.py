@@ -1,8 +1,9 @@
 """The one service-to-service HTTP client: bounded retries, backoff with jitter, `Retry-After`.
 
-The transport is pluggable: production uses one shared aiohttp session per process (measured
-far faster than httpx at high concurrency, see DESIGN.md); tests plug an httpx client with an
-ASGI transport so services run in-process.
+The transport is pluggable: production uses `LeanTransport` (proofgym.lean_http for the plain
+http calls between services, one shared aiohttp session for anything else: both measured far
+faster than httpx at high concurrency, see DESIGN.md and bench/HOT_PATH.md); tests plug an
+httpx client with an ASGI transport so services run in-process.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 
-from proofgym import deadline
+from proofgym import deadline, lean_http
 from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
+from proofgym.lean_http import LeanClient
 from proofgym.settings import ClientSettings
 
 if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
@@ -148,6 +150,33 @@ class AiohttpTransport:
             await self._session.close()
 
 
+class LeanTransport:
+    """The default transport: `proofgym.lean_http` for `http://` URLs (the calls between
+    services), aiohttp for anything else (an `https://` model endpoint)."""
+
+    def __init__(self, connect_timeout_s: float = 5.0, limit_per_host: int = 256) -> None:
+        self._lean = LeanClient(limit_per_host, connect_timeout_s)
+        self._other = AiohttpTransport(connect_timeout_s, limit_per_host)
+
+    async def send(
+        self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
+    ) -> HttpAnswer:
+        if not url.startswith("http://"):
+            return await self._other.send(method, url, body, headers, timeout)
+        data = None if body is None else encode(body)
+        if data is not None:
+            headers = {**headers, "Content-Type": "application/json"}
+        try:
+            r = await self._lean.request(method, url, data, headers, timeout)
+        except lean_http.ConnectFailed as exc:
+            raise ConnectFailed(str(exc)) from exc
+        return HttpAnswer(r.status, r.header_dict(), _parse(r.body), _text(r.body))
+
+    async def aclose(self) -> None:
+        await self._lean.aclose()
+        await self._other.aclose()
+
+
 class HttpxTransport:
     """An httpx client as transport; with `httpx.ASGITransport` services run in-process."""
 
@@ -248,7 +277,7 @@ class ServiceClient:
         token: str | None = None,
     ) -> None:
         self.settings = settings
-        self.transport = transport or AiohttpTransport(
+        self.transport = transport or LeanTransport(
             settings.connect_timeout_s, settings.pool_per_upstream
         )
         # One client per process for the services' fair admission (proofgym.guard).

@@ -1,0 +1,239 @@
+"""The lean HTTP client against real sockets: reuse, limits, every way a server can answer or
+not answer, and the errors the retry logic depends on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request
+from helpers import serve_in_thread
+
+from proofgym.http import ConnectFailed, LeanTransport, ServiceClient
+from proofgym.lean_http import ConnectFailed as LeanConnectFailed
+from proofgym.lean_http import LeanClient
+from proofgym.settings import ClientSettings
+from proofgym_stack.up import free_port
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """One request's head and body (by Content-Length)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return head, await reader.readexactly(length)
+
+
+@contextlib.asynccontextmanager
+async def raw_server(handler: Handler) -> AsyncIterator[tuple[str, list[int]]]:
+    """A socket server running `handler` per connection; its URL and a connection count."""
+    connections: list[int] = []
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        try:
+            await handler(reader, writer)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}", connections
+    finally:
+        server.close()
+
+
+def answering(*responses: bytes, keep: bool = True) -> Handler:
+    """A handler answering each request on a connection with the next response in turn."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for response in responses:
+            await read_request(reader)
+            writer.write(response)
+            await writer.drain()
+        if keep:
+            await reader.read()  # hold the connection until the client drops it
+
+    return handler
+
+
+def ok(body: bytes, *extra: bytes) -> bytes:
+    head = [b"HTTP/1.1 200 OK", b"Content-Length: %d" % len(body), *extra]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+async def test_a_kept_alive_connection_carries_every_request() -> None:
+    async with raw_server(answering(*[ok(b'{"n": %d}' % i) for i in range(20)])) as (url, conns):
+        client = LeanClient()
+        for i in range(20):
+            r = await client.request("POST", f"{url}/x", b"{}", {}, 5)
+            assert (r.status, r.body) == (200, b'{"n": %d}' % i)
+        assert len(conns) == 1
+        await client.aclose()
+
+
+async def test_chunked_and_close_delimited_bodies_are_read_whole() -> None:
+    chunked = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
+    )
+    async with raw_server(answering(chunked, ok(b"next"))) as (url, conns):
+        client = LeanClient()
+        assert (await client.request("GET", url, None, {}, 5)).body == b"abcde"
+        assert (await client.request("GET", url, None, {}, 5)).body == b"next"
+        assert len(conns) == 1  # chunked: the connection is reused
+    until_close = b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it"
+    async with raw_server(answering(until_close, keep=False)) as (url, conns):
+        r = await LeanClient().request("GET", url, None, {}, 5)
+        assert (r.status, r.body) == (200, b"all of it")
+
+
+async def test_a_closed_connection_is_never_reused() -> None:
+    closing = ok(b"1", b"Connection: close")
+    async with raw_server(answering(closing, keep=False)) as (url, conns):
+        client = LeanClient()
+        for _ in range(3):
+            assert (await client.request("GET", url, None, {}, 5)).body == b"1"
+        assert len(conns) == 3
+    # the server drops the connection after answering (its idle timeout): no error follows
+    async with raw_server(answering(ok(b"2"), keep=False)) as (url, conns):
+        client = LeanClient()
+        for _ in range(3):
+            assert (await client.request("GET", url, None, {}, 5)).body == b"2"
+            await asyncio.sleep(0.05)  # the close arrives while the connection is idle
+        assert len(conns) == 3
+
+
+async def test_at_most_the_limit_of_connections_the_rest_wait_in_turn() -> None:
+    running: list[int] = []
+    most = 0
+
+    async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal most
+        while True:
+            await read_request(reader)
+            running.append(1)
+            most = max(most, len(running))
+            await asyncio.sleep(0.05)
+            running.pop()
+            writer.write(ok(b"done"))
+            await writer.drain()
+
+    async with raw_server(slow) as (url, conns):
+        client = LeanClient(limit_per_host=2)
+        answers = await asyncio.gather(
+            *(client.request("POST", url, b"{}", {}, 10) for _ in range(10))
+        )
+        assert all(a.body == b"done" for a in answers)
+        assert most == 2 and len(conns) == 2
+
+
+@pytest.mark.parametrize(
+    ("handler", "says"),
+    [
+        (answering(keep=False), "without answering"),
+        (answering(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", keep=False), "mid-answer"),
+        (answering(b"this is not http at all\r\n\r\n"), "not HTTP"),
+    ],
+)
+async def test_a_server_that_goes_or_garbles_is_a_connection_error(
+    handler: Handler, says: str
+) -> None:
+    async with raw_server(handler) as (url, _):
+        with pytest.raises(ConnectionError, match=says):
+            await LeanClient().request("POST", url, b"{}", {}, 5)
+
+
+async def test_a_server_that_never_answers_times_out_and_its_connection_goes() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    async with raw_server(silent) as (url, _):
+        client = LeanClient()
+        with pytest.raises(TimeoutError):
+            await client.request("POST", url, b"{}", {}, 0.3)
+        assert not any(pool.idle for pool in client.pools.values())
+
+
+async def test_nothing_sent_is_connect_failed() -> None:
+    with pytest.raises(LeanConnectFailed, match="cannot connect"):
+        await LeanClient().request("GET", f"http://127.0.0.1:{free_port()}/", None, {}, 5)
+    with pytest.raises(LeanConnectFailed, match="resolve"):
+        await LeanClient().request("GET", "http://no-such-host.invalid/", None, {}, 5)
+
+
+async def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
+    async with raw_server(answering(ok(b""))) as (url, conns):
+        with pytest.raises(ValueError, match="line break"):
+            await LeanClient().request("GET", url, None, {"X-A": "1\r\nX-B: 2"}, 5)
+        assert conns == []
+
+
+async def test_service_client_over_the_lean_transport_against_uvicorn() -> None:
+    app = FastAPI()
+    seen: list[dict[str, Any]] = []
+
+    @app.post("/echo/{name}")
+    async def echo(name: str, request: Request) -> dict[str, Any]:
+        body = await request.json()
+        seen.append({"name": name, "session": request.headers.get("x-session-id")})
+        return {"got": body, "query": request.url.query}
+
+    with serve_in_thread(app) as url:
+        client = ServiceClient(ClientSettings())
+        assert isinstance(client.transport, LeanTransport)
+        body = {"text": "é ✓", "n": [1, 2.5, None]}
+        for _ in range(3):
+            answer = await client.post_json(
+                f"{url}/echo/a?x=1", body, headers={"X-Session-Id": "s1"}
+            )
+            assert answer == {"got": body, "query": "x=1"}
+        assert seen == [{"name": "a", "session": "s1"}] * 3
+        missing = await client.call("GET", f"{url}/nowhere")
+        assert missing.status == 404 and missing.headers["content-type"] == "application/json"
+        await client.aclose()
+    with pytest.raises(ConnectFailed):
+        await LeanTransport().send("GET", f"http://127.0.0.1:{free_port()}/", None, {}, 5)
+
+
+async def test_other_schemes_go_to_aiohttp() -> None:
+    sent: list[str] = []
+
+    class Recorder:
+        async def send(self, method: str, url: str, *rest: Any) -> Any:
+            sent.append(url)
+            return "answer"
+
+        async def aclose(self) -> None:
+            pass
+
+    transport = LeanTransport()
+    transport._other = Recorder()  # type: ignore[assignment]
+    assert await transport.send("POST", "https://api.example/v1", {}, {}, 5) == "answer"
+    assert sent == ["https://api.example/v1"]
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_every_answer_shape_under_both_event_loops(loop: str) -> None:
+    # the services run uvloop, whose transports are not asyncio's classes
+    import uvloop
+
+    async def scenario() -> None:
+        await test_a_kept_alive_connection_carries_every_request()
+        await test_chunked_and_close_delimited_bodies_are_read_whole()
+        await test_a_closed_connection_is_never_reused()
+        await test_a_server_that_never_answers_times_out_and_its_connection_goes()
+        await test_nothing_sent_is_connect_failed()
+
+    factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(scenario())
