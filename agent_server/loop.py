@@ -26,10 +26,12 @@ from proofgym.errors import (
     ProofgymError,
     known_kind,
 )
-from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
+from proofgym.http import CallFailed, ServiceClient, error_detail, error_message, troubles
 from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
 from proofgym.protocol import (
+    CLOSE_HEADER,
+    CLOSED_HEADER,
     FailureKind,
     RunRequest,
     RunResult,
@@ -95,6 +97,7 @@ class _Rollout:
         self.model_name = "unknown"
         self.response: Response | None = None  # built once the loop ends
         self.sent: dict[str, Any] = {}  # what the policy was sent at the first step
+        self.closed = False  # the resources server closed the session with its verdict
 
 
 class RolloutRunner:
@@ -175,7 +178,7 @@ class RolloutRunner:
         except RolloutFailed as exc:
             failure = exc
         finally:
-            if env_url and (seeded or failure is not None):
+            if env_url and (seeded or failure is not None) and not state.closed:
                 with deadline.lifted():  # the session must close even after the deadline
                     await self._close(env_url, rollout_id)
         state.timings.total = time.perf_counter() - start
@@ -363,11 +366,22 @@ class RolloutRunner:
     async def _verify(self, env_url: str, rollout_id: str, state: _Rollout) -> VerifyResult:
         response = state.response = self._response(state)
         body = {"session_id": rollout_id, "response": response.model_dump(mode="json")}
+        # Asked to close the session with its verdict: one call fewer per rollout. A server
+        # that did so says `X-Proofgym-Closed: 1`; one that did not (an older version, or a
+        # verify that failed) leaves it to the separate close that follows.
+        headers = {**self._session_headers(rollout_id), CLOSE_HEADER: "1"}
         try:
-            answer = await self.client.post_json(
-                f"{env_url}/verify", body, headers=self._session_headers(rollout_id)
+            answer = await self.client.call("POST", f"{env_url}/verify", body, headers=headers)
+            if not 200 <= answer.status < 300:
+                raise CallFailed(
+                    f"{env_url}/verify answered {answer.status}: {error_message(answer)}",
+                    answer.status,
+                    answer.body,
+                )
+            state.closed = any(
+                k.lower() == CLOSED_HEADER.lower() and v == "1" for k, v in answer.headers.items()
             )
-            return VerifyResult.model_validate(answer)
+            return VerifyResult.model_validate(answer.body)
         except CallFailed as exc:
             # No answer, or a session the server no longer knows: the server failed, not the
             # verifier.

@@ -6,9 +6,10 @@
 Starts the three services as real processes under a soft open-files limit of 1,024 (a common
 default; each service raises its own), with the `openai` backend in front of an instant fake
 model (its own process), and runs math rollouts through `/run`: seed, 2 model calls, 1 tool
-call, verify, close. At each concurrency level it reports rollouts/s, p50 and p99 latency,
-failures (masked or not answered), and the CPU seconds the three services spent per rollout
-(from /proc), with C=16 as the baseline of the ratios. `--soak N` then runs N more rollouts
+call, verify (closing the session; older code: a close call of its own). At each concurrency
+level it reports rollouts/s, p50 and p99 latency, failures (masked or not answered), and the
+CPU seconds the three services spent per rollout (from /proc), with C=16 as the baseline of
+the ratios; and the floor (echo servers) with the target ratio. `--soak N` then runs N more rollouts
 at C=256 and samples each service's RSS after warm-up and at the end.
 """
 
@@ -87,7 +88,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def level(
-    client: ServiceClient, agent_url: str, tasks: list[dict[str, Any]], n: int, c: int, pids: Any
+    client: ServiceClient, stack: Stack, tasks: list[dict[str, Any]], n: int, c: int, pids: Any
 ) -> dict[str, Any]:
     """n rollouts, c at once; latency, rate, failures and the stack's CPU per rollout."""
     latencies: list[float] = []
@@ -100,7 +101,7 @@ async def level(
             body = {"task": tasks[i % len(tasks)], "rollout_id": uuid.uuid4().hex}
             start = time.perf_counter()
             try:
-                answer = await client.post_json(f"{agent_url}/run", body, idempotent=False)
+                answer = await client.post_json(f"{stack.agent_url}/run", body, idempotent=False)
                 kind = answer.get("failure_kind") if answer.get("mask_sample") else None
             except Exception as exc:  # counted, never hidden
                 kind = type(exc).__name__ + ": " + str(exc)[:120]
@@ -118,6 +119,8 @@ async def level(
                 peak[name] = max(peak[name], rss_mb(pid))
             await asyncio.sleep(0.5)
 
+    urls = {svc.name: svc.url for svc in stack.processes}
+    calls_before = requests_answered(urls)
     cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     sampler = asyncio.create_task(sample_rss())
     start = time.perf_counter()
@@ -125,7 +128,9 @@ async def level(
     wall = time.perf_counter() - start
     sampler.cancel()
     cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+    calls = calls_per_rollout(calls_before, requests_answered(urls), n)
     return {
+        "calls_per_rollout": round(calls, 2),
         "concurrency": c,
         "n": n,
         "rate": n / wall,
@@ -142,9 +147,40 @@ async def level(
     }
 
 
-#: HTTP calls one rollout makes inside the stack: /run, seed, 2 model calls and the model
-#: interface's 2 upstream relays, the tool, verify, close
-CALLS_PER_ROLLOUT = 9
+def requests_answered(urls: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Requests each service has answered so far, by route (its /metrics; /metrics and
+    /health left out)."""
+    import urllib.request
+
+    out: dict[str, dict[str, float]] = {}
+    for name, url in urls.items():
+        with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
+            text = answer.read().decode()
+        routes: dict[str, float] = {}
+        for line in text.splitlines():
+            if line.startswith("proofgym_requests_total{"):
+                route = line.split('route="', 1)[1].split('"', 1)[0]
+                if route not in ("/metrics", "/health"):
+                    routes[route] = routes.get(route, 0.0) + float(line.rsplit(" ", 1)[1])
+        out[name] = routes
+    return out
+
+
+def calls_per_rollout(
+    before: dict[str, dict[str, float]], after: dict[str, dict[str, float]], n: int
+) -> float:
+    """HTTP calls inside the stack per rollout: every request a service answered, plus the
+    model interface's relay of each model call to the upstream (counted, not assumed: the
+    code measured decides, e.g. whether verify also closes the session)."""
+    answered = sum(
+        count - before[name].get(route, 0.0)
+        for name, routes in after.items()
+        for route, count in routes.items()
+    )
+    relays = after["model"].get("/v1/responses", 0.0) - before["model"].get("/v1/responses", 0.0)
+    return (answered + relays) / n
+
+
 #: the floor's concurrency cap: its cost per request does not depend on it, and more would
 #: only open more descriptors
 FLOOR_MAX_C = 1024
@@ -172,18 +208,18 @@ async def floor(
 
 
 async def soak(
-    client: ServiceClient, agent_url: str, tasks: list[dict[str, Any]], n: int, pids: Any
+    client: ServiceClient, stack: Stack, tasks: list[dict[str, Any]], n: int, pids: Any
 ) -> dict[str, Any]:
     """n rollouts at C=256; RSS of each service after the first 10% and at the end."""
     warm = max(1000, n // 10)
-    await level(client, agent_url, tasks, warm, 256, pids)
+    await level(client, stack, tasks, warm, 256, pids)
     after_warmup = {name: rss_mb(pid) for name, pid in pids.items()}
     samples = [after_warmup]
     done = 0
     failed = 0
     while done < n:
         chunk = min(10_000, n - done)
-        row = await level(client, agent_url, tasks, chunk, 256, pids)
+        row = await level(client, stack, tasks, chunk, 256, pids)
         failed += row["failed"]
         done += chunk
         samples.append({name: rss_mb(pid) for name, pid in pids.items()})
@@ -210,7 +246,7 @@ async def measure(
     pids = {svc.name: svc.process.pid for svc in stack.processes}
     out: dict[str, Any] = {"levels": []}
     try:
-        await level(client, stack.agent_url, tasks, 500, 64, pids)  # warm-up, not reported
+        await level(client, stack, tasks, 500, 64, pids)  # warm-up, not reported
         for url, pid in floors.values():
             await floor(client, url, tasks, 500, 64, pid)
         for c in levels:
@@ -218,7 +254,7 @@ async def measure(
             # where p99/p50 says whether admission is fair. Above, all start at once: the
             # burst, where what counts is that every one completes.
             n = max(4000, 4 * c) if c <= 4096 else c
-            row = await level(client, stack.agent_url, tasks, n, c, pids)
+            row = await level(client, stack, tasks, n, c, pids)
             row["floor_cpu_ms_per_request"] = {
                 name: await floor(client, url, tasks, min(n, 4000), c, pid)
                 for name, (url, pid) in floors.items()
@@ -226,7 +262,7 @@ async def measure(
             out["levels"].append(row)
             print(json.dumps(row), flush=True)
         if soak_n:
-            out["soak"] = await soak(client, stack.agent_url, tasks, soak_n, pids)
+            out["soak"] = await soak(client, stack, tasks, soak_n, pids)
     finally:
         await client.aclose()
     return out
@@ -251,8 +287,8 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
         f"{time.strftime('%Y-%m-%d')}. Services started under a soft open-files limit of "
         f"{nofile} (each raises it to the hard limit at start). Model: the `openai` backend "
         "in front of an instant fake (aiohttp, its own process). A rollout: `/run` of a math "
-        "task = seed, 2 model calls, 1 tool call, verify, close. Stack CPU: user+system seconds "
-        "of the agent, resources and model processes over the level, per rollout.",
+        "task = seed, 2 model calls, 1 tool call, verify (and close). Stack CPU: user+system "
+        "seconds of the agent, resources and model processes over the level, per rollout.",
         "",
         f"| concurrency | rollouts | rollouts/s | x C={base['concurrency']} | p50 ms | p99 ms | "
         "p99/p50 | steady p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
@@ -273,19 +309,23 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "The floor, in the same run: echo servers in their own processes (uvicorn, uvloop, "
             "httptools, as our services), driven by the same client at the same concurrency "
             f"(capped at {FLOOR_MAX_C}) with a task as the body. The target: stack CPU per "
-            f"rollout <= 2 x {CALLS_PER_ROLLOUT} calls x the FastAPI echo's CPU per request.",
+            "rollout <= 2 x (the HTTP calls per rollout inside the stack, counted from the "
+            "services' /metrics) x the FastAPI echo's CPU per request.",
             "",
-            "| concurrency | bare ASGI echo ms/req | FastAPI echo ms/req | limit ms/rollout | "
-            "stack ms/rollout | stack / limit | stack ms per call | per call / FastAPI echo |",
-            "|" + "---|" * 8,
+            "| concurrency | calls/rollout | bare ASGI echo ms/req | FastAPI echo ms/req | "
+            "limit ms/rollout | stack ms/rollout | stack / limit | stack ms per call | "
+            "per call / FastAPI echo |",
+            "|" + "---|" * 9,
         ]
         for r in rows:
             f = r["floor_cpu_ms_per_request"]
-            limit = 2 * CALLS_PER_ROLLOUT * f["fastapi"]
+            calls = r["calls_per_rollout"]
+            limit = 2 * calls * f["fastapi"]
             stack_ms = r["stack_cpu_ms_per_rollout"]
-            per_call = stack_ms / CALLS_PER_ROLLOUT
+            per_call = stack_ms / calls
             lines.append(
-                f"| {r['concurrency']} | {f['asgi']:.3f} | {f['fastapi']:.3f} | {limit:.2f} | "
+                f"| {r['concurrency']} | {calls:.2f} | {f['asgi']:.3f} | {f['fastapi']:.3f} | "
+                f"{limit:.2f} | "
                 f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
                 f"{per_call / f['fastapi']:.2f} |"
             )

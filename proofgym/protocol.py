@@ -213,6 +213,13 @@ class ToolResult(StrictModel):
     error: ErrorDetail | None = None
 
 
+#: A verify call may ask the resources server to close the session with its verdict (value
+#: "1"); a server that did answers with CLOSED_HEADER "1", and the caller then sends no
+#: close_session. A server that does not know the header ignores it, and the caller closes.
+CLOSE_HEADER = "X-Proofgym-Close"
+CLOSED_HEADER = "X-Proofgym-Closed"
+
+
 class VerifyRequest(StrictModel):
     """Body of `POST /<env>/verify`: the session and the whole Response of the rollout.
 

@@ -38,6 +38,9 @@ class Evaluation:
     reward: float
     tool_call_share: float
     masked: int
+    #: per task: its mean reward, usable rollouts and masked ones (GRPO learns only from a
+    #: task whose rollouts disagree; this shows which moved)
+    per_task: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """As `learn --json` prints it."""
@@ -46,6 +49,7 @@ class Evaluation:
             "reward": round(self.reward, 4),
             "tool_call_share": round(self.tool_call_share, 3),
             "masked": self.masked,
+            "per_task": self.per_task,
         }
 
 
@@ -53,11 +57,22 @@ def evaluate(results: list[RunResult]) -> Evaluation:
     """The Evaluation of `results` (masked ones counted apart, not as 0)."""
     usable = [r for r in results if not r.mask_sample]
     n = max(1, len(usable))
+    per_task: dict[str, dict[str, float]] = {}
+    for r in results:
+        task = per_task.setdefault(r.task_id, {"reward": 0.0, "rollouts": 0, "masked": 0})
+        if r.mask_sample:
+            task["masked"] += 1
+        else:
+            task["reward"] += r.reward
+            task["rollouts"] += 1
+    for task in per_task.values():
+        task["reward"] = round(task["reward"] / max(1, task["rollouts"]), 4)
     return Evaluation(
         rollouts=len(results),
         reward=sum(r.reward for r in usable) / n,
         tool_call_share=sum(map(calls_a_tool, usable)) / n,
         masked=len(results) - len(usable),
+        per_task=dict(sorted(per_task.items())),
     )
 
 

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,15 +114,15 @@ def wait_healthy(services: list[ServiceProcess], instance: str, timeout: float) 
             time.sleep(0.1)
 
 
-#: no proxy for the services we started ourselves, whatever HTTP_PROXY says
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
 def health(url: str) -> dict[str, Any] | None:
     """The JSON object `url`/health answers with a 200, or None (no answer yet, an error,
     not an object). The standard library's client: the supervisor loads nothing more."""
+    import urllib.request  # here: every other command does without it
+
+    # no proxy for the services we started ourselves, whatever HTTP_PROXY says
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with _DIRECT.open(f"{url}/health", timeout=2.0) as answer:
+        with direct.open(f"{url}/health", timeout=2.0) as answer:
             body = json.loads(answer.read()) if answer.status == 200 else None
     except (OSError, ValueError):  # refused, reset, timed out, an error status, not JSON
         return None

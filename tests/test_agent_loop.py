@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from agent_server.app import create_app as agent_app
 from model_interface.app import create_app as model_app
 from proofgym.http import HttpxTransport
-from proofgym.protocol import Check, Task, VerifyResult
+from proofgym.protocol import CLOSE_HEADER, Check, Task, VerifyResult
 from proofgym.responses import assistant_message, build_response
 from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
 from proofgym_stack.testing import RoutingTransport, in_process_stack
@@ -315,3 +315,20 @@ async def test_a_task_the_environment_refuses_is_the_callers_error(
         assert r.status_code == 400 and r.json()["error"]["kind"] == "invalid_task"
         r = await stack.run({"task": dict(file_edit_tasks[0], env="nope")})
         assert r.status_code == 404 and r.json()["error"]["kind"] == "unknown_env"
+
+
+@pytest.mark.parametrize("server", ["closes with its verdict", "older: ignores the header"])
+async def test_the_session_closes_once_however_the_server_answers_verify(
+    file_edit_tasks: list[dict[str, Any]], server: str
+) -> None:
+    def older(request: httpx.Request) -> None:
+        if server.startswith("older"):
+            request.headers.pop(CLOSE_HEADER, None)  # a server that never heard of it
+
+    async with wired(older) as (client, faulty, resources):
+        r = await client.post("/run", json={"task": file_edit_tasks[0], "control": "reference"})
+        assert r.status_code == 200 and r.json()["reward"] == 1.0, r.text
+        assert len(resources.state.host.registries["file_edit"]) == 0
+        closes = [p for p in faulty.paths if p.endswith("/close_session")]
+        assert faulty.paths[-1].endswith("/close_session" if closes else "/verify")
+        assert len(closes) == (1 if server.startswith("older") else 0)

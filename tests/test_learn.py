@@ -90,6 +90,13 @@ def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) ->
         assert evaluation.reward == pytest.approx(
             sum(r["reward"] for r in usable) / max(1, len(usable))
         )
+        assert sorted(evaluation.per_task) == sorted({r["task_id"] for r in records})
+        for task_id, task in evaluation.per_task.items():
+            mine = [r for r in usable if r["task_id"] == task_id]
+            assert task["rollouts"] == len(mine)
+            assert task["reward"] == pytest.approx(
+                sum(r["reward"] for r in mine) / max(1, len(mine)), abs=1e-4
+            )
     assert result.to_json()["eval_after"]["rollouts"] == 4
 
 

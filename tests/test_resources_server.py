@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from proofgym.protocol import CLOSE_HEADER, CLOSED_HEADER
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.app import create_app
 from resources_servers.file_edit import Env as FileEdit
@@ -83,6 +84,26 @@ async def test_close_is_idempotent_and_removes_files(
     assert not (tmp_path / "file_edit" / SID).exists()
     gone = await tool(client, "list_files", {})
     assert gone.status_code == 404 and gone.json()["error"]["kind"] == "unknown_session"
+
+
+async def test_verify_closes_the_session_only_when_asked(
+    client: httpx.AsyncClient, file_edit_tasks: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    empty = {
+        "id": "resp_1", "object": "response", "created_at": 0, "model": "m", "output": [],
+        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+    }  # fmt: skip
+    body = {"session_id": SID, "response": empty}
+    await seed(client, file_edit_tasks[0])
+    kept = await client.post("/file_edit/verify", json=body)
+    assert kept.status_code == 200 and "x-proofgym-closed" not in kept.headers
+    assert (tmp_path / "file_edit" / SID).is_dir()  # verified, still open
+    closing = await client.post("/file_edit/verify", json=body, headers={CLOSE_HEADER: "1"})
+    assert closing.status_code == 200 and closing.headers[CLOSED_HEADER] == "1"
+    assert closing.json() == kept.json()  # the same verdict
+    assert not (tmp_path / "file_edit" / SID).exists()
+    again = await client.post("/file_edit/verify", json=body, headers={CLOSE_HEADER: "1"})
+    assert again.status_code == 404 and again.json()["error"]["kind"] == "unknown_session"
 
 
 async def test_capacity_answers_429_with_retry_after(

@@ -22,6 +22,8 @@ from proofgym.errors import BadRequest, InvalidRequest, NotFound
 from proofgym.fastroute import add_fast_route, fast_post
 from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.protocol import (
+    CLOSE_HEADER,
+    CLOSED_HEADER,
     CloseRequest,
     CloseResponse,
     ControlsRequest,
@@ -325,9 +327,14 @@ def create_app(
     app.router.routes.insert(0, tool_route)
     add_fast_route(app, tool_path, call_tool, tool_route)
 
-    @fast_post(app, "/{env}/verify")
-    async def verify(env: str, body: VerifyRequest, request: Request) -> VerifyResult:
-        return await host.verify(env, body, request.headers.get("x-session-key"))
+    @fast_post(app, "/{env}/verify", response_model=VerifyResult)
+    async def verify(env: str, body: VerifyRequest, request: Request) -> Response:
+        key = request.headers.get("x-session-key")
+        result = await host.verify(env, body, key)
+        asked = request.headers.get(CLOSE_HEADER) == "1"  # closed with its verdict, if open
+        closed = asked and await host.registry(env).close(body.session_id, key)
+        headers = {CLOSED_HEADER: "1"} if closed else None
+        return Response(result.model_dump_json(), media_type="application/json", headers=headers)
 
     @fast_post(app, "/{env}/close_session")
     async def close_session(env: str, body: CloseRequest, request: Request) -> CloseResponse:
