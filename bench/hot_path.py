@@ -350,6 +350,32 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def fake_model_stack(
+    nofile: int | None = None, all_envs: bool = False
+) -> tuple[subprocess.Popen[bytes], Stack]:
+    """The instant fake model (started) and the stack in front of it (not yet started):
+    the `openai` backend relaying to the fake, math only unless `all_envs`."""
+    fake_port = free_port()
+    fake = subprocess.Popen([sys.executable, "-c", FAKE_MODEL, str(fake_port)])
+    stack = Stack(
+        agent_port=free_port(),
+        resources_ports=[free_port()],
+        model_port=free_port(),
+        nofile=nofile,
+        env={
+            "PROOFGYM_LOG_LEVEL": "error",
+            **({} if all_envs else {"PROOFGYM_ENVS": '["math"]'}),
+            "PYTHONPATH": str(CODE),
+        },
+        model_env={
+            "PROOFGYM_BACKEND": "openai",
+            "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),
+            "PROOFGYM_MODEL": "fake",
+        },
+    )
+    return fake, stack
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--levels", default="16,256,1024,4096,16384")
@@ -362,25 +388,7 @@ def main() -> None:
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     raise_nofile()  # the client holds one connection per rollout in flight
-    fake_port = free_port()
-    fake = subprocess.Popen([sys.executable, "-c", FAKE_MODEL, str(fake_port)])
-    ports = [free_port() for _ in range(3)]
-    stack = Stack(
-        agent_port=ports[0],
-        resources_ports=[ports[1]],
-        model_port=ports[2],
-        nofile=args.nofile,
-        env={
-            "PROOFGYM_LOG_LEVEL": "error",
-            **({} if args.all_envs else {"PROOFGYM_ENVS": '["math"]'}),
-            "PYTHONPATH": str(CODE),
-        },
-        model_env={
-            "PROOFGYM_BACKEND": "openai",
-            "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),
-            "PROOFGYM_MODEL": "fake",
-        },
-    )
+    fake, stack = fake_model_stack(args.nofile, args.all_envs)
     floor_ports = {"asgi": free_port(), "fastapi": free_port()}
     echoes = {
         "asgi": echo_server.start(floor_ports["asgi"], "bench.echo_server:raw_app"),

@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.hot_path import FAKE_MODEL, cpu_seconds, pct  # noqa: E402
+from bench.hot_path import cpu_seconds, fake_model_stack, pct  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.serving import raise_nofile  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
@@ -246,19 +246,7 @@ def main() -> None:
     levels = [int(x) for x in args.levels.split(",")]
     raise_nofile()
     (ROOT / "runs").mkdir(exist_ok=True)
-    fake_port = free_port()
-    fake = subprocess.Popen([sys.executable, "-c", FAKE_MODEL, str(fake_port)])
-    stack = Stack(
-        agent_port=free_port(),
-        resources_ports=[free_port()],
-        model_port=free_port(),
-        env={"PROOFGYM_LOG_LEVEL": "error", "PROOFGYM_ENVS": '["math"]'},
-        model_env={
-            "PROOFGYM_BACKEND": "openai",
-            "PROOFGYM_BASE_URLS": json.dumps([f"http://127.0.0.1:{fake_port}/v1"]),
-            "PROOFGYM_MODEL": "fake",
-        },
-    )
+    fake, stack = fake_model_stack()
     nemo = NemoStack()
     try:
         with stack.running():
