@@ -151,7 +151,7 @@ class _Pool:
         self.addresses: list[tuple[Any, ...]] = []
         self.resolved_at = 0.0
 
-    async def _address(self) -> tuple[Any, ...]:
+    async def _resolved(self) -> list[tuple[Any, ...]]:
         now = time.monotonic()
         if not self.addresses or now - self.resolved_at > DNS_TTL_S:
             try:
@@ -160,9 +160,9 @@ class _Pool:
                 )
             except OSError as exc:
                 raise ConnectFailed(f"cannot resolve {self.host}: {exc}") from exc
-            self.addresses = [info[4] for info in infos]
+            self.addresses = list(dict.fromkeys(info[4][:2] for info in infos))
             self.resolved_at = now
-        return self.addresses[0]
+        return self.addresses
 
     async def connect(self) -> _Connection:
         """A connection: an idle one still usable, else a new one; ConnectFailed if none."""
@@ -172,18 +172,24 @@ class _Pool:
             if conn.usable(now):
                 return conn
             conn.close()
-        address = await self._address()
         loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(self.connect_timeout):
-                _, conn = await loop.create_connection(_Connection, address[0], address[1])
-        except TimeoutError as exc:
-            raise ConnectFailed(
-                f"not connected to {self.host}:{self.port} within {self.connect_timeout}s"
-            ) from exc
-        except OSError as exc:
-            raise ConnectFailed(f"cannot connect to {self.host}:{self.port}: {exc}") from exc
-        return conn
+        failures = []
+        # every address in turn (`localhost` may name ::1 first, a server listen on 127.0.0.1
+        # only); the one that answered is tried first next time
+        for address in await self._resolved():
+            try:
+                async with asyncio.timeout(self.connect_timeout):
+                    _, conn = await loop.create_connection(_Connection, address[0], address[1])
+            except TimeoutError:
+                failures.append(f"{address[0]}: not connected within {self.connect_timeout}s")
+                continue
+            except OSError as exc:
+                failures.append(f"{address[0]}: {exc}")
+                continue
+            if address != self.addresses[0]:
+                self.addresses = [address, *(a for a in self.addresses if a != address)]
+            return conn
+        raise ConnectFailed(f"cannot connect to {self.host}:{self.port}: {'; '.join(failures)}")
 
     def release(self, conn: _Connection) -> None:
         if conn.reusable and not conn.lost:
@@ -247,7 +253,8 @@ class LeanClient:
             raise ValueError(f"not a plain http URL: {url}")
         port = parts.port or 80
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        netloc = parts.hostname if port == 80 else f"{parts.hostname}:{port}"
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname  # IPv6
+        netloc = host if port == 80 else f"{host}:{port}"
         body = data or b""
         head = _head(method, target, netloc, headers, len(body))
         pool = self._pool(parts.hostname, port)

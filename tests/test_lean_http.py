@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -237,3 +238,18 @@ def test_every_answer_shape_under_both_event_loops(loop: str) -> None:
     factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
     with asyncio.Runner(loop_factory=factory) as runner:
         runner.run(scenario())
+
+
+async def test_every_resolved_address_is_tried_and_the_one_that_answers_comes_first() -> None:
+    # `localhost` may resolve to ::1 before 127.0.0.1 while a server listens on one only
+    async with raw_server(answering(ok(b"here"), ok(b"again"))) as (url, conns):
+        port = int(url.rsplit(":", 1)[1])
+        client = LeanClient()
+        pool = client._pool("localhost", port)
+        nobody = ("127.0.0.1", free_port())
+        pool.addresses, pool.resolved_at = [nobody, ("127.0.0.1", port)], time.monotonic()
+        r = await client.request("GET", f"http://localhost:{port}/", None, {}, 5)
+        assert r.body == b"here" and pool.addresses[0] == ("127.0.0.1", port)
+        await client.aclose()
+        r = await client.request("GET", f"http://localhost:{port}/", None, {}, 5)
+        assert r.body == b"here" and len(conns) == 2  # a new pool, resolved for real
