@@ -135,7 +135,7 @@ class FastRoutes:
         self, route: FastRoute, params: dict[str, Any], scope: Scope, receive: Receive, send: Send
     ) -> None:
         scope["route"] = route.route
-        scope["path_params"] = params
+        scope["path_params"] = dict(params)  # the path only: the endpoint gets the rest too
         try:
             if route.body_model is not None:
                 body = scope.get(BODY_KEY)
