@@ -26,7 +26,7 @@ from proofgym.errors import (
     ProofgymError,
     known_kind,
 )
-from proofgym.http import CallFailed, ServiceClient, error_detail, error_message, troubles
+from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
 from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
 from proofgym.protocol import (
@@ -371,16 +371,8 @@ class RolloutRunner:
         # verify that failed) leaves it to the separate close that follows.
         headers = {**self._session_headers(rollout_id), CLOSE_HEADER: "1"}
         try:
-            answer = await self.client.call("POST", f"{env_url}/verify", body, headers=headers)
-            if not 200 <= answer.status < 300:
-                raise CallFailed(
-                    f"{env_url}/verify answered {answer.status}: {error_message(answer)}",
-                    answer.status,
-                    answer.body,
-                )
-            state.closed = any(
-                k.lower() == CLOSED_HEADER.lower() and v == "1" for k, v in answer.headers.items()
-            )
+            answer = await self.client.post(f"{env_url}/verify", body, headers=headers)
+            state.closed = answer.header(CLOSED_HEADER) == "1"
             return VerifyResult.model_validate(answer.body)
         except CallFailed as exc:
             # No answer, or a session the server no longer knows: the server failed, not the

@@ -149,7 +149,8 @@ async def level(
 
 def requests_answered(urls: dict[str, str]) -> dict[str, dict[str, float]]:
     """Requests each service has answered so far, by route (its /metrics; /metrics and
-    /health left out)."""
+    /health left out). Parsed here, not imported: this script also measures older checkouts,
+    whose code it runs (PROOFGYM_BENCH_CODE)."""
     import urllib.request
 
     out: dict[str, dict[str, float]] = {}

@@ -49,7 +49,6 @@ Model = type[BaseModel]
 class FastRoute:
     """One POST route `FastRoutes` serves: how to call its endpoint from a raw request."""
 
-    path: str
     pattern: re.Pattern[str]
     endpoint: Endpoint
     body_param: str | None
@@ -81,8 +80,7 @@ class FastRoute:
                     f"fast route {path}: parameter {name!r} ({kind}) is not a path parameter, "
                     "the body (a model or bytes) or the Request"
                 )
-        return cls(path, pattern, endpoint, body_param, body_model, request_param, exclude_none,
-                   route)  # fmt: skip
+        return cls(pattern, endpoint, body_param, body_model, request_param, exclude_none, route)
 
 
 def fast_post(app: FastAPI, path: str, **options: Any) -> Callable[[Endpoint], Endpoint]:

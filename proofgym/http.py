@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 
-from proofgym import deadline, lean_http
+from proofgym import deadline
 from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
-from proofgym.lean_http import LeanClient
+from proofgym.lean_http import ConnectFailed, LeanClient
 from proofgym.settings import ClientSettings
 
 if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
@@ -69,9 +69,10 @@ class HttpAnswer:
     body: Any
     text: str
 
-
-class ConnectFailed(Exception):
-    """The request never reached the server (refused, DNS, connect timeout): safe to retry."""
+    def header(self, name: str) -> str | None:
+        """The value of header `name`, whatever case the server wrote it in."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), None)
 
 
 class Transport(Protocol):
@@ -89,6 +90,13 @@ def _parse(raw: bytes) -> Any:
         return decode(raw) if raw else None
     except ValueError:
         return None
+
+
+def _json_request(body: Any, headers: dict[str, str]) -> tuple[bytes | None, dict[str, str]]:
+    """The bytes to send for `body` (None for no body) and the headers to send them with."""
+    if body is None:
+        return None, headers
+    return encode(body), {**headers, "Content-Type": "application/json"}
 
 
 def _text(raw: bytes) -> str:
@@ -123,9 +131,7 @@ class AiohttpTransport:
     ) -> HttpAnswer:
         session = self._get()
         tmo = aiohttp.ClientTimeout(total=timeout, sock_connect=self._connect_timeout)
-        data = None if body is None else encode(body)
-        if data is not None:
-            headers = {**headers, "Content-Type": "application/json"}
+        data, headers = _json_request(body, headers)
         try:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
                 raw = await r.read()
@@ -163,13 +169,8 @@ class LeanTransport:
     ) -> HttpAnswer:
         if not url.startswith("http://"):
             return await self._other.send(method, url, body, headers, timeout)
-        data = None if body is None else encode(body)
-        if data is not None:
-            headers = {**headers, "Content-Type": "application/json"}
-        try:
-            r = await self._lean.request(method, url, data, headers, timeout)
-        except lean_http.ConnectFailed as exc:
-            raise ConnectFailed(str(exc)) from exc
+        data, headers = _json_request(body, headers)
+        r = await self._lean.request(method, url, data, headers, timeout)
         return HttpAnswer(r.status, r.header_dict(), _parse(r.body), _text(r.body))
 
     async def aclose(self) -> None:
@@ -188,9 +189,7 @@ class HttpxTransport:
     ) -> HttpAnswer:
         import httpx
 
-        data = None if body is None else encode(body)  # as the aiohttp transport encodes it
-        if data is not None:
-            headers = {**headers, "Content-Type": "application/json"}
+        data, headers = _json_request(body, headers)  # as the other transports send it
         try:
             r = await self.client.request(
                 method, url, content=data, headers=headers, timeout=timeout
@@ -221,14 +220,12 @@ class CallFailed(Exception):
         self.reached = reached
 
 
-def _retry_after(headers: dict[str, str]) -> float | None:
-    for key, value in headers.items():
-        if key.lower() == "retry-after":
-            try:
-                return max(0.0, float(value))
-            except ValueError:
-                return None
-    return None
+def _retry_after(answer: HttpAnswer) -> float | None:
+    value = answer.header("Retry-After")
+    try:
+        return None if value is None else max(0.0, float(value))
+    except ValueError:
+        return None
 
 
 def error_detail(body: Any) -> dict[str, Any]:
@@ -350,14 +347,14 @@ class ServiceClient:
                 if refused_unrun(answer):
                     _note_trouble(f"{url} refused: {error_message(answer)}")
                     refusals += 1
-                    await self._sleep(refusals, _retry_after(answer.headers), url, answer)
+                    await self._sleep(refusals, _retry_after(answer), url, answer)
                     continue
                 retryable = answer.status == 429 or (idempotent and answer.status in RETRY_STATUSES)
                 if not retryable:
                     return answer
                 last = answered = f"{url} answered {answer.status}: {error_message(answer)}"
                 _note_trouble(last)
-                hint = _retry_after(answer.headers)
+                hint = _retry_after(answer)
                 if retries == self.settings.max_retries:
                     raise CallFailed(last, answer.status, answer.body)
             if retries == self.settings.max_retries:
@@ -390,7 +387,7 @@ class ServiceClient:
             )
         await asyncio.sleep(pause)
 
-    async def post_json(
+    async def post(
         self,
         url: str,
         body: Any,
@@ -398,8 +395,9 @@ class ServiceClient:
         idempotent: bool = True,
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
-    ) -> Any:
-        """POST and return the JSON body of a 2xx answer; raise CallFailed for anything else."""
+    ) -> HttpAnswer:
+        """POST and return a 2xx answer (headers included); raise CallFailed for anything
+        else."""
         answer = await self.call(
             "POST", url, body, idempotent=idempotent, headers=headers, timeout=timeout
         )
@@ -409,7 +407,12 @@ class ServiceClient:
                 answer.status,
                 answer.body,
             )
-        return answer.body
+        return answer
+
+    async def post_json(self, url: str, body: Any, **options: Any) -> Any:
+        """POST and return the JSON body of a 2xx answer (`options` as `post` takes them);
+        raise CallFailed for anything else."""
+        return (await self.post(url, body, **options)).body
 
     async def aclose(self) -> None:
         """Close the transport."""

@@ -39,7 +39,8 @@ DNS_TTL_S = 300.0
 
 
 class ConnectFailed(Exception):
-    """Nothing reached the server: safe to send again (proofgym.http re-raises its own)."""
+    """The request never reached the server (refused, DNS, connect timeout): safe to retry.
+    Every transport of `proofgym.http` raises this one (it is defined here, below them)."""
 
 
 class _Connection(asyncio.Protocol):

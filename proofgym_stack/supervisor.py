@@ -5,7 +5,7 @@ The command line parses and checks `up`'s options, then replaces itself with thi
 (`exec`: the same pid, so Ctrl-C, SIGTERM and whoever waits on the process see no change):
 `python -m proofgym_stack.supervisor SPEC`, SPEC being the JSON of `Stack`'s arguments and the
 start timeout. Typer, rich and the command modules are not held for the hours a stack runs:
-measured, the supervisor's resident memory went from 44 MB to about 18 MB.
+measured, the supervisor's resident memory went from 44 MB to 22 MB.
 
 Printed: one line per service (`NAME  URL  pid N`), then `ready; Ctrl-C stops everything`; a
 service that dies is restarted and said so on stderr. An error at start is `error: ...` on

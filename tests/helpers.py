@@ -54,13 +54,17 @@ def requests_served(url: str, route: str, token: str | None = None) -> int:
     request = urllib.request.Request(f"{url}/metrics", headers=headers)
     with urllib.request.urlopen(request, timeout=5) as answer:
         text = answer.read().decode()
-    return int(
-        sum(
-            float(line.rsplit(" ", 1)[1])
-            for line in text.splitlines()
-            if line.startswith("proofgym_requests_total{") and f'route="{route}"' in line
-        )
-    )
+    return int(requests_by_route(text).get(route, 0.0))
+
+
+def requests_by_route(metrics: str) -> dict[str, float]:
+    """The requests a service answered, by route, from its /metrics text (every status)."""
+    routes: dict[str, float] = {}
+    for line in metrics.splitlines():
+        if line.startswith("proofgym_requests_total{"):
+            route = line.split('route="', 1)[1].split('"', 1)[0]
+            routes[route] = routes.get(route, 0.0) + float(line.rsplit(" ", 1)[1])
+    return routes
 
 
 async def tiny_model_rollout(model_dir: Path, task: dict[str, Any], max_steps: int) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, Request
+from helpers import requests_by_route
 
 from proofgym.guard import Admission, GuardLimits, RequestGuard, body_problem
 from proofgym.service import install_common
@@ -211,11 +212,7 @@ async def test_metrics_name_every_route_the_tool_route_included() -> None:
         assert r.status_code == 200
         await client.post("/math/close_session", json={"session_id": sid})
         metrics = (await client.get("/metrics")).text
-    routes = {
-        line.split('route="')[1].split('"')[0]
-        for line in metrics.splitlines()
-        if line.startswith("proofgym_requests_total{")
-    }
+    routes = set(requests_by_route(metrics))
     assert routes == {"/{env}/seed_session", "/{env}/tools/{tool_name}", "/{env}/close_session"}
 
 

@@ -228,16 +228,32 @@ def test_every_answer_shape_under_both_event_loops(loop: str) -> None:
     # the services run uvloop, whose transports are not asyncio's classes
     import uvloop
 
-    async def scenario() -> None:
-        await test_a_kept_alive_connection_carries_every_request()
-        await test_chunked_and_close_delimited_bodies_are_read_whole()
-        await test_a_closed_connection_is_never_reused()
-        await test_a_server_that_never_answers_times_out_and_its_connection_goes()
-        await test_nothing_sent_is_connect_failed()
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {"loop": type(asyncio.get_running_loop()).__module__}
+        client = LeanClient()
+        async with raw_server(answering(ok(b"1"), chunked, ok(b"3"))) as (url, conns):
+            bodies = [(await client.request("GET", url, None, {}, 5)).body for _ in range(3)]
+            seen["kept alive"] = (bodies, len(conns))
+        async with raw_server(answering(keep=False)) as (url, _):
+            try:
+                await client.request("POST", url, b"{}", {}, 5)
+            except ConnectionError as exc:
+                seen["gone"] = str(exc)
+        try:
+            await client.request("GET", f"http://127.0.0.1:{free_port()}/", None, {}, 5)
+        except LeanConnectFailed:
+            seen["refused"] = "ConnectFailed"
+        return seen
 
     factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
     with asyncio.Runner(loop_factory=factory) as runner:
-        runner.run(scenario())
+        seen = runner.run(scenario())
+    assert seen["loop"].startswith("uvloop" if loop == "uvloop" else "asyncio"), seen
+    assert seen["kept alive"] == ([b"1", b"abc", b"3"], 1)
+    assert "without answering" in seen["gone"]
+    assert seen["refused"] == "ConnectFailed"
 
 
 async def test_every_resolved_address_is_tried_and_the_one_that_answers_comes_first() -> None:

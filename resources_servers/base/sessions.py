@@ -125,7 +125,7 @@ class SessionRegistry:
         try:
             if workdir is not None:
                 session.state = await asyncio.to_thread(self._create_in, workdir, task)
-            elif self.env.blocking_state:
+            elif self._off_loop(session):
                 session.state = await asyncio.to_thread(self.env.create_state, task, None)
             else:
                 session.state = self.env.create_state(task, None)
@@ -175,11 +175,16 @@ class SessionRegistry:
             await session.ready.wait()
         if self.sessions.pop(session_id, None) is None:
             return False
-        if session.workdir is None and not self.env.blocking_state:
-            self._dispose(session)  # an in-memory state, as it was built: nothing to wait on
-        else:
+        if self._off_loop(session):
             await asyncio.to_thread(self._dispose, session)
+        else:
+            self._dispose(session)  # an in-memory state, as it was built: nothing to wait on
         return True
+
+    def _off_loop(self, session: Session) -> bool:
+        """Whether building or disposing of this session's state waits on I/O (files, or an
+        environment that says so), so it runs in a thread, never on the event loop."""
+        return session.workdir is not None or self.env.blocking_state
 
     def _dispose(self, session: Session) -> None:
         try:
