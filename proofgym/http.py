@@ -18,8 +18,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import aiohttp
-
 from proofgym import deadline
 from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
@@ -27,6 +25,7 @@ from proofgym.lean_http import ConnectFailed, LeanClient
 from proofgym.settings import ClientSettings
 
 if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
+    import aiohttp  # and aiohttp only for an https:// upstream: 70 ms of a service's start
     import httpx
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -112,6 +111,8 @@ class AiohttpTransport:
         self._limit_per_host = limit_per_host
 
     def _get(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         if self._session is None or self._session.closed:
             # Drop idle pooled connections well before servers do (uvicorn: 75 s, set in
             # proofgym.serving), so a request is never written into a closing connection.
@@ -129,6 +130,8 @@ class AiohttpTransport:
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
     ) -> HttpAnswer:
+        import aiohttp
+
         session = self._get()
         tmo = aiohttp.ClientTimeout(total=timeout, sock_connect=self._connect_timeout)
         data, headers = _json_request(body, headers)

@@ -11,7 +11,7 @@ import contextvars
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -74,7 +74,15 @@ class CommonSettings(ProofgymSettings):
         description="serve on a non-loopback address without a token (anyone who can reach "
         "the port can run rollouts and read sessions)",
     )
-    log_level: str = "warning"
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
+        default="warning", description="the services' logging level (any case)"
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
     instance: str | None = Field(
         default=None,
         description="set by `proofgym up` for the services it starts: /health answers it, so "

@@ -12,6 +12,9 @@ app = typer.Typer(
     help="proofgym: RL environments for LLM agents, with proven rewards.",
     no_args_is_help=True,
     add_completion=False,
+    # Plain click help: Rich's help panels cost ~35 ms of imports and rendering on every
+    # `--help`, a third of the command's start-up (issue 21: people run it in an edit loop).
+    rich_markup_mode=None,
 )
 console = Console()
 err = Console(stderr=True)

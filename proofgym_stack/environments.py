@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from interop.bridges import BridgeError, bridged
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment
 from resources_servers.base.registry import discover, problems
@@ -14,6 +13,11 @@ from resources_servers.base.registry import discover, problems
 def available_environments(settings: ResourcesSettings) -> dict[str, type[Environment[Any]]]:
     """Every environment by name: shipped, then bridged (ValueError for a bad bridge)."""
     shipped = discover()
+    if not settings.bridges:
+        return shipped
+    # only here: the bridges' HTTP and websocket clients are 60 ms of a resources server's start
+    from interop.bridges import BridgeError, bridged
+
     try:
         return {**shipped, **bridged(settings.bridges, set(shipped))}
     except BridgeError as exc:

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from helpers import patience
 
+from proofgym.lean_imports import reexports
 from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,19 +269,45 @@ def test_openai_types_load_without_the_client_and_the_rest_comes_when_asked() ->
         "    'model': 'm', 'parallel_tool_calls': True, 'tool_choice': 'auto', 'tools': [],\n"
         "    'output': [{'type': 'function_call', 'call_id': 'c', 'name': 'f',\n"
         "                'arguments': '{}'}]})\n"
-        "print(type(r.output[0]).__name__, 'openai._client' in sys.modules)\n"
+        "print(type(r.output[0]).__name__, 'openai._client' in sys.modules,\n"
+        "      'openai.types.responses.response_stream_event' in sys.modules)\n"
         "import openai\n"
         "print(openai.__version__ == openai.version.VERSION, 'openai._client' in sys.modules)\n"
         "from openai import AsyncOpenAI\n"
         "from openai.types import CompletionUsage\n"
         "print(AsyncOpenAI.__name__, CompletionUsage.__name__, openai_types_only())\n"
+        "from openai.types.responses import ResponseStreamEvent, ResponseInputItemParam\n"
+        "import openai.types.responses as package\n"
+        "print(package.Response is Response, bool(ResponseStreamEvent), "
+        "bool(ResponseInputItemParam))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.splitlines() == [
-        "ResponseFunctionToolCall False",
+        "ResponseFunctionToolCall False False",
         "True True",
         "AsyncOpenAI CompletionUsage False",
+        "True True True",
     ], out.stdout + out.stderr
+
+
+def test_only_a_pure_reexport_init_is_skipped() -> None:
+    assert reexports(
+        '"""doc"""\nfrom __future__ import annotations\nfrom .a import B as C\n'
+        "from . import sub\nfrom .d import (E,\n F)\n"
+    ) == {
+        "C": ("a", "B"),
+        "sub": ("sub", ""),
+        "E": ("d", "E"),
+        "F": ("d", "F"),
+    }
+    for busy in (
+        "from .a import B\nX = 1\n",
+        "import os\n",
+        "from .a import *\n",
+        "from pkg.a import B\n",
+        "if True:\n    from .a import B\n",
+    ):
+        assert reexports(busy) is None, busy
 
 
 def test_a_service_process_does_not_load_the_command_line() -> None:
@@ -289,7 +316,8 @@ def test_a_service_process_does_not_load_the_command_line() -> None:
         "from proofgym_stack.service_main import build\n"
         "for name in ('agent', 'resources', 'model'):\n"
         "    build(name, {})\n"
-        "print(sorted(m for m in ('typer', 'proofgym_stack.cli', 'openai._client') "
+        "print(sorted(m for m in ('typer', 'proofgym_stack.cli', 'openai._client', 'aiohttp', "
+        "'openai.types.responses.response_stream_event', 'openai.types.evals') "
         "if m in sys.modules))"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
