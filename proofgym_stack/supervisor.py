@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from proofgym_stack.forkstart import discard_prestarted, take_prestarted
 from proofgym_stack.up import Stack
 
 
@@ -67,6 +68,7 @@ def exec_supervisor(stack_args: dict[str, Any], start_timeout: float) -> None:
 
 def run(spec: dict[str, Any]) -> int:
     """Start the stack `spec` describes, supervise it until stopped, stop it; the exit status."""
+    take_prestarted()  # before the services' environment is read from ours
     stack = Stack(**spec["stack"])
     try:
         try:
@@ -74,6 +76,8 @@ def run(spec: dict[str, Any]) -> int:
         except RuntimeError as exc:
             print(f"error: the services did not start: {exc}", file=sys.stderr, flush=True)
             return 1
+        finally:
+            discard_prestarted()  # unused when the stack spawned its services
         for svc in stack.processes:
             print(f"{svc.name:>10}  {svc.url}  pid {svc.process.pid}", flush=True)
         print("ready; Ctrl-C stops everything", flush=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import resource
@@ -16,6 +15,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from proofgym_stack.forkstart import PR_SET_PDEATHSIG, Adopted, prctl, start_forked
 
 SERVICES = ("resources", "model", "agent")
 
@@ -40,8 +41,7 @@ def port_free(host: str, port: int) -> bool:
 
 def _die_with_parent() -> None:
     # Children get SIGTERM if `proofgym up` dies, even by SIGKILL: no orphan services.
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _starter(nofile: int | None) -> Callable[[], None]:
@@ -57,16 +57,46 @@ def _starter(nofile: int | None) -> Callable[[], None]:
     return start
 
 
+QUICK_DEATH_S = 10.0
+
+
+def restart_delay(quick_deaths: int) -> float:
+    """Seconds before a dead service is started again: at once after a death that ended a
+    good run or after the first quick one, then 0.5, 1, 2, ... up to 30."""
+    return 0.0 if quick_deaths <= 1 else min(30.0, 0.5 * 2 ** (quick_deaths - 2))
+
+
 @dataclass
 class ServiceProcess:
     """One started service, and how to start it again."""
 
     name: str
     url: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | Adopted  # Adopted: forked by proofgym_stack.forkstart
     cmd: list[str]
     env: dict[str, str]
     restarts: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+    quick_deaths: int = 0  # deaths in a row, each within QUICK_DEATH_S of its start
+    restart_at: float | None = None  # when a dead service is started again
+
+
+def service_env(host: str, port: int, env: dict[str, str], instance: str) -> dict[str, str]:
+    """The whole environment of a service bound to host:port: ours, then `env`, then its
+    address and the `instance` id its /health answers."""
+    return {
+        **os.environ,
+        **env,
+        "PROOFGYM_HOST": host,
+        "PROOFGYM_PORT": str(port),
+        "PROOFGYM_INSTANCE": instance,
+    }
+
+
+def service_command(name: str) -> list[str]:
+    """How a service process is started: not through the CLI, so that it never loads Typer
+    and the command modules."""
+    return [sys.executable, "-m", "proofgym_stack.service_main", name]
 
 
 def spawn_service(
@@ -74,17 +104,13 @@ def spawn_service(
 ) -> ServiceProcess:
     """Service NAME (as `proofgym serve NAME`) as a child process bound to host:port, with
     `env` over ours and `instance` as the id its /health answers; it dies with this process."""
-    env = {
-        **os.environ,
-        **env,
-        "PROOFGYM_HOST": host,
-        "PROOFGYM_PORT": str(port),
-        "PROOFGYM_INSTANCE": instance,
-    }
-    # not through the CLI: a service process never loads Typer and the command modules
-    cmd = [sys.executable, "-m", "proofgym_stack.service_main", name]
-    proc = subprocess.Popen(cmd, env=env, preexec_fn=_starter(nofile))
-    return ServiceProcess(name, f"http://{host}:{port}", proc, cmd, env)
+    env = service_env(host, port, env, instance)
+    cmd = service_command(name)
+    return ServiceProcess(name, f"http://{host}:{port}", _popen(cmd, env, nofile), cmd, env)
+
+
+def _popen(cmd: list[str], env: dict[str, str], nofile: int | None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(cmd, env=env, preexec_fn=_starter(nofile))
 
 
 def wait_healthy(services: list[ServiceProcess], instance: str, timeout: float) -> None:
@@ -110,8 +136,8 @@ def wait_healthy(services: list[ServiceProcess], instance: str, timeout: float) 
                 + ", ".join(s.name for s in pending)
                 + " (a model that loads slowly needs a longer --start-timeout)"
             )
-        if pending:
-            time.sleep(0.1)
+        if pending:  # a refused connection costs microseconds: ask often, say ready at once
+            time.sleep(0.02)
 
 
 def health(url: str) -> dict[str, Any] | None:
@@ -141,6 +167,7 @@ class Stack:
     model_env: dict[str, str] = field(default_factory=dict)  # e.g. the backend to serve
     model_url: str | None = None  # a model interface running elsewhere (a trainer's live one)
     nofile: int | None = None  # start services under this soft open-files limit (benchmarks)
+    fork: bool = True  # start the services forked from one loader (see proofgym_stack.forkstart)
     processes: list[ServiceProcess] = field(default_factory=list)
     # what this stack's services answer in /health: a healthy answer from another process
     # (another stack on a port this one could not bind) is never taken for ours
@@ -155,24 +182,47 @@ class Stack:
         """Where the agent listens."""
         return self.url(self.agent_port)
 
-    def _spawn(self, name: str, port: int, extra: dict[str, str]) -> None:
-        env = {**self.env, **extra}
-        self.processes.append(spawn_service(name, self.host, port, env, self.instance, self.nofile))
+    def _start_all(self, planned: list[tuple[str, int, dict[str, str]]]) -> None:
+        """Start each planned (name, port, extra environment): forked from one process that
+        loaded their shared imports once (proofgym_stack.forkstart) where that works, else
+        each spawned on its own."""
+        envs = [
+            service_env(self.host, port, {**self.env, **extra}, self.instance)
+            for _, port, extra in planned
+        ]
+        names = [name for name, _, _ in planned]
+        forked: list[Adopted] | None = None
+        if self.fork:
+            forked = start_forked(list(zip(names, envs, strict=True)), self.nofile)
+        for i, (name, port, _) in enumerate(planned):
+            cmd = service_command(name)
+            process = forked[i] if forked else _popen(cmd, envs[i], self.nofile)
+            self.processes.append(ServiceProcess(name, self.url(port), process, cmd, envs[i]))
 
     def restart_dead(self) -> list[ServiceProcess]:
         """Start again every service whose process has exited; return those restarted.
 
         A restarted resources server has lost its sessions: rollouts that were using them end
-        as masked `resources_error`, and a rerun of the collection completes them.
+        as masked `resources_error`, and a rerun of the collection completes them. A service
+        that keeps dying as it starts (a port someone else took, a broken setting) is started
+        again later each time (`restart_delay`), not five times a second.
         """
         restarted = []
+        now = time.monotonic()
         for svc in self.processes:
-            if svc.process.poll() is not None:
-                svc.process = subprocess.Popen(
-                    svc.cmd, env=svc.env, preexec_fn=_starter(self.nofile)
+            if svc.process.poll() is None:
+                continue
+            if svc.restart_at is None:
+                svc.quick_deaths = (
+                    svc.quick_deaths + 1 if now - svc.started_at < QUICK_DEATH_S else 0
                 )
-                svc.restarts += 1
-                restarted.append(svc)
+                svc.restart_at = now + restart_delay(svc.quick_deaths)
+            if now < svc.restart_at:
+                continue
+            svc.process = _popen(svc.cmd, svc.env, self.nofile)
+            svc.restarts += 1
+            svc.started_at, svc.restart_at = now, None
+            restarted.append(svc)
         return restarted
 
     def ports(self) -> list[int]:
@@ -181,8 +231,16 @@ class Stack:
         return [*self.resources_ports, *model, self.agent_port]
 
     def check_ports_free(self) -> None:
-        """RuntimeError naming every port of this stack that something already listens on."""
-        busy = [port for port in self.ports() if not port_free(self.host, port)]
+        """RuntimeError naming a port given to two services, or every port of this stack that
+        something already listens on."""
+        ports = self.ports()
+        twice = sorted({port for port in ports if ports.count(port) > 1})
+        if twice:
+            raise RuntimeError(
+                f"port{'s' if len(twice) > 1 else ''} {', '.join(map(str, twice))} given to "
+                "more than one service; give each service a port of its own"
+            )
+        busy = [port for port in ports if not port_free(self.host, port)]
         if busy:
             raise RuntimeError(
                 f"port{'s' if len(busy) > 1 else ''} {', '.join(map(str, busy))} on {self.host} "
@@ -194,12 +252,13 @@ class Stack:
         all on failure. RuntimeError when a port is taken, a service exits, or time runs out."""
         self.check_ports_free()
         resources = [self.url(p) for p in self.resources_ports]
-        try:
-            for port in self.resources_ports:
-                self._spawn("resources", port, {})
-            if self.model_url is None:
-                self._spawn("model", self.model_port, self.model_env)
-            self._spawn(
+        planned: list[tuple[str, int, dict[str, str]]] = [
+            ("resources", port, {}) for port in self.resources_ports
+        ]
+        if self.model_url is None:
+            planned.append(("model", self.model_port, self.model_env))
+        planned.append(
+            (
                 "agent",
                 self.agent_port,
                 {
@@ -207,6 +266,9 @@ class Stack:
                     "PROOFGYM_MODEL_URL": self.model_url or self.url(self.model_port),
                 },
             )
+        )
+        try:
+            self._start_all(planned)
             self.wait_healthy(timeout)
         except BaseException:
             self.stop()

@@ -14,23 +14,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers import count_rows, patience
+from helpers import alive, count_rows, patience
 
 from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tasks" / "file_edit" / "example.jsonl"
 CLI = [sys.executable, "-m", "proofgym_stack.cli"]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead too
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
 @pytest.fixture

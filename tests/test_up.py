@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from helpers import serve_in_thread
 from typer.testing import CliRunner
 
 from proofgym_stack.cli import app
-from proofgym_stack.up import ServiceProcess, Stack, free_port, port_free
+from proofgym_stack.up import ServiceProcess, Stack, free_port, port_free, restart_delay
 
 
 def test_a_port_in_use_is_named_before_anything_starts() -> None:
@@ -31,6 +32,31 @@ def test_a_port_in_use_is_named_before_anything_starts() -> None:
         with pytest.raises(RuntimeError, match=f"port {busy} on 127.0.0.1 already in use"):
             stack.start(timeout=5)
         assert stack.processes == []  # nothing was started
+
+
+def test_a_port_given_to_two_services_is_refused_before_anything_starts() -> None:
+    port = free_port()
+    stack = Stack(agent_port=port, resources_ports=[free_port(), port], model_port=free_port())
+    with pytest.raises(RuntimeError, match=f"port {port} given to more than one service"):
+        stack.start(timeout=5)
+    assert stack.processes == []
+
+
+def test_a_service_that_dies_as_it_starts_is_restarted_less_and_less_often() -> None:
+    assert [restart_delay(n) for n in range(9)] == [0, 0, 0.5, 1, 2, 4, 8, 16, 30]
+    dying = [sys.executable, "-c", "raise SystemExit(3)"]
+    stack = Stack()
+    stack.processes.append(
+        ServiceProcess("agent", "http://127.0.0.1:9", subprocess.Popen(dying), dying, {})
+    )
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        stack.restart_dead()
+        time.sleep(0.02)
+    svc = stack.processes[0]
+    # each death comes at once: restarts at 0, 0.5 and 1.5 s, not one per tick
+    assert 2 <= svc.restarts <= 3, svc.restarts
+    svc.process.wait()
 
 
 def test_health_from_another_process_on_the_port_is_not_ready() -> None:

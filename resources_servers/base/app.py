@@ -283,11 +283,11 @@ def create_app(
         )
 
     @app.get("/envs")
-    async def list_envs() -> list[EnvInfo]:
+    def list_envs() -> list[EnvInfo]:  # in a thread: a sandbox's start probe may be running
         return [host.info(n) for n in host.envs]
 
     @app.get("/{env}/info")
-    async def info(env: str) -> EnvInfo:
+    def info(env: str) -> EnvInfo:  # in a thread, as list_envs
         return host.info(env)
 
     @fast_post(app, "/{env}/seed_session")

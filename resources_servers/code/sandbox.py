@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -96,7 +97,23 @@ class Sandbox:
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, True)
         self.program = program or bwrap.bwrap_path()
         self._mounts = bwrap.mount_args() if mode == "bwrap" else []
-        self.problem = self._probe() if mode == "bwrap" else None
+        # The probe is a real sandboxed run (0.1-0.4 s): it runs beside the rest of the
+        # server's start, and whatever needs its answer waits for it (`problem`).
+        self._problem: str | None = None
+        self._probing: threading.Thread | None = None
+        if mode == "bwrap":
+            self._probing = threading.Thread(target=self._record_probe, daemon=True)
+            self._probing.start()
+
+    def _record_probe(self) -> None:
+        self._problem = self._probe()
+
+    @property
+    def problem(self) -> str | None:
+        """Why submissions cannot run here (None: they can); waits for the start's probe."""
+        if self._probing is not None:
+            self._probing.join()
+        return self._problem
 
     @property
     def mode(self) -> str:
@@ -220,7 +237,9 @@ class Sandbox:
 
     def close(self) -> None:
         """Remove the sandbox's scratch root (also done when the sandbox is collected) and
-        give its uid range back."""
+        give its uid range back (after the start's probe, which uses both)."""
+        if self._probing is not None:
+            self._probing.join()
         self._cleanup()
         if self._uid_lock is not None:
             os.close(self._uid_lock)
