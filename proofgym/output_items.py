@@ -8,31 +8,15 @@ pydantic reports when it tries every member of the OpenAI union.
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
-from openai.types.responses import Response
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from proofgym.errors import describe_validation
-from proofgym.responses import new_id
+from proofgym.responses import ITEM_MODELS, new_id
 
 _ID_PREFIX = {"function_call_output": "fco", "function_call": "fc", "message": "msg"}
 _NEEDS_STATUS = ("function_call_output", "function_call", "message")
-
-
-def _item_models() -> dict[str, type[BaseModel]]:
-    """Each output item class of the openai package, by the literal of its `type` field."""
-    (item,) = typing.get_args(Response.model_fields["output"].annotation)
-    union = typing.get_args(item)[0]
-    models: dict[str, type[BaseModel]] = {}
-    for cls in typing.get_args(union):
-        for literal in typing.get_args(cls.model_fields["type"].annotation):
-            models[literal] = cls
-    return models
-
-
-ITEM_MODELS = _item_models()
 
 
 def normalize_output(items: list[Any]) -> list[Any]:

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from proofgym.output_items import check_output, normalize_output
+from proofgym.responses import validate_response
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-.~]{16,128}")  # matched whole (fullmatch)
 # an environment name goes into URLs (`/<env>/...`): plain lower-case words only
@@ -236,7 +237,7 @@ class VerifyRequest(StrictModel):
             return handler(value)
         value = {**value, "output": normalize_output(value["output"])}
         try:
-            return handler(value)
+            return validate_response(value)
         except ValidationError:
             # Items are checked one by one only now, for the message: validated once on the
             # common path, and pydantic's hundred errors for one bad item never reach the caller

@@ -3,18 +3,56 @@
 from __future__ import annotations
 
 import time
+import typing
 import uuid
 from typing import Any
 
 from openai.types.responses import Response
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 TOKEN_FIELDS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs")
 
 
 def _zeros(model: type[BaseModel]) -> dict[str, int]:
     return {name: 0 for name, f in model.model_fields.items() if f.is_required()}
+
+
+def _item_models() -> dict[str, type[BaseModel]]:
+    """Each output item class of the openai package, by the literal of its `type` field."""
+    (item,) = typing.get_args(Response.model_fields["output"].annotation)
+    union = typing.get_args(item)[0]
+    models: dict[str, type[BaseModel]] = {}
+    for cls in typing.get_args(union):
+        for literal in typing.get_args(cls.model_fields["type"].annotation):
+            if literal in models:  # the fast path below relies on one class per literal
+                raise TypeError(f"two openai output item classes take type {literal!r}")
+            models[literal] = cls
+    return models
+
+
+ITEM_MODELS = _item_models()
+
+
+def validate_response(body: dict[str, Any]) -> Response:
+    """`Response.model_validate(body)` at a fraction of the cost, with the same result.
+
+    openai's `output` is a union of 28 item classes without a discriminator pydantic knows,
+    so pydantic tries them in turn for every item: most of the cost of a Response. Each item
+    is validated here by the one class its `type` names, which is the only class the union
+    can pick (no two take the same `type`); the rest of the Response without its items. Any
+    input this path refuses goes through `Response.model_validate`, for its errors."""
+    output = body.get("output")
+    if isinstance(output, list):
+        try:
+            items = [ITEM_MODELS[item["type"]].model_validate(item) for item in output]
+            response = Response.model_validate({**body, "output": []})
+        except (KeyError, TypeError, ValidationError):
+            pass
+        else:
+            response.output = items  # type: ignore[assignment]
+            return response
+    return Response.model_validate(body)
 
 
 def new_id(prefix: str) -> str:
@@ -143,7 +181,7 @@ def build_response(
             "input_tokens_details": _zeros(InputTokensDetails),
             "output_tokens_details": _zeros(OutputTokensDetails),
         }
-    return Response.model_validate(body)
+    return validate_response(body)
 
 
 def normalize_input(value: Any) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,37 @@ async def test_the_server_still_reaps_a_keyed_session_past_its_lease() -> None:
 
     assert await registry.reap(time.monotonic() + 5) == ["keyed-and-leased-01"]
     assert not registry.sessions
+
+
+class ThreadNoting(MathEnv):
+    seen: list[str] = []
+
+    def verify(self, state: Any, task: Task, response: Response) -> VerifyResult:
+        self.seen.append(threading.current_thread().name)
+        return super().verify(state, task, response)
+
+
+class ThreadNotingOffLoop(ThreadNoting):
+    inline_verify = False
+
+
+async def test_an_inline_verify_runs_on_the_loop_and_any_other_in_a_worker() -> None:
+    envs = {"math": ThreadNoting(), "slow": ThreadNotingOffLoop()}
+    app = resources_app(ResourcesSettings(), envs=envs)  # type: ignore[arg-type]
+    response = {"id": "r", "object": "response", "created_at": 0, "model": "m", "output": [],
+                "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}  # fmt: skip
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        for i, env in enumerate(envs):
+            sid = f"noting-session-{i:06d}"
+            seeded = await client.post(
+                f"/{env}/seed_session", json={"session_id": sid, "task": MATH}
+            )
+            assert seeded.status_code == 200, seeded.text
+            verdict = await client.post(
+                f"/{env}/verify", json={"session_id": sid, "response": response}
+            )
+            assert verdict.status_code == 200 and verdict.json()["reward"] == 0.0, verdict.text
+    loop_thread = threading.current_thread().name
+    assert ThreadNoting.seen[0] == loop_thread
+    assert ThreadNoting.seen[1] != loop_thread

@@ -186,6 +186,8 @@ class ResourcesHost:
         """Judge a session's rollout; the session stays open (closing is separate)."""
         env = self.env(name)
         session = self.registry(name).get(request.session_id, key)
+        if env.inline_verify:
+            return env.verify(session.state, session.task, request.response)
         return await asyncio.to_thread(env.verify, session.state, session.task, request.response)
 
     @classmethod

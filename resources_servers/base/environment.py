@@ -65,6 +65,10 @@ class Environment(ABC, Generic[S]):
     #: `create_state` waits on I/O (a peer's server, a database): the registry runs it off
     #: the event loop, as it always does with a workdir; a cheap in-memory state is built inline.
     blocking_state: ClassVar[bool] = False
+    #: `verify` is quick computation on in-memory state (no files, sandbox, model or network
+    #: call): it runs on the event loop, without the hop to a worker thread every other
+    #: verify takes. A verify that can take long with it would stall the whole server.
+    inline_verify: ClassVar[bool] = False
     #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
     #: never reach the policy; facts the policy is meant to discover are not secrets.
     secret_fields: ClassVar[tuple[str, ...]] = ()
