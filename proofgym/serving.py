@@ -53,6 +53,54 @@ def unread_bytes(transport: asyncio.BaseTransport) -> int:
     return int(struct.unpack("i", raw)[0])
 
 
+class CoalescedWrites:
+    """A transport whose writes in one turn of the event loop leave as one write.
+
+    uvicorn writes a response's status line and headers, then its body: two sends, so the
+    caller's event loop woke twice for one answer, once for headers without a body. Here the
+    writes of a turn are joined and sent at its end (`call_soon`): one send, one wake-up. Order
+    is kept, `close` sends what is pending first, `abort` drops it; everything else is the
+    wrapped transport's."""
+
+    __slots__ = ("_loop", "_pending", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        """Send `data` at the end of this turn, after what this turn already wrote."""
+        if self._pending is None:
+            self._pending = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            self._pending.append(data)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending and not self._transport.is_closing():
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def get_write_buffer_size(self) -> int:
+        """What the wrapped transport holds, and what this turn has not sent yet."""
+        held = sum(map(len, self._pending)) if self._pending else 0
+        return self._transport.get_write_buffer_size() + held
+
+    def close(self) -> None:
+        """Send what is pending, then close."""
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        """Close at once; what is pending is dropped, as the wrapped transport drops its own."""
+        self._pending = None
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class HeaderTimeoutProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with two more timers, so that no client holds a
     descriptor for nothing:
@@ -70,7 +118,8 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
     idle_timeout_s = float(SERVER_KEEPALIVE_S)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        coalesced = CoalescedWrites(transport, self.loop)
+        super().connection_made(coalesced)  # type: ignore[arg-type]
         self._header_timer: asyncio.TimerHandle | None = None
         self._arm(self.idle_timeout_s)
 
