@@ -30,7 +30,9 @@ __all__ = [
 
 def main() -> None:
     """Entry point of the console script."""
-    if sys.argv[1:2] == ["up"] and not {"--help", "-h"} & set(sys.argv):
+    if sys.argv[1:2] == ["up"] and not any(
+        a in ("--help", "-h") or a.startswith("--ray") for a in sys.argv
+    ):
         # The services' imports load in a process of their own while Typer parses and checks
         # the options; the supervisor that `up` becomes takes it over (proofgym_stack.forkstart).
         from proofgym_stack.forkstart import prestart

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.forkstart import cancel_prestart
 from proofgym_stack.supervisor import exec_supervisor, until_stopped
 from proofgym_stack.up import Stack, free_port
 
@@ -191,6 +192,7 @@ def up(
     actors instead; a replica whose node is lost is started again on another node.
     """
     if ray is not None:
+        cancel_prestart()  # Ray starts the services: no forking process is needed
         _up_ray(ray, host, agent_port, resources_replicas, model_url, model, backend, start_timeout)
         return
     host = host or "127.0.0.1"

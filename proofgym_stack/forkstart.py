@@ -16,8 +16,13 @@ Each forked service is a child of the supervisor as if it had been spawned:
 - each service gets its own environment (ports, instance id, settings) before it reads it,
   `/dev/null` as stdin, and the soft open-files limit asked for.
 
+`proofgym up` launches the forking process before Typer parses its options (`prestart`), so
+the imports load while the command line still works; the supervisor it execs into takes that
+process over (`take_prestarted`), or closes it when the stack does not fork.
+
 `start_forked` answers None wherever this cannot be had (not Linux, no `prctl`, the forking
-process failed): the caller then spawns each service as before. A service that dies later is
+process failed, services that would load different code): the caller then spawns each
+service as before. A service that dies later is
 restarted the plain way (`subprocess.Popen`): that path is rare and needs no speed.
 """
 
@@ -189,6 +194,13 @@ def discard_prestarted() -> None:
     if _prestarted is not None:
         _prestarted.close()
         _prestarted = None
+
+
+def cancel_prestart() -> None:
+    """In the command line, when `up` will not exec a supervisor (`--ray`): close the forking
+    process `prestart` launched, and keep its variable from whatever starts next."""
+    take_prestarted()
+    discard_prestarted()
 
 
 def start_forked(

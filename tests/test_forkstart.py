@@ -194,3 +194,12 @@ def test_a_handover_that_is_not_ours_is_ignored(monkeypatch: pytest.MonkeyPatch)
         forkstart.take_prestarted()
         assert forkstart.HANDOVER_ENV not in os.environ
         assert forkstart._prestarted is None
+
+
+def test_a_prestart_that_is_not_used_leaves_nothing() -> None:
+    forkstart.prestart()
+    pid = json.loads(os.environ[forkstart.HANDOVER_ENV])[0]
+    assert alive(pid)
+    forkstart.cancel_prestart()  # as `up --ray` does
+    assert forkstart.HANDOVER_ENV not in os.environ
+    assert not alive(pid)
