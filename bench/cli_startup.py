@@ -6,8 +6,9 @@ its three services) then.
     .venv/bin/python bench/cli_startup.py [--baseline 335d6d0] [--runs 7]
 
 The baseline is checked out in a temporary git worktree and run with the same interpreter and
-packages (its code first on the path), so only the code differs. Reported: the median of each
-measure for each, and the ratio.
+packages (its code first on the path), so only the code differs; each checkout's `proofgym`
+is run through the console-script entry point its own pyproject.toml names. Reported: the
+median of each measure for each, and the ratio.
 """
 
 from __future__ import annotations
@@ -30,13 +31,25 @@ from proofgym_stack.up import free_port  # noqa: E402
 COMMANDS = (["--help"], ["new-env", "--help"], ["validate", "--help"])
 
 
+def console_script(code_root: Path) -> list[str]:
+    """`proofgym` as that checkout's console script runs it: the entry point its
+    pyproject.toml names, with this interpreter (each checkout measured the way a user starts
+    it, whatever module the entry point is)."""
+    import tomllib
+
+    target = tomllib.loads((code_root / "pyproject.toml").read_text())["project"]["scripts"]
+    module, function = target["proofgym"].split(":")
+    code = f"import sys; from {module} import {function} as m; sys.argv[0] = 'proofgym'; m()"
+    return [sys.executable, "-c", code]
+
+
 def timed(code_root: Path, args: list[str], runs: int) -> float:
     env = {**os.environ, "PYTHONPATH": str(code_root)}
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "proofgym_stack.cli", *args],
+            [*console_script(code_root), *args],
             cwd=code_root,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -61,7 +74,7 @@ def up_once(code_root: Path) -> tuple[float, float]:
     """`proofgym up` on free ports: seconds until "ready", and the stack's RSS (MB) then."""
     env = {**os.environ, "PYTHONPATH": str(code_root)}
     ports = [str(free_port()) for _ in range(3)]
-    cmd = [sys.executable, "-m", "proofgym_stack.cli", "up", "--agent-port", ports[0]]
+    cmd = [*console_script(code_root), "up", "--agent-port", ports[0]]
     cmd += ["--resources-port", ports[1], "--model-port", ports[2]]
     start = time.perf_counter()
     proc = subprocess.Popen(

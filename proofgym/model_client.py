@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from proofgym.responses import answer_text
+
+if TYPE_CHECKING:  # loaded by whoever makes the client: a resources server imports this
+    import httpx  # module with the judge, and would otherwise pay 50 ms of its start for it
 
 
 class ModelRefused(Exception):
@@ -23,6 +24,8 @@ class ModelUnavailable(Exception):
 def response_text(client: httpx.Client, url: str, body: dict[str, Any], *, retries: int = 2) -> str:
     """The text of the answer to `body` at `url`; retries transport failures, 5xx and 429
     with a short backoff, at most `retries` times."""
+    import httpx
+
     last = "no attempt"
     for attempt in range(retries + 1):
         try:

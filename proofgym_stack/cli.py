@@ -14,6 +14,7 @@ from proofgym_stack import (
 )
 from proofgym_stack.cli_services import vllm_command
 from proofgym_stack.console import app
+from proofgym_stack.entry import start_early
 
 __all__ = [
     "app",
@@ -29,15 +30,9 @@ __all__ = [
 
 
 def main() -> None:
-    """Entry point of the console script."""
-    if sys.argv[1:2] == ["up"] and not any(
-        a in ("--help", "-h") or a.startswith("--ray") for a in sys.argv
-    ):
-        # The services' imports load in a process of their own while Typer parses and checks
-        # the options; the supervisor that `up` becomes takes it over (proofgym_stack.forkstart).
-        from proofgym_stack.forkstart import prestart
-
-        prestart()
+    """The command line (the `proofgym` console script runs it through
+    `proofgym_stack.entry.main`)."""
+    start_early(sys.argv)  # `python -m proofgym_stack.cli up`, as the console script does
     try:
         app()
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import uuid
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from helpers import alive, patience
 
 from proofgym_stack import forkstart
+from proofgym_stack.entry import prestarts
 from proofgym_stack.forkstart import Adopted
 from proofgym_stack.up import Stack, free_port, health
 
@@ -132,6 +134,7 @@ def test_services_that_would_import_different_code_are_not_forked_together() -> 
     assert forkstart.forker_env([]) is None
 
 
+ROOT = Path(__file__).resolve().parent.parent
 UP = [sys.executable, "-m", "proofgym_stack.cli", "up"]  # through main(), as the console script
 
 
@@ -203,3 +206,13 @@ def test_a_prestart_that_is_not_used_leaves_nothing() -> None:
     forkstart.cancel_prestart()  # as `up --ray` does
     assert forkstart.HANDOVER_ENV not in os.environ
     assert not alive(pid)
+
+
+def test_only_a_local_up_starts_anything_early() -> None:
+    assert prestarts(["proofgym", "up"])
+    assert prestarts(["proofgym", "up", "--agent-port", "9000"])
+    others = ["", "rollout up", "up --help", "up --ray auto", "up --ray=auto"]
+    for argv in (["proofgym", *line.split()] for line in others):
+        assert not prestarts(argv), argv
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["proofgym"] == "proofgym_stack.entry:main"  # what users run starts early

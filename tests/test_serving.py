@@ -317,7 +317,7 @@ def test_a_service_process_does_not_load_the_command_line() -> None:
         "for name in ('agent', 'resources', 'model'):\n"
         "    build(name, {})\n"
         "print(sorted(m for m in ('typer', 'proofgym_stack.cli', 'openai._client', 'aiohttp', "
-        "'openai.types.responses.response_stream_event', 'openai.types.evals') "
+        "'openai.types.responses.response_stream_event', 'openai.types.evals', 'httpx') "
         "if m in sys.modules))"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}

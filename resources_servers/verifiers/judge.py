@@ -25,13 +25,15 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proofgym.model_client import ModelRefused, ModelUnavailable, response_text
 from proofgym.protocol import Check, VerifyResult
+
+if TYPE_CHECKING:  # httpx only when a judge model is asked (50 ms of a server's start)
+    import httpx
 
 FENCE_OPEN = "<candidate>"
 FENCE_CLOSE = "</candidate>"
@@ -106,7 +108,11 @@ class ModelInterfaceJudge:
         self.name = f"model {model} at {url}"
         self.retries = retries
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.client = client or httpx.Client(timeout=timeout_s, headers=headers)
+        if client is None:
+            import httpx
+
+            client = httpx.Client(timeout=timeout_s, headers=headers)
+        self.client = client
 
     def complete(self, body: dict[str, Any]) -> str:
         try:
