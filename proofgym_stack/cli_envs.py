@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
     from proofgym.protocol import Task
@@ -25,7 +24,7 @@ def envs() -> None:
     from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
-    table = Table("environment", "version", "tools", "runs policy code", "description")
+    table = new_table("environment", "version", "tools", "runs policy code", "description")
     try:
         available = available_environments(settings)
     except ValueError as exc:
@@ -128,7 +127,7 @@ def validate(
         console.print_json(json.dumps([r.to_json() for r in reports]))
     else:
         for report in reports:
-            table = Table(
+            table = new_table(
                 "check",
                 "verdict",
                 "detail",
@@ -248,7 +247,7 @@ def _draft(
     journal = target.with_suffix(".llm-journal.jsonl")
     with (
         httpx.Client(base_url=model_url, headers=headers, timeout=120) as client,
-        Progress(console=err) as progress,
+        Progress(console=err.real) as progress,
     ):
         bar = progress.add_task(f"drafting {env} statements", total=len(rows))
         try:
@@ -409,7 +408,7 @@ def learn_command(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err, transient=True) as progress:
+    with Progress(*columns, console=err.real, transient=True) as progress:
         bar = progress.add_task(f"learning {env}", total=steps)
 
         def step(n: int, reward: float) -> None:

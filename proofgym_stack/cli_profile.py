@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from proofgym_stack.cli_rollouts import _collect, _print_summary
-from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
     from proofgym.protocol import Task
@@ -28,7 +27,7 @@ def _fmt(value: Any) -> str:
 
 
 def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
-    table = Table(
+    table = new_table(
         "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "alarms"
     )
     for env, p in result["envs"].items():
@@ -68,7 +67,7 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
                 "(candidates to drop or regenerate; --json lists them)"
             )
     if comparison is not None:
-        table = Table("env", "first", "second", "difference [95% CI]", "verdict")
+        table = new_table("env", "first", "second", "difference [95% CI]", "verdict")
         for env, c in comparison.items():
             verdict = (
                 "[green]separated[/green]"

@@ -6,17 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from proofgym_stack.console import app, console, err, fail
+from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
     from proofgym.collect import Summary
 
 
 def _print_summary(title: str, summary: Summary, db: Path) -> None:
-    table = Table(title=title, show_header=False)
+    table = new_table(title=title, show_header=False)
     mean = summary.mean_reward
     rate = summary.pass_rate
     table.add_row("planned", str(summary.planned))
@@ -65,6 +63,8 @@ def _collect(
     timeout: float | None = None,
 ) -> Summary:
     import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from proofgym.collect import TaskFileError, collect, load_tasks
     from proofgym.http import ServiceClient
@@ -117,7 +117,7 @@ def _collect(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err.real,
         transient=True,
     ) as progress:
         done = len(store.done_pairs() & {(t.task_id, r) for t in tasks for r in range(repeats)})
@@ -182,7 +182,7 @@ def show(
     if not db.is_file():
         fail(f"{db}: no such store")
     store = RolloutStore(db)
-    table = Table("task", "repeat", "reward", "steps", "failure", "checks")
+    table = new_table("task", "repeat", "reward", "steps", "failure", "checks")
     for n, row in enumerate(store.rows()):
         if n >= limit:
             break

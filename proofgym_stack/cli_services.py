@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from proofgym_stack.cli_rollouts import _collect, _print_summary
-from proofgym_stack.console import app, console, err, fail
-from proofgym_stack.forkstart import cancel_prestart
+from proofgym_stack.console import app, console, err, fail, new_table
 from proofgym_stack.supervisor import exec_supervisor, until_stopped
 from proofgym_stack.up import Stack, free_port
 
@@ -192,6 +190,8 @@ def up(
     actors instead; a replica whose node is lost is started again on another node.
     """
     if ray is not None:
+        from proofgym_stack.forkstart import cancel_prestart
+
         cancel_prestart()  # Ray starts the services: no forking process is needed
         _up_ray(ray, host, agent_port, resources_replicas, model_url, model, backend, start_timeout)
         return
@@ -381,7 +381,7 @@ def _demo_real_model(
         summary = _collect(tasks_file, store, stack.agent_url, 1, 8, "model", None, 3, 600)
     finally:
         stack.stop()
-    table = Table("environment", "reward", "trainable", "tool calls", "steps", "masked")
+    table = new_table("environment", "reward", "trainable", "tool calls", "steps", "masked")
     rows = RolloutStore(store)
     for row in sorted(rows.rows(), key=lambda r: str(r["env"])):
         result = RunResult.model_validate(row["record"])

@@ -33,7 +33,6 @@ import ctypes
 import importlib
 import json
 import os
-import random
 import resource
 import select
 import signal
@@ -301,6 +300,8 @@ def preload() -> None:
 def _become_service(service: dict[str, Any], supervisor: int, nofile: int | None) -> int:
     """In a forked child: this service's environment and limits; adoption by the supervisor;
     then serve. The exit status."""
+    import random
+
     random.seed()  # not the forking process's state, shared by every sibling
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
