@@ -19,17 +19,19 @@ def prestarts(argv: list[str]) -> bool:
 
 
 def start_early(argv: list[str]) -> None:
-    """For `proofgym up`: launch the forking process now (once; see proofgym_stack.forkstart)."""
+    """For `proofgym up`: launch the forking process now (once; see proofgym_stack.forkstart).
+    Any other command loads nothing here."""
+    if not prestarts(argv):
+        return
     from proofgym_stack.forkstart import HANDOVER_ENV, prestart
 
-    if prestarts(argv) and HANDOVER_ENV not in os.environ:
+    if HANDOVER_ENV not in os.environ:
         prestart()
 
 
 def main() -> None:
     """The console script's entry point."""
-    if sys.argv[1:2] == ["up"]:  # the only command with anything to start early
-        start_early(sys.argv)
+    start_early(sys.argv)
     from proofgym_stack.cli import main as command_line
 
     command_line()

@@ -64,6 +64,19 @@ def prctl(option: int, value: int) -> bool:
         return False
 
 
+def die_with_parent() -> None:
+    """Ask for SIGTERM when the parent dies, even by SIGKILL: no orphan services."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def soft_nofile(nofile: int | None) -> None:
+    """Lower the soft open-files limit to `nofile` (None: leave it), as a machine's default
+    would impose; a service raises it again itself."""
+    if nofile is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), hard))
+
+
 class Adopted:
     """A service forked by `forkstart` and re-parented to this process: the methods and
     attributes of `subprocess.Popen` the stack uses (`pid`, `returncode`, `poll`, `wait`,
@@ -144,7 +157,7 @@ def launch(env: dict[str, str]) -> Forker:
             stdin=spec_read,
             env=env,
             pass_fds=(report_write,),
-            preexec_fn=lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM),
+            preexec_fn=die_with_parent,
         )
     except BaseException:
         for fd in (spec_write, report_read):
@@ -308,15 +321,13 @@ def _become_service(service: dict[str, Any], supervisor: int, nofile: int | None
     os.close(devnull)
     os.environ.clear()
     os.environ.update(service["env"])
-    if nofile is not None:
-        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), hard))
+    soft_nofile(nofile)
     deadline = time.monotonic() + ADOPTION_WAIT_S
     while os.getppid() != supervisor:  # the forking process exits once all are forked
         if time.monotonic() > deadline:
             return 1
         time.sleep(0.001)
-    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    die_with_parent()
     if os.getppid() != supervisor:  # it died between the check and the request
         return 1
     from proofgym_stack.service_main import main as service_main

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import secrets
 import signal
 import socket
@@ -16,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from proofgym_stack.forkstart import PR_SET_PDEATHSIG, Adopted, prctl, start_forked
+from proofgym_stack.forkstart import Adopted, die_with_parent, soft_nofile, start_forked
 
 SERVICES = ("resources", "model", "agent")
 
@@ -39,20 +38,13 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
-def _die_with_parent() -> None:
-    # Children get SIGTERM if `proofgym up` dies, even by SIGKILL: no orphan services.
-    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
 def _starter(nofile: int | None) -> Callable[[], None]:
     """What runs in a child before it execs: die with us; start under `nofile` open files
     (the soft limit, as a machine's default would impose; the service raises it itself)."""
 
     def start() -> None:
-        _die_with_parent()
-        if nofile is not None:
-            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), hard))
+        die_with_parent()
+        soft_nofile(nofile)
 
     return start
 
