@@ -70,10 +70,8 @@ def reexports(source: str) -> dict[str, tuple[str, str]] | None:
 
 
 def _lazy_getattr(module: types.ModuleType, spec: Any) -> Any:
-    exported: dict[str, tuple[str, str]] | None = None
-    if spec.name != PACKAGES[0]:
-        source = spec.loader.get_source(spec.name)
-        exported = reexports(source) if source is not None else None
+    source = spec.loader.get_source(spec.name)
+    exported = reexports(source) if source is not None else None
 
     def __getattr__(name: str) -> Any:
         if exported is not None and name in exported:
@@ -86,7 +84,7 @@ def _lazy_getattr(module: types.ModuleType, spec: Any) -> Any:
             raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
         module.__proofgym_ran__ = True  # type: ignore[attr-defined]
         spec.loader.exec_module(module)  # the real __init__, into the same module object
-        if "__getattr__" in module.__dict__ and exported is None:
+        if module.__dict__.get("__getattr__") is __getattr__:  # not the package's own
             del module.__getattr__  # type: ignore[attr-defined]
         return getattr(module, name)
 

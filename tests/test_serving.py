@@ -276,6 +276,7 @@ def test_openai_types_load_without_the_client_and_the_rest_comes_when_asked() ->
         "from openai import AsyncOpenAI\n"
         "from openai.types import CompletionUsage\n"
         "print(AsyncOpenAI.__name__, CompletionUsage.__name__, openai_types_only())\n"
+        "print(openai.AssistantEventHandler.__name__)\n"  # the package's own lazy names
         "from openai.types.responses import ResponseStreamEvent, ResponseInputItemParam\n"
         "import openai.types.responses as package\n"
         "print(package.Response is Response, bool(ResponseStreamEvent), "
@@ -286,6 +287,7 @@ def test_openai_types_load_without_the_client_and_the_rest_comes_when_asked() ->
         "ResponseFunctionToolCall False False",
         "True True",
         "AsyncOpenAI CompletionUsage False",
+        "AssistantEventHandler",
         "True True True",
     ], out.stdout + out.stderr
 
