@@ -40,11 +40,19 @@ from proofgym.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.math import generate  # noqa: E402
 
-# the floor is always this checkout's, whichever code the stack runs
-_spec = importlib.util.spec_from_file_location("echo_server", ROOT / "bench" / "echo_server.py")
-assert _spec is not None and _spec.loader is not None
-echo_server = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(echo_server)
+
+def _this_checkouts(name: str) -> Any:
+    """bench/`name`.py of this checkout: the floors are always this checkout's, whichever
+    code the stack runs."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+echo_server = _this_checkouts("echo_server")
+skeleton = _this_checkouts("skeleton")
 
 FAKE_MODEL = """
 import json, sys
@@ -87,10 +95,10 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000 if values else 0.0
 
 
-async def level(
-    client: ServiceClient, stack: Stack, tasks: list[dict[str, Any]], n: int, c: int, pids: Any
+async def drive(
+    client: ServiceClient, url: str, tasks: list[dict[str, Any]], n: int, c: int
 ) -> dict[str, Any]:
-    """n rollouts, c at once; latency, rate, failures and the stack's CPU per rollout."""
+    """n rollouts through `url` (an agent's /run), c at once: latencies, rate, failures."""
     latencies: list[float] = []
     steady: list[float] = []  # rollouts started after the first wave: no start-up transient
     failures: dict[str, int] = {}
@@ -101,7 +109,7 @@ async def level(
             body = {"task": tasks[i % len(tasks)], "rollout_id": uuid.uuid4().hex}
             start = time.perf_counter()
             try:
-                answer = await client.post_json(f"{stack.agent_url}/run", body, idempotent=False)
+                answer = await client.post_json(url, body, idempotent=False)
                 kind = answer.get("failure_kind") if answer.get("mask_sample") else None
             except Exception as exc:  # counted, never hidden
                 kind = type(exc).__name__ + ": " + str(exc)[:120]
@@ -111,6 +119,26 @@ async def level(
             if kind:
                 failures[kind] = failures.get(kind, 0) + 1
 
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(c)))
+    wall = time.perf_counter() - start
+    return {
+        "concurrency": c,
+        "n": n,
+        "rate": n / wall,
+        "p50": pct(latencies, 0.5),
+        "p99": pct(latencies, 0.99),
+        "steady_p50": pct(steady, 0.5),
+        "steady_p99": pct(steady, 0.99),
+        "failed": sum(failures.values()),
+        "failures": failures,
+    }
+
+
+async def level(
+    client: ServiceClient, stack: Stack, tasks: list[dict[str, Any]], n: int, c: int, pids: Any
+) -> dict[str, Any]:
+    """n rollouts, c at once; latency, rate, failures and the stack's CPU per rollout."""
     peak: dict[str, float] = {name: 0.0 for name in pids}
 
     async def sample_rss() -> None:  # the services' resident memory while the level runs
@@ -123,28 +151,29 @@ async def level(
     calls_before = requests_answered(urls)
     cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     sampler = asyncio.create_task(sample_rss())
-    start = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(c)))
-    wall = time.perf_counter() - start
+    row = await drive(client, f"{stack.agent_url}/run", tasks, n, c)
     sampler.cancel()
     cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
     calls = calls_per_rollout(calls_before, requests_answered(urls), n)
     return {
         "calls_per_rollout": round(calls, 2),
-        "concurrency": c,
-        "n": n,
-        "rate": n / wall,
-        "p50": pct(latencies, 0.5),
-        "p99": pct(latencies, 0.99),
-        "steady_p50": pct(steady, 0.5),
-        "steady_p99": pct(steady, 0.99),
-        "failed": sum(failures.values()),
-        "failures": failures,
+        **row,
         "cpu_ms_per_rollout": {k: 1000 * v / n for k, v in cpu.items()},
         "stack_cpu_ms_per_rollout": 1000 * sum(cpu.values()) / n,
         "peak_rss_mb": {k: round(v, 1) for k, v in peak.items()},
         "peak_rss_total_mb": round(sum(peak.values()), 1),
     }
+
+
+async def skeleton_level(
+    client: ServiceClient, url: str, tasks: list[dict[str, Any]], n: int, c: int, pids: list[int]
+) -> dict[str, Any]:
+    """The same level through the skeleton (bench/skeleton.py at `url`, processes `pids`):
+    its latencies and the CPU its three processes spent per rollout."""
+    before = sum(cpu_seconds(pid) for pid in pids)
+    row = await drive(client, url, tasks, n, c)
+    row["cpu_ms_per_rollout"] = 1000 * (sum(cpu_seconds(pid) for pid in pids) - before) / n
+    return row
 
 
 def requests_answered(urls: dict[str, str]) -> dict[str, dict[str, float]]:
@@ -237,8 +266,16 @@ async def soak(
     }
 
 
+#: levels up to this run several rollouts per client in a row: the steady state
+STEADY_MAX_C = 4096
+
+
 async def measure(
-    levels: list[int], soak_n: int, stack: Stack, floors: dict[str, tuple[str, int]]
+    levels: list[int],
+    soak_n: int,
+    stack: Stack,
+    floors: dict[str, tuple[str, int]],
+    bones: tuple[str, list[int]],
 ) -> dict[str, Any]:
     tasks = [t for t in generate(256, seed=11)]
     # what `proofgym rollout` uses: a connection per rollout, connect failures retried
@@ -248,14 +285,17 @@ async def measure(
     out: dict[str, Any] = {"levels": []}
     try:
         await level(client, stack, tasks, 500, 64, pids)  # warm-up, not reported
+        await drive(client, bones[0], tasks, 500, 64)
         for url, pid in floors.values():
             await floor(client, url, tasks, 500, 64, pid)
         for c in levels:
             # Up to 4096, each client runs 4 rollouts or more in a row: the steady state,
             # where p99/p50 says whether admission is fair. Above, all start at once: the
             # burst, where what counts is that every one completes.
-            n = max(4000, 4 * c) if c <= 4096 else c
+            n = max(4000, 4 * c) if c <= STEADY_MAX_C else c
             row = await level(client, stack, tasks, n, c, pids)
+            if c <= STEADY_MAX_C:
+                row["skeleton"] = await skeleton_level(client, bones[0], tasks, n, c, bones[1])
             row["floor_cpu_ms_per_request"] = {
                 name: await floor(client, url, tasks, min(n, 4000), c, pid)
                 for name, (url, pid) in floors.items()
@@ -330,7 +370,35 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
                 f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
                 f"{per_call / f['fastapi']:.2f} |"
             )
-    failures = {k: v for r in rows for k, v in r["failures"].items()}
+    bones = [r for r in rows if "skeleton" in r]
+    if bones:
+        lines += [
+            "",
+            "The tail's floor, in the same run: the skeleton (bench/skeleton.py), three "
+            "processes served and connected as ours are, making a rollout's hops to the same "
+            "fake model with no work at all (nothing validated, stored or scored), driven by the "
+            "same client at the same concurrency. Its p99/p50 is what the machine, the processes "
+            "and the hops alone give at that concurrency.",
+            "",
+            "| concurrency | skeleton rollouts/s | skeleton p50 ms | skeleton steady p99/p50 | "
+            "stack steady p99/p50 | stack / skeleton (p99/p50) | skeleton CPU ms/rollout | "
+            "stack CPU / skeleton CPU |",
+            "|" + "---|" * 8,
+        ]
+        for r in bones:
+            b = r["skeleton"]
+            lines.append(
+                f"| {r['concurrency']} | {b['rate']:.0f} | {b['steady_p50']:.1f} | "
+                f"{steady_ratio(b)} | {steady_ratio(r)} | "
+                f"{float(steady_ratio(r)) / float(steady_ratio(b)):.2f} | "
+                f"{b['cpu_ms_per_rollout']:.2f} | "
+                f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f} |"
+            )
+    failures = {
+        k: v
+        for r in rows
+        for k, v in [*r["failures"].items(), *r.get("skeleton", r)["failures"].items()]
+    }
     if failures:
         lines += ["", f"Failures by kind: {failures}"]
     if "soak" in result:
@@ -398,12 +466,19 @@ def main() -> None:
     floors = {
         name: (f"http://127.0.0.1:{floor_ports[name]}", proc.pid) for name, proc in echoes.items()
     }
+    bone_ports = {role: free_port() for role in skeleton.ROLES}
+    fake_url = json.loads(stack.model_env["PROOFGYM_BASE_URLS"])[0].removesuffix("/v1")
+    bones: list[subprocess.Popen[bytes]] = []
     try:
+        bones += skeleton.start(bone_ports, fake_url, echo_server.wait_listening)
         with stack.running():
-            result = asyncio.run(measure(levels, args.soak, stack, floors))
+            bone_url = f"http://127.0.0.1:{bone_ports['agent']}/run"
+            result = asyncio.run(
+                measure(levels, args.soak, stack, floors, (bone_url, [p.pid for p in bones]))
+            )
     finally:
         fake.terminate()
-        for proc in echoes.values():
+        for proc in [*echoes.values(), *bones]:
             proc.terminate()
     command = "python bench/hot_path.py " + " ".join(sys.argv[1:])
     text = report(result, command, args.nofile)
