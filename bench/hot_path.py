@@ -166,13 +166,23 @@ async def level(
 
 
 async def skeleton_level(
-    client: ServiceClient, url: str, tasks: list[dict[str, Any]], n: int, c: int, pids: list[int]
+    settings: CollectorSettings,
+    url: str,
+    tasks: list[dict[str, Any]],
+    n: int,
+    c: int,
+    pids: list[int],
 ) -> dict[str, Any]:
     """The same level through the skeleton (bench/skeleton.py at `url`, processes `pids`):
-    its latencies and the CPU its three processes spent per rollout."""
-    before = sum(cpu_seconds(pid) for pid in pids)
-    row = await drive(client, url, tasks, n, c)
-    row["cpu_ms_per_rollout"] = 1000 * (sum(cpu_seconds(pid) for pid in pids) - before) / n
+    its latencies and the CPU its three processes spent per rollout. Its own client, closed
+    after: the stack's next level may need every descriptor the bench has."""
+    client = ServiceClient(settings)
+    try:
+        before = sum(cpu_seconds(pid) for pid in pids)
+        row = await drive(client, url, tasks, n, c)
+        row["cpu_ms_per_rollout"] = 1000 * (sum(cpu_seconds(pid) for pid in pids) - before) / n
+    finally:
+        await client.aclose()
     return row
 
 
@@ -285,7 +295,7 @@ async def measure(
     out: dict[str, Any] = {"levels": []}
     try:
         await level(client, stack, tasks, 500, 64, pids)  # warm-up, not reported
-        await drive(client, bones[0], tasks, 500, 64)
+        await skeleton_level(settings, bones[0], tasks, 500, 64, bones[1])
         for url, pid in floors.values():
             await floor(client, url, tasks, 500, 64, pid)
         for c in levels:
@@ -295,7 +305,7 @@ async def measure(
             n = max(4000, 4 * c) if c <= STEADY_MAX_C else c
             row = await level(client, stack, tasks, n, c, pids)
             if c <= STEADY_MAX_C:
-                row["skeleton"] = await skeleton_level(client, bones[0], tasks, n, c, bones[1])
+                row["skeleton"] = await skeleton_level(settings, bones[0], tasks, n, c, bones[1])
             row["floor_cpu_ms_per_request"] = {
                 name: await floor(client, url, tasks, min(n, 4000), c, pid)
                 for name, (url, pid) in floors.items()
