@@ -18,6 +18,11 @@ def _zeros(model: type[BaseModel]) -> dict[str, int]:
     return {name: 0 for name, f in model.model_fields.items() if f.is_required()}
 
 
+# Required detail fields differ between openai releases: each is filled with 0. Read once.
+_INPUT_DETAILS = _zeros(InputTokensDetails)
+_OUTPUT_DETAILS = _zeros(OutputTokensDetails)
+
+
 def _item_models() -> dict[str, type[BaseModel]]:
     """Each output item class of the openai package, by the literal of its `type` field."""
     (item,) = typing.get_args(Response.model_fields["output"].annotation)
@@ -177,9 +182,8 @@ def build_response(
             "input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0),
             "total_tokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
-            # Required detail fields differ between openai releases: fill each with 0.
-            "input_tokens_details": _zeros(InputTokensDetails),
-            "output_tokens_details": _zeros(OutputTokensDetails),
+            "input_tokens_details": dict(_INPUT_DETAILS),
+            "output_tokens_details": dict(_OUTPUT_DETAILS),
         }
     return validate_response(body)
 
