@@ -1,13 +1,12 @@
 """The floor: echo routes that answer their JSON body, served like our services.
 
-`app` is a bare FastAPI route; `raw_app` is the same echo as a plain ASGI callable (no
-framework at all). Both run under uvicorn with uvloop and httptools, as `proofgym serve` runs
-our services, so the CPU they spend per request is what any service of ours pays at least.
+`app` is a bare FastAPI route; `bench.raw_echo:app` is the same echo as a plain ASGI callable
+(no framework at all). Both run under uvicorn with uvloop and httptools, as `proofgym serve`
+runs our services, so the CPU they spend per request is what any service of ours pays at least.
 """
 
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import sys
@@ -23,49 +22,6 @@ app = FastAPI()
 @app.post("/echo")
 async def echo(request: Request) -> Any:
     return {"output": await request.json(), "error": None}
-
-
-async def lifespan(receive: Any, send: Any, on_shutdown: Any = None) -> None:
-    """Answer an ASGI lifespan's startup and shutdown (awaiting `on_shutdown()` first)."""
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            if on_shutdown is not None:
-                await on_shutdown()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-
-
-async def read_body(receive: Any) -> bytes:
-    """The whole body of an ASGI HTTP request."""
-    body = b""
-    more = True
-    while more:
-        message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    return body
-
-
-JSON_ANSWER = {
-    "type": "http.response.start",
-    "status": 200,
-    "headers": [(b"content-type", b"application/json")],
-}
-
-
-async def raw_app(scope: Any, receive: Any, send: Any) -> None:
-    """The echo with nothing between uvicorn and the handler."""
-    if scope["type"] == "lifespan":
-        await lifespan(receive, send)
-    if scope["type"] != "http":
-        return
-    body = await read_body(receive)
-    answer = json.dumps({"output": json.loads(body), "error": None}).encode()
-    await send(JSON_ANSWER)
-    await send({"type": "http.response.body", "body": answer})
 
 
 def start(port: int, target: str = "bench.echo_server:app") -> subprocess.Popen[bytes]:

@@ -470,7 +470,7 @@ def main() -> None:
     fake, stack = fake_model_stack(args.nofile, args.all_envs)
     floor_ports = {"asgi": free_port(), "fastapi": free_port()}
     echoes = {
-        "asgi": echo_server.start(floor_ports["asgi"], "bench.echo_server:raw_app"),
+        "asgi": echo_server.start(floor_ports["asgi"], "bench.raw_echo:app"),
         "fastapi": echo_server.start(floor_ports["fastapi"]),
     }
     floors = {

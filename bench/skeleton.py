@@ -34,7 +34,7 @@ def make_app(role: str, upstreams: dict[str, str]) -> Any:
     """The ASGI app of one skeleton process: every POST is answered after the calls `role`
     makes in a rollout (the agent: seed, model, tool, model, verify; the model: a chat call
     to the fake; the resources: none, its body echoed)."""
-    from echo_server import JSON_ANSWER, lifespan, read_body  # bench/, this script's folder
+    from raw_echo import JSON_ANSWER, lifespan, read_body  # bench/, this script's folder
 
     from proofgym.lean_http import LeanClient
 
