@@ -9,18 +9,23 @@ model (its own process), and runs math rollouts through `/run`: seed, 2 model ca
 call, verify (closing the session; older code: a close call of its own). At each concurrency
 level it reports rollouts/s, p50 and p99 latency, failures (masked or not answered), and the
 CPU seconds the three services spent per rollout (from /proc), with C=16 as the baseline of
-the ratios; and the floor (echo servers) with the target ratio. `--soak N` then runs N more rollouts
-at C=256 and samples each service's RSS after warm-up and at the end.
+the ratios; the floor (echo servers) with the target ratio; and, up to C=4,096, the tail's
+floor (bench/skeleton.py: the same hops with no work) with its p99/p50 beside the stack's. A
+level named more than once (`--levels 16,16,16,256`) is run that many times, and the report
+adds the medians. `--soak N` then runs N more rollouts at C=256 and samples each service's RSS
+after warm-up and at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import importlib.util
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -319,6 +324,11 @@ async def measure(
     return out
 
 
+def median(values: list[float]) -> str:
+    """The median of `values` to two decimals ('-' when there are none)."""
+    return f"{statistics.median(values):.2f}" if values else "-"
+
+
 def steady_ratio(row: dict[str, Any]) -> str:
     """p99/p50 of the rollouts started after the first wave ('-' when there were none)."""
     if not row.get("steady_p50"):
@@ -404,13 +414,44 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
                 f"{b['cpu_ms_per_rollout']:.2f} | "
                 f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f} |"
             )
-    failures = {
-        k: v
-        for r in rows
-        for k, v in [*r["failures"].items(), *r.get("skeleton", r)["failures"].items()]
-    }
-    if failures:
-        lines += ["", f"Failures by kind: {failures}"]
+    counts = collections.Counter(r["concurrency"] for r in rows)
+    repeated = sorted(c for c, n in counts.items() if n > 1)
+    if repeated:
+        lines += [
+            "",
+            "Levels run more than once in this run (the machine's speed moves between rows, "
+            "so a median says more than any one row):",
+            "",
+            "| concurrency | rows | median stack / limit | median stack steady p99/p50 | "
+            "median skeleton steady p99/p50 |",
+            "|---|---|---|---|---|",
+        ]
+        for c in repeated:
+            same = [r for r in rows if r["concurrency"] == c]
+            over_limit = [
+                r["stack_cpu_ms_per_rollout"]
+                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi"])
+                for r in same
+                if "floor_cpu_ms_per_request" in r
+            ]
+            tails = [r["steady_p99"] / r["steady_p50"] for r in same if r.get("steady_p50")]
+            bone_tails = [
+                b["steady_p99"] / b["steady_p50"]
+                for b in (r.get("skeleton") for r in same)
+                if b and b.get("steady_p50")
+            ]
+            lines.append(
+                f"| {c} | {len(same)} | {median(over_limit)} | {median(tails)} | "
+                f"{median(bone_tails)} |"
+            )
+    for who, key in (("the stack", None), ("the skeleton", "skeleton")):
+        failures: dict[str, int] = {}
+        for r in rows:
+            source = r if key is None else r.get(key, {})
+            for kind, count in source.get("failures", {}).items():
+                failures[kind] = failures.get(kind, 0) + count
+        if failures:
+            lines += ["", f"Failures of {who} by kind: {failures}"]
     if "soak" in result:
         s = result["soak"]
         lines += [
