@@ -329,6 +329,14 @@ def median(values: list[float]) -> str:
     return f"{statistics.median(values):.2f}" if values else "-"
 
 
+def tail_over(row: dict[str, Any], floor_row: dict[str, Any]) -> str:
+    """The stack's steady p99/p50 over the skeleton's ('-' when either had none)."""
+    if not row.get("steady_p50") or not floor_row.get("steady_p50"):
+        return "-"
+    ours = row["steady_p99"] / row["steady_p50"]
+    return f"{ours / (floor_row['steady_p99'] / floor_row['steady_p50']):.2f}"
+
+
 def steady_ratio(row: dict[str, Any]) -> str:
     """p99/p50 of the rollouts started after the first wave ('-' when there were none)."""
     if not row.get("steady_p50"):
@@ -410,7 +418,7 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             lines.append(
                 f"| {r['concurrency']} | {b['rate']:.0f} | {b['steady_p50']:.1f} | "
                 f"{steady_ratio(b)} | {steady_ratio(r)} | "
-                f"{float(steady_ratio(r)) / float(steady_ratio(b)):.2f} | "
+                f"{tail_over(r, b)} | "
                 f"{b['cpu_ms_per_rollout']:.2f} | "
                 f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f} |"
             )
