@@ -101,9 +101,15 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def drive(
-    client: ServiceClient, url: str, tasks: list[dict[str, Any]], n: int, c: int
+    client: ServiceClient,
+    url: str,
+    tasks: list[dict[str, Any]],
+    n: int,
+    c: int,
+    stop: asyncio.Event | None = None,
 ) -> dict[str, Any]:
-    """n rollouts through `url` (an agent's /run), c at once: latencies, rate, failures."""
+    """n rollouts through `url` (an agent's /run), c at once: latencies, rate, failures.
+    Once `stop` is set, no more rollouts start."""
     latencies: list[float] = []
     steady: list[float] = []  # rollouts started after the first wave: no start-up transient
     failures: dict[str, int] = {}
@@ -111,6 +117,8 @@ async def drive(
 
     async def worker() -> None:
         for i in counter:
+            if stop is not None and stop.is_set():
+                return
             body = {"task": tasks[i % len(tasks)], "rollout_id": uuid.uuid4().hex}
             start = time.perf_counter()
             try:
@@ -252,6 +260,37 @@ async def floor(
     return 1000 * (cpu_seconds(pid) - before) / n
 
 
+#: up to this concurrency the FastAPI echo is also measured on a machine as busy as in a
+#: stack run (the skeleton running beside it)
+LOADED_FLOOR_MAX_C = 1024
+
+
+async def loaded_floor(
+    settings: CollectorSettings,
+    echo: tuple[str, int],
+    bones: tuple[str, list[int]],
+    tasks: list[dict[str, Any]],
+    c: int,
+) -> float:
+    """The echo's CPU per request (as `floor`) while the skeleton runs c rollouts at once
+    beside it: the stack never has the machine to itself, and the echo alone does. Both
+    through clients of their own, closed after."""
+    client = ServiceClient(settings)
+    stop = asyncio.Event()
+    load = asyncio.create_task(drive(client, bones[0], tasks, 10**9, c, stop))
+    try:
+        await asyncio.sleep(0.5)  # the skeleton at full pace before the echo is timed
+        own = ServiceClient(settings)
+        try:
+            return await floor(own, echo[0], tasks, 4000, c, echo[1])
+        finally:
+            await own.aclose()
+    finally:
+        stop.set()
+        await load
+        await client.aclose()
+
+
 async def soak(
     client: ServiceClient, stack: Stack, tasks: list[dict[str, Any]], n: int, pids: Any
 ) -> dict[str, Any]:
@@ -315,6 +354,10 @@ async def measure(
                 name: await floor(client, url, tasks, min(n, 4000), c, pid)
                 for name, (url, pid) in floors.items()
             }
+            if c <= LOADED_FLOOR_MAX_C:
+                row["floor_cpu_ms_per_request"]["fastapi_loaded"] = await loaded_floor(
+                    settings, floors["fastapi"], bones, tasks, c
+                )
             out["levels"].append(row)
             print(json.dumps(row), flush=True)
         if soak_n:
@@ -379,12 +422,17 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "httptools, as our services), driven by the same client at the same concurrency "
             f"(capped at {FLOOR_MAX_C}) with a task as the body. The target: stack CPU per "
             "rollout <= 2 x (the HTTP calls per rollout inside the stack, counted from the "
-            "services' /metrics) x the FastAPI echo's CPU per request.",
+            "services' /metrics) x the FastAPI echo's CPU per request. The echo has the "
+            "machine to itself; the stack shares it with the client and the fake model. So up "
+            f"to C={LOADED_FLOOR_MAX_C} the FastAPI echo is measured a second time with the "
+            "skeleton running beside it at the same concurrency (as busy a machine as in a "
+            "stack run): the last two columns, a second view, not the target.",
             "",
             "| concurrency | calls/rollout | bare ASGI echo ms/req | FastAPI echo ms/req | "
             "limit ms/rollout | stack ms/rollout | stack / limit | stack ms per call | "
-            "per call / FastAPI echo |",
-            "|" + "---|" * 9,
+            "per call / FastAPI echo | FastAPI echo beside the skeleton ms/req | "
+            "stack / limit at that echo |",
+            "|" + "---|" * 11,
         ]
         for r in rows:
             f = r["floor_cpu_ms_per_request"]
@@ -392,11 +440,13 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             limit = 2 * calls * f["fastapi"]
             stack_ms = r["stack_cpu_ms_per_rollout"]
             per_call = stack_ms / calls
+            loaded = f.get("fastapi_loaded")
+            busy = f"{loaded:.3f} | {stack_ms / (2 * calls * loaded):.2f}" if loaded else "- | -"
             lines.append(
                 f"| {r['concurrency']} | {calls:.2f} | {f['asgi']:.3f} | {f['fastapi']:.3f} | "
                 f"{limit:.2f} | "
                 f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
-                f"{per_call / f['fastapi']:.2f} |"
+                f"{per_call / f['fastapi']:.2f} | {busy} |"
             )
     bones = [r for r in rows if "skeleton" in r]
     if bones:
@@ -430,9 +480,9 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "Levels run more than once in this run (the machine's speed moves between rows, "
             "so a median says more than any one row):",
             "",
-            "| concurrency | rows | median stack / limit | median stack steady p99/p50 | "
-            "median skeleton steady p99/p50 |",
-            "|---|---|---|---|---|",
+            "| concurrency | rows | median stack / limit | median stack / limit at the busy "
+            "echo | median stack steady p99/p50 | median skeleton steady p99/p50 |",
+            "|---|---|---|---|---|---|",
         ]
         for c in repeated:
             same = [r for r in rows if r["concurrency"] == c]
@@ -442,6 +492,12 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
                 for r in same
                 if "floor_cpu_ms_per_request" in r
             ]
+            over_busy = [
+                r["stack_cpu_ms_per_rollout"]
+                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi_loaded"])
+                for r in same
+                if r.get("floor_cpu_ms_per_request", {}).get("fastapi_loaded")
+            ]
             tails = [r["steady_p99"] / r["steady_p50"] for r in same if r.get("steady_p50")]
             bone_tails = [
                 b["steady_p99"] / b["steady_p50"]
@@ -449,7 +505,8 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
                 if b and b.get("steady_p50")
             ]
             lines.append(
-                f"| {c} | {len(same)} | {median(over_limit)} | {median(tails)} | "
+                f"| {c} | {len(same)} | {median(over_limit)} | {median(over_busy)} | "
+                f"{median(tails)} | "
                 f"{median(bone_tails)} |"
             )
     for who, key in (("the stack", None), ("the skeleton", "skeleton")):
