@@ -260,6 +260,38 @@ async def floor(
     return 1000 * (cpu_seconds(pid) - before) / n
 
 
+#: up to this concurrency the stack and the FastAPI echo are also measured in alternating
+#: slices (INTERLEAVE_ROUNDS of each), so that the machine's drift between the two
+#: measurements, which moves the ratio by 10-30% here, falls on both alike
+INTERLEAVE_MAX_C = 256
+INTERLEAVE_ROUNDS = 8
+
+
+async def interleaved(
+    client: ServiceClient,
+    stack: Stack,
+    pids: Any,
+    echo: tuple[str, int],
+    tasks: list[dict[str, Any]],
+    c: int,
+) -> dict[str, Any]:
+    """The stack's CPU per rollout and the echo's per request, measured in alternating slices
+    of max(8c, 250) rollouts and as many requests, INTERLEAVE_ROUNDS of each."""
+    each = max(8 * c, 250)
+    stack_s = echo_ms = 0.0
+    for _ in range(INTERLEAVE_ROUNDS):
+        before = sum(cpu_seconds(pid) for pid in pids.values())
+        await drive(client, f"{stack.agent_url}/run", tasks, each, c)
+        stack_s += sum(cpu_seconds(pid) for pid in pids.values()) - before
+        echo_ms += await floor(client, echo[0], tasks, each, c, echo[1])
+    return {
+        "rounds": INTERLEAVE_ROUNDS,
+        "each": each,
+        "stack_cpu_ms_per_rollout": 1000 * stack_s / (INTERLEAVE_ROUNDS * each),
+        "fastapi_cpu_ms_per_request": echo_ms / INTERLEAVE_ROUNDS,
+    }
+
+
 #: up to this concurrency the FastAPI echo is also measured on a machine as busy as in a
 #: stack run (the skeleton running beside it)
 LOADED_FLOOR_MAX_C = 1024
@@ -354,6 +386,10 @@ async def measure(
                 name: await floor(client, url, tasks, min(n, 4000), c, pid)
                 for name, (url, pid) in floors.items()
             }
+            if c <= INTERLEAVE_MAX_C:
+                row["interleaved"] = await interleaved(
+                    client, stack, pids, floors["fastapi"], tasks, c
+                )
             if c <= LOADED_FLOOR_MAX_C:
                 row["floor_cpu_ms_per_request"]["fastapi_loaded"] = await loaded_floor(
                     settings, floors["fastapi"], bones, tasks, c
@@ -370,6 +406,15 @@ async def measure(
 def median(values: list[float]) -> str:
     """The median of `values` to two decimals ('-' when there are none)."""
     return f"{statistics.median(values):.2f}" if values else "-"
+
+
+def interleaved_ratio(row: dict[str, Any]) -> str:
+    """Stack / limit from the interleaved slices ('-' when the level had none)."""
+    inter = row.get("interleaved")
+    if not inter:
+        return "-"
+    limit = 2 * row["calls_per_rollout"] * inter["fastapi_cpu_ms_per_request"]
+    return f"{inter['stack_cpu_ms_per_rollout'] / limit:.2f}"
 
 
 def tail_over(row: dict[str, Any], floor_row: dict[str, Any]) -> str:
@@ -426,13 +471,16 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "machine to itself; the stack shares it with the client and the fake model. So up "
             f"to C={LOADED_FLOOR_MAX_C} the FastAPI echo is measured a second time with the "
             "skeleton running beside it at the same concurrency (as busy a machine as in a "
-            "stack run): the last two columns, a second view, not the target.",
+            "stack run): a second view, not the target. And up to "
+            f"C={INTERLEAVE_MAX_C} the stack and the FastAPI echo are measured once more in "
+            f"{INTERLEAVE_ROUNDS} alternating slices each, so that the machine's drift between "
+            "two measurements falls on both alike: the same target, measured more steadily.",
             "",
             "| concurrency | calls/rollout | bare ASGI echo ms/req | FastAPI echo ms/req | "
             "limit ms/rollout | stack ms/rollout | stack / limit | stack ms per call | "
             "per call / FastAPI echo | FastAPI echo beside the skeleton ms/req | "
-            "stack / limit at that echo |",
-            "|" + "---|" * 11,
+            "stack / limit at that echo | stack / limit, interleaved |",
+            "|" + "---|" * 12,
         ]
         for r in rows:
             f = r["floor_cpu_ms_per_request"]
@@ -446,7 +494,7 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
                 f"| {r['concurrency']} | {calls:.2f} | {f['asgi']:.3f} | {f['fastapi']:.3f} | "
                 f"{limit:.2f} | "
                 f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
-                f"{per_call / f['fastapi']:.2f} | {busy} |"
+                f"{per_call / f['fastapi']:.2f} | {busy} | {interleaved_ratio(r)} |"
             )
     bones = [r for r in rows if "skeleton" in r]
     if bones:
@@ -481,8 +529,9 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "so a median says more than any one row):",
             "",
             "| concurrency | rows | median stack / limit | median stack / limit at the busy "
-            "echo | median stack steady p99/p50 | median skeleton steady p99/p50 |",
-            "|---|---|---|---|---|---|",
+            "echo | median stack / limit, interleaved | median stack steady p99/p50 | "
+            "median skeleton steady p99/p50 |",
+            "|---|---|---|---|---|---|---|",
         ]
         for c in repeated:
             same = [r for r in rows if r["concurrency"] == c]
@@ -506,6 +555,7 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             ]
             lines.append(
                 f"| {c} | {len(same)} | {median(over_limit)} | {median(over_busy)} | "
+                f"{median([float(x) for x in map(interleaved_ratio, same) if x != '-'])} | "
                 f"{median(tails)} | "
                 f"{median(bone_tails)} |"
             )
