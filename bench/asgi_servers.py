@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.echo_server import start, wait_listening  # noqa: E402
 from bench.hot_path import cpu_seconds  # noqa: E402
+from bench.hot_path_report import save_report  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import free_port  # noqa: E402
@@ -137,10 +138,7 @@ def main() -> None:
         for proc in servers.values():
             proc.terminate()
     text = report(rows, "python bench/asgi_servers.py " + " ".join(sys.argv[1:]), version)
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-        args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    save_report(args.out, text, rows)
 
 
 if __name__ == "__main__":

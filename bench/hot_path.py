@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import importlib.util
 import json
 import os
-import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -58,6 +55,7 @@ def _this_checkouts(name: str) -> Any:
 
 echo_server = _this_checkouts("echo_server")
 skeleton = _this_checkouts("skeleton")
+hot_path_report = _this_checkouts("hot_path_report")
 
 FAKE_MODEL = """
 import json, sys
@@ -368,7 +366,15 @@ async def measure(
     settings = CollectorSettings(request_timeout_s=1200, pool_per_upstream=max(levels))
     client = ServiceClient(settings)
     pids = {svc.name: svc.process.pid for svc in stack.processes}
-    out: dict[str, Any] = {"levels": []}
+    out: dict[str, Any] = {
+        "levels": [],
+        "parameters": {
+            "floor_max_c": FLOOR_MAX_C,
+            "loaded_floor_max_c": LOADED_FLOOR_MAX_C,
+            "interleave_max_c": INTERLEAVE_MAX_C,
+            "interleave_rounds": INTERLEAVE_ROUNDS,
+        },
+    }
     try:
         await level(client, stack, tasks, 500, 64, pids)  # warm-up, not reported
         await skeleton_level(settings, bones[0], tasks, 500, 64, bones[1])
@@ -401,188 +407,6 @@ async def measure(
     finally:
         await client.aclose()
     return out
-
-
-def median(values: list[float]) -> str:
-    """The median of `values` to two decimals ('-' when there are none)."""
-    return f"{statistics.median(values):.2f}" if values else "-"
-
-
-def interleaved_ratio(row: dict[str, Any]) -> str:
-    """Stack / limit from the interleaved slices ('-' when the level had none)."""
-    inter = row.get("interleaved")
-    if not inter:
-        return "-"
-    limit = 2 * row["calls_per_rollout"] * inter["fastapi_cpu_ms_per_request"]
-    return f"{inter['stack_cpu_ms_per_rollout'] / limit:.2f}"
-
-
-def tail_over(row: dict[str, Any], floor_row: dict[str, Any]) -> str:
-    """The stack's steady p99/p50 over the skeleton's ('-' when either had none)."""
-    if not row.get("steady_p50") or not floor_row.get("steady_p50"):
-        return "-"
-    ours = row["steady_p99"] / row["steady_p50"]
-    return f"{ours / (floor_row['steady_p99'] / floor_row['steady_p50']):.2f}"
-
-
-def steady_ratio(row: dict[str, Any]) -> str:
-    """p99/p50 of the rollouts started after the first wave ('-' when there were none)."""
-    if not row.get("steady_p50"):
-        return "-"
-    return f"{row['steady_p99'] / row['steady_p50']:.2f}"
-
-
-def report(result: dict[str, Any], command: str, nofile: int) -> str:
-    rows = result["levels"]
-    base = rows[0]
-    lines = [
-        "# The hot path: rollouts at up to 16k concurrency",
-        "",
-        f"Command: `{command}`",
-        "",
-        f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d')}. Services started under a soft open-files limit of "
-        f"{nofile} (each raises it to the hard limit at start). Model: the `openai` backend "
-        "in front of an instant fake (aiohttp, its own process). A rollout: `/run` of a math "
-        "task = seed, 2 model calls, 1 tool call, verify (and close). Stack CPU: user+system "
-        "seconds of the agent, resources and model processes over the level, per rollout.",
-        "",
-        f"| concurrency | rollouts | rollouts/s | x C={base['concurrency']} | p50 ms | p99 ms | "
-        "p99/p50 | steady p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
-        "|" + "---|" * 13,
-    ]
-    for r in rows:
-        cpu = r["cpu_ms_per_rollout"]
-        lines.append(
-            f"| {r['concurrency']} | {r['n']} | {r['rate']:.0f} | {r['rate'] / base['rate']:.2f} "
-            f"| {r['p50']:.0f} | {r['p99']:.0f} | {r['p99'] / max(r['p50'], 1e-9):.2f} | "
-            f"{steady_ratio(r)} | {r['failed']} | {r['stack_cpu_ms_per_rollout']:.2f} | "
-            f"{cpu.get('agent', 0):.2f} | "
-            f"{cpu.get('resources', 0):.2f} | {cpu.get('model', 0):.2f} |"
-        )
-    if all("floor_cpu_ms_per_request" in r for r in rows):
-        lines += [
-            "",
-            "The floor, in the same run: echo servers in their own processes (uvicorn, uvloop, "
-            "httptools, as our services), driven by the same client at the same concurrency "
-            f"(capped at {FLOOR_MAX_C}) with a task as the body. The target: stack CPU per "
-            "rollout <= 2 x (the HTTP calls per rollout inside the stack, counted from the "
-            "services' /metrics) x the FastAPI echo's CPU per request. The echo has the "
-            "machine to itself; the stack shares it with the client and the fake model. So up "
-            f"to C={LOADED_FLOOR_MAX_C} the FastAPI echo is measured a second time with the "
-            "skeleton running beside it at the same concurrency (as busy a machine as in a "
-            "stack run): a second view, not the target. And up to "
-            f"C={INTERLEAVE_MAX_C} the stack and the FastAPI echo are measured once more in "
-            f"{INTERLEAVE_ROUNDS} alternating slices each, so that the machine's drift between "
-            "two measurements falls on both alike: the same target, measured more steadily.",
-            "",
-            "| concurrency | calls/rollout | bare ASGI echo ms/req | FastAPI echo ms/req | "
-            "limit ms/rollout | stack ms/rollout | stack / limit | stack ms per call | "
-            "per call / FastAPI echo | FastAPI echo beside the skeleton ms/req | "
-            "stack / limit at that echo | stack / limit, interleaved |",
-            "|" + "---|" * 12,
-        ]
-        for r in rows:
-            f = r["floor_cpu_ms_per_request"]
-            calls = r["calls_per_rollout"]
-            limit = 2 * calls * f["fastapi"]
-            stack_ms = r["stack_cpu_ms_per_rollout"]
-            per_call = stack_ms / calls
-            loaded = f.get("fastapi_loaded")
-            busy = f"{loaded:.3f} | {stack_ms / (2 * calls * loaded):.2f}" if loaded else "- | -"
-            lines.append(
-                f"| {r['concurrency']} | {calls:.2f} | {f['asgi']:.3f} | {f['fastapi']:.3f} | "
-                f"{limit:.2f} | "
-                f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
-                f"{per_call / f['fastapi']:.2f} | {busy} | {interleaved_ratio(r)} |"
-            )
-    bones = [r for r in rows if "skeleton" in r]
-    if bones:
-        lines += [
-            "",
-            "The tail's floor, in the same run: the skeleton (bench/skeleton.py), three "
-            "processes served and connected as ours are, making a rollout's hops to the same "
-            "fake model with no work at all (nothing validated, stored or scored), driven by the "
-            "same client at the same concurrency. Its p99/p50 is what the machine, the processes "
-            "and the hops alone give at that concurrency.",
-            "",
-            "| concurrency | skeleton rollouts/s | skeleton p50 ms | skeleton steady p99/p50 | "
-            "stack steady p99/p50 | stack / skeleton (p99/p50) | skeleton CPU ms/rollout | "
-            "stack CPU / skeleton CPU |",
-            "|" + "---|" * 8,
-        ]
-        for r in bones:
-            b = r["skeleton"]
-            lines.append(
-                f"| {r['concurrency']} | {b['rate']:.0f} | {b['steady_p50']:.1f} | "
-                f"{steady_ratio(b)} | {steady_ratio(r)} | "
-                f"{tail_over(r, b)} | "
-                f"{b['cpu_ms_per_rollout']:.2f} | "
-                f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f} |"
-            )
-    counts = collections.Counter(r["concurrency"] for r in rows)
-    repeated = sorted(c for c, n in counts.items() if n > 1)
-    if repeated:
-        lines += [
-            "",
-            "Levels run more than once in this run (the machine's speed moves between rows, "
-            "so a median says more than any one row):",
-            "",
-            "| concurrency | rows | median stack / limit | median stack / limit at the busy "
-            "echo | median stack / limit, interleaved | median stack steady p99/p50 | "
-            "median skeleton steady p99/p50 |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for c in repeated:
-            same = [r for r in rows if r["concurrency"] == c]
-            over_limit = [
-                r["stack_cpu_ms_per_rollout"]
-                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi"])
-                for r in same
-                if "floor_cpu_ms_per_request" in r
-            ]
-            over_busy = [
-                r["stack_cpu_ms_per_rollout"]
-                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi_loaded"])
-                for r in same
-                if r.get("floor_cpu_ms_per_request", {}).get("fastapi_loaded")
-            ]
-            tails = [r["steady_p99"] / r["steady_p50"] for r in same if r.get("steady_p50")]
-            bone_tails = [
-                b["steady_p99"] / b["steady_p50"]
-                for b in (r.get("skeleton") for r in same)
-                if b and b.get("steady_p50")
-            ]
-            lines.append(
-                f"| {c} | {len(same)} | {median(over_limit)} | {median(over_busy)} | "
-                f"{median([float(x) for x in map(interleaved_ratio, same) if x != '-'])} | "
-                f"{median(tails)} | "
-                f"{median(bone_tails)} |"
-            )
-    for who, key in (("the stack", None), ("the skeleton", "skeleton")):
-        failures: dict[str, int] = {}
-        for r in rows:
-            source = r if key is None else r.get(key, {})
-            for kind, count in source.get("failures", {}).items():
-                failures[kind] = failures.get(kind, 0) + count
-        if failures:
-            lines += ["", f"Failures of {who} by kind: {failures}"]
-    if "soak" in result:
-        s = result["soak"]
-        lines += [
-            "",
-            f"Soak: {s['rollouts']} rollouts at C=256 after {s['warmup']} of warm-up, "
-            f"{s['failed']} failed. RSS (MiB) after warm-up -> end (growth):",
-            "",
-            "| service | after warm-up | end | growth |",
-            "|---|---|---|---|",
-        ]
-        for name in s["rss_end_mb"]:
-            lines.append(
-                f"| {name} | {s['rss_after_warmup_mb'][name]:.1f} | {s['rss_end_mb'][name]:.1f} "
-                f"| {100 * s['growth'][name]:+.1f}% |"
-            )
-    return "\n".join(lines) + "\n"
 
 
 def fake_model_stack(
@@ -647,11 +471,8 @@ def main() -> None:
         for proc in [*echoes.values(), *bones]:
             proc.terminate()
     command = "python bench/hot_path.py " + " ".join(sys.argv[1:])
-    text = report(result, command, args.nofile)
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-        args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    text = hot_path_report.report(result, command, args.nofile)
+    hot_path_report.save_report(args.out, text, result)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hot_path import cpu_seconds, fake_model_stack, pct  # noqa: E402
+from bench.hot_path_report import save_report  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.serving import raise_nofile  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
@@ -255,10 +256,7 @@ def main() -> None:
         nemo.stop()
         fake.terminate()
     text = report(rows, "python bench/nemo_side_by_side.py " + " ".join(sys.argv[1:]))
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-        args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    save_report(args.out, text, rows)
 
 
 if __name__ == "__main__":
