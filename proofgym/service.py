@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 import time
@@ -282,21 +281,43 @@ async def while_connected(
 ) -> T | None:
     """The result of `work`, or None when the caller disconnected first: then `work` is
     cancelled, so a slow backend stops working for a caller that has gone (a judge call that
-    timed out, a client that gave up) instead of holding up the callers still waiting."""
-    task = asyncio.ensure_future(work)
+    timed out, a client that gave up) instead of holding up the callers still waiting.
+
+    `work` runs in the caller's own task. Only work still running after `poll_s` gets a
+    watcher, which asks every `poll_s` whether the caller is still there: an instant answer
+    (most model calls behind a fast endpoint) costs one timer, not a task and a wait."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    gone = False
+    watcher: asyncio.Task[None] | None = None
+
+    async def watch() -> None:
+        nonlocal gone
+        while not await request.is_disconnected():
+            await asyncio.sleep(poll_s)
+        gone = True
+        task.cancel()
+
+    def start_watching() -> None:
+        nonlocal watcher
+        watcher = loop.create_task(watch())
+
+    timer = loop.call_later(poll_s, start_watching)
     try:
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=poll_s)
-            if done:
-                return task.result()
-            if await request.is_disconnected():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                return None
+        result = await work
+    except asyncio.CancelledError:
+        if gone and task.uncancel() == 0:
+            return None  # cancelled by the watcher alone: the caller has gone
+        raise
     finally:
-        if not task.done():
-            task.cancel()
+        timer.cancel()
+        if watcher is not None:
+            watcher.cancel()
+    if gone:  # the work kept its result through the cancel; no one is there to take it
+        task.uncancel()
+        return None
+    return result
 
 
 def _allowed(app: FastAPI, request: Request) -> str:
