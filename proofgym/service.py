@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hmac
+import itertools
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
@@ -14,6 +16,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.utils import floatToGoString
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from proofgym import VERSION
@@ -40,23 +44,60 @@ T = TypeVar("T")
 APP_OPTIONS: dict[str, Any] = {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
+class RequestStats:
+    """`proofgym_requests_total` (by service, route and status) and `proofgym_request_seconds`
+    (by service and route, prometheus_client's default buckets) of one service, exposed as
+    prometheus_client's own Counter and Histogram expose them.
+
+    Every request passes here, and prometheus_client's metrics take a lock for each
+    increment and find a latency's bucket in a Python loop; these are plain integers and a
+    bisection. Updated and read on the service's event loop only (one thread)."""
+
+    BOUNDS = tuple(b for b in Histogram.DEFAULT_BUCKETS if b != float("inf"))
+    #: the buckets' `le` labels, written as prometheus_client writes them
+    LE = tuple(floatToGoString(b) for b in (*BOUNDS, float("inf")))  # type: ignore[no-untyped-call]
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+        self.counts: dict[tuple[str, int], int] = {}
+        # route -> requests per bucket (not cumulative; the last is +Inf), then their sum
+        self.latency: dict[str, list[float]] = {}
+
+    def observe(self, route: str, status: int, seconds: float) -> None:
+        """Count one answered request of `route` and its latency."""
+        key = (route, status)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        row = self.latency.get(route)
+        if row is None:
+            row = self.latency[route] = [0] * (len(self.BOUNDS) + 2)
+        row[bisect.bisect_left(self.BOUNDS, seconds)] += 1  # a bucket holds what is <= its bound
+        row[-1] += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        """The two metric families (prometheus_client's collector protocol)."""
+        requests = CounterMetricFamily(
+            "proofgym_requests", "HTTP requests", labels=["service", "route", "status"]
+        )
+        for (route, status), count in self.counts.items():
+            requests.add_metric([self.service, route, str(status)], count)
+        yield requests
+        latency = HistogramMetricFamily(
+            "proofgym_request_seconds", "HTTP request latency", labels=["service", "route"]
+        )
+        for route, row in self.latency.items():
+            cumulative = itertools.accumulate(row[:-1])
+            buckets = list(zip(self.LE, cumulative, strict=True))
+            latency.add_metric([self.service, route], buckets, row[-1])
+        yield latency
+
+
 class Metrics:
     """Prometheus metrics of one service, in a registry of its own (several apps share tests)."""
 
     def __init__(self, service: str) -> None:
         self.registry = CollectorRegistry()
-        self.requests = Counter(
-            "proofgym_requests",
-            "HTTP requests",
-            ["service", "route", "status"],
-            registry=self.registry,
-        )
-        self.latency = Histogram(
-            "proofgym_request_seconds",
-            "HTTP request latency",
-            ["service", "route"],
-            registry=self.registry,
-        )
+        self.requests = RequestStats(service)
+        self.registry.register(self.requests)
         self.errors = Counter(
             "proofgym_errors", "Error answers by kind", ["service", "kind"], registry=self.registry
         )
@@ -86,10 +127,6 @@ class _MetricsAndAuth:
         self.app = app
         self.metrics = metrics
         self.expected = token.encode() if token else None
-        # labelled children, looked up once per (route, status): `.labels()` costs a lock
-        # and a tuple build on every request otherwise
-        self._counted: dict[tuple[str, int], Any] = {}
-        self._timed: dict[str, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -131,17 +168,8 @@ class _MetricsAndAuth:
             self.metrics.errors.labels(self.metrics.service, "internal").inc()
             await error_answer("internal", "internal error", 500)(scope, receive, send_tracked)
         finally:
-            route = scope.get("route")
-            path = getattr(route, "path", "unmatched")
-            counter = self._counted.get((path, status))
-            if counter is None:
-                counter = self.metrics.requests.labels(self.metrics.service, path, str(status))
-                self._counted[(path, status)] = counter
-            timer = self._timed.get(path)
-            if timer is None:
-                timer = self._timed[path] = self.metrics.latency.labels(self.metrics.service, path)
-            counter.inc()
-            timer.observe(time.perf_counter() - start)
+            path = getattr(scope.get("route"), "path", "unmatched")
+            self.metrics.requests.observe(path, status, time.perf_counter() - start)
 
 
 ERROR_STATUSES = {
