@@ -17,7 +17,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
-from proofgym import deadline
+from proofgym import deadline, timeouts
 from proofgym.errors import (
     BadRequest,
     Conflict,
@@ -158,7 +158,7 @@ class RolloutRunner:
         try:
             with deadline.within(limit), troubles() as upstream:
                 left = deadline.remaining() or 0.0  # the caller's budget, when it is shorter
-                async with asyncio.timeout(max(0.0, left)):
+                async with timeouts.timeout(max(0.0, left)):
                     env_url = await self.env_url(task.env, rollout_id)
                     try:
                         seed = await self._seed(env_url, rollout_id, request)

@@ -41,7 +41,7 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
-from proofgym import deadline
+from proofgym import deadline, timeouts
 from proofgym.jsonlimits import depth
 
 Scope = MutableMapping[str, Any]
@@ -360,7 +360,7 @@ class RequestGuard:
         size = 0
         more = True
         try:
-            async with asyncio.timeout(self.limits.body_timeout_s):
+            async with timeouts.timeout(self.limits.body_timeout_s):
                 while more:
                     message = await receive()
                     if message["type"] == "http.disconnect":

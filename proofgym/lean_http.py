@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from proofgym import timeouts
+
 #: drop idle connections well before servers do (uvicorn: 75 s, proofgym.serving)
 KEEPALIVE_S = 15.0
 #: resolved addresses are kept this long
@@ -259,15 +261,14 @@ class LeanClient:
         body = data or b""
         head = _head(method, target, netloc, headers, len(body))
         pool = self._pool(parts.hostname, port)
-        async with asyncio.timeout(timeout):
-            async with pool.slots:
-                conn = await pool.connect()
-                try:
-                    status, got, answer = await conn.request(head + body)
-                except BaseException:
-                    conn.close()  # cancelled, timed out or broken: never reused
-                    raise
-                pool.release(conn)
+        async with timeouts.timeout(timeout), pool.slots:
+            conn = await pool.connect()
+            try:
+                status, got, answer = await conn.request(head + body)
+            except BaseException:
+                conn.close()  # cancelled, timed out or broken: never reused
+                raise
+            pool.release(conn)
         return LeanResponse(status, got, answer)
 
     async def aclose(self) -> None:

@@ -12,9 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_a_short_round_measures_this_checkout(tmp_path: Path) -> None:
     out = tmp_path / "APP_LOGIC.md"
+    args = ["--rollouts", "40", "--rounds", "1", "--reps", "1", "--out", str(out)]
     done = subprocess.run(
-        [sys.executable, "bench/app_logic.py", "--rollouts", "40", "--rounds", "1", "--reps", "1"]
-        + ["--out", str(out)],
+        [sys.executable, "bench/app_logic.py", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
