@@ -14,7 +14,7 @@ from proofgym.fastroute import fast_post
 from proofgym.http import ServiceClient, Transport
 from proofgym.jsonlimits import MAX_BYTES
 from proofgym.protocol import RunRequest, RunResult
-from proofgym.service import APP_OPTIONS, install_common
+from proofgym.service import APP_OPTIONS, ServiceApp, install_common
 from proofgym.settings import AgentSettings
 from proofgym.viewer import create_viewer
 
@@ -36,7 +36,9 @@ def create_app(
             renewer.cancel()
             await client.aclose()
 
-    app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan, **APP_OPTIONS)
+    app = ServiceApp(
+        title="proofgym agent server", version=VERSION, lifespan=lifespan, **APP_OPTIONS
+    )
     app.state.runner = runner
     # a task is all /run takes: it fits the policy-content parser's limit
     limits = settings.guard_limits(((r"/run", MAX_BYTES),))

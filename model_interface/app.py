@@ -21,7 +21,7 @@ from proofgym.errors import BadRequest, InvalidRequest
 from proofgym.fastroute import fast_post
 from proofgym.http import ServiceClient, Transport
 from proofgym.jsonlimits import scrub_surrogates
-from proofgym.service import APP_OPTIONS, install_common, while_connected
+from proofgym.service import APP_OPTIONS, ServiceApp, install_common, while_connected
 from proofgym.settings import ModelSettings
 
 
@@ -70,7 +70,7 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
         finally:
             await main.aclose()
 
-    app = FastAPI(
+    app = ServiceApp(
         title="proofgym model interface", version=VERSION, lifespan=lifespan, **APP_OPTIONS
     )
     install_common(app, "model", settings.token, settings.guard_limits(), settings.instance)

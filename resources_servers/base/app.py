@@ -38,7 +38,7 @@ from proofgym.protocol import (
     VerifyRequest,
     VerifyResult,
 )
-from proofgym.service import APP_OPTIONS, install_common
+from proofgym.service import APP_OPTIONS, ServiceApp, install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.executor import CallRefused, FairExecutor
@@ -272,7 +272,7 @@ def create_app(
         async with host.running():
             yield
 
-    app = FastAPI(
+    app = ServiceApp(
         title="proofgym resources server", version=VERSION, lifespan=lifespan, **APP_OPTIONS
     )
     app.state.host = host
