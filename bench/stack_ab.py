@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=2000, help="per stack and round")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--baseline-first", action="store_true", help="start the baseline first")
+    parser.add_argument("--out", type=Path, default=None, help="write the result (JSON) here")
     args = parser.parse_args()
     order = [("this checkout", ROOT), ("baseline", args.baseline.resolve())]
     if args.baseline_first:
@@ -99,7 +100,16 @@ def main() -> None:
         for fake in fakes:
             fake.terminate()
     result["started_first"] = order[0][0]
-    print(json.dumps(result, indent=1))
+    result["parameters"] = {
+        "rounds": args.rounds,
+        "rollouts": args.rollouts,
+        "concurrency": args.concurrency,
+        "baseline": str(args.baseline),
+    }
+    text = json.dumps(result, indent=1) + "\n"
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text)
 
 
 if __name__ == "__main__":
