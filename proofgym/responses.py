@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import typing
@@ -60,14 +61,20 @@ def validate_response(body: dict[str, Any]) -> Response:
     return Response.model_validate(body)
 
 
+#: the generator of item ids: its own, seeded from the system's entropy, so that a caller's
+#: `random.seed(...)` (a trainer's, a test's) can never make ids repeat; seeded afresh in
+#: every forked child, so that forked services never share a sequence
+_IDS = random.Random()
+os.register_at_fork(after_in_child=_IDS.seed)
+
+
 def new_id(prefix: str) -> str:
     """A fresh OpenAI-style id such as `fc_1a2b...` (128 random bits, as a uuid4's hex).
 
-    An id names an item, it grants nothing, so it needs to be unique, not unguessable: the
-    `random` module's generator (reseeded in every forked child, so forked services never
-    share a sequence) instead of `uuid4`, whose system call for fresh entropy was 4% of the
-    services' request handling (bench/HOT_PATH.md)."""
-    return f"{prefix}_{random.getrandbits(128):032x}"
+    An id names an item, it grants nothing, so it needs to be unique, not unguessable: a
+    pseudo-random generator of its own (`_IDS`) instead of `uuid4`, whose system call for
+    fresh entropy was 4% of the services' request handling (bench/HOT_PATH.md)."""
+    return f"{prefix}_{_IDS.getrandbits(128):032x}"
 
 
 def as_dict(item: Any) -> dict[str, Any]:
