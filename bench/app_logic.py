@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import json
 import os
 import statistics
@@ -35,39 +34,19 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from fake_model import fake_completion  # this script's folder is first on sys.path
+from hot_path_report import markdown_table, save_report
+
 ROOT = Path(__file__).resolve().parent.parent
-
-#: what the fake model answers (as bench/hot_path.py's): a calculator call, then a final message
-CALL = {
-    "role": "assistant",
-    "content": None,
-    "tool_calls": [
-        {
-            "id": "call_1",
-            "type": "function",
-            "function": {"name": "calculator", "arguments": json.dumps({"expression": "6*7"})},
-        }
-    ],
-}
-DONE = {"role": "assistant", "content": "The answer is 42."}
-
-
-def fake_completion(body: dict[str, Any]) -> dict[str, Any]:
-    """The fake model's chat completion for `body`: the final message once a tool answered."""
-    used_tool = any(m.get("role") == "tool" for m in body["messages"])
-    return {
-        "id": "c",
-        "object": "chat.completion",
-        "model": "fake",
-        "choices": [{"index": 0, "message": DONE if used_tool else CALL, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-    }
 
 
 class DirectTransport:
     """A `proofgym.http.Transport` that calls the ASGI app registered for the URL's host (no
     socket, no HTTP); host `upstream` is the fake model. Bodies are encoded and decoded with
-    proofgym's codec, as the production transport does."""
+    proofgym's codec, as the production transport does.
+
+    Not `proofgym_stack.testing.in_process_stack`'s httpx ASGI transport: httpx's request and
+    response machinery would cost more than the apps' work this bench measures."""
 
     def __init__(self, apps: dict[str, Any]) -> None:
         self.apps = apps
@@ -248,12 +227,14 @@ def report(result: dict[str, Any], command: str) -> str:
         f"repetitions per round; rounds alternate between the checkouts, each in its own "
         f"process.",
         "",
-        "| checkout | rounds (CPU us/rollout) | median |",
-        "|---|---|---|",
     ]
-    for name, rounds in result["rounds"].items():
-        shown = " ".join(f"{x:.0f}" for x in rounds)
-        lines.append(f"| {name} | {shown} | {statistics.median(rounds):.0f} |")
+    lines += markdown_table(
+        ["checkout", "rounds (CPU us/rollout)", "median"],
+        (
+            [name, " ".join(f"{x:.0f}" for x in rounds), f"{statistics.median(rounds):.0f}"]
+            for name, rounds in result["rounds"].items()
+        ),
+    )
     if "ratio" in result:
         lines += [
             "",
@@ -299,14 +280,7 @@ def main() -> None:
         result["ratios"] = [a / b for a, b in zip(mine, base, strict=True)]
         result["ratio"] = statistics.median(result["ratios"])
     command = "python bench/app_logic.py " + " ".join(sys.argv[1:])
-    text = report(result, command)
-    spec = importlib.util.spec_from_file_location(
-        "hot_path_report", ROOT / "bench/hot_path_report.py"
-    )
-    assert spec is not None and spec.loader is not None
-    saver = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(saver)
-    saver.save_report(args.out, text, result)
+    save_report(args.out, report(result, command), result)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.echo_server import start, wait_listening  # noqa: E402
 from bench.hot_path import cpu_seconds  # noqa: E402
-from bench.hot_path_report import save_report  # noqa: E402
+from bench.hot_path_report import markdown_table, save_report  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import free_port  # noqa: E402
@@ -102,18 +102,28 @@ def report(rows: list[dict[str, Any]], command: str, version: str) -> str:
         f"{version}. The same plain ASGI echo (bench/raw_echo.py) under each, 4,000 requests "
         "per row, alternating. CPU: the server process and its children, per request.",
         "",
-        "| concurrency | uvicorn ms/req | granian ms/req | granian / uvicorn CPU | "
-        "uvicorn req/s | granian req/s |",
-        "|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        u, g = r["uvicorn"], r["granian"]
-        lines.append(
-            f"| {r['concurrency']} | {u['cpu_ms_per_request']:.4f} | "
-            f"{g['cpu_ms_per_request']:.4f} | "
-            f"{g['cpu_ms_per_request'] / u['cpu_ms_per_request']:.2f} | {u['rate']:.0f} | "
-            f"{g['rate']:.0f} |"
-        )
+    lines += markdown_table(
+        [
+            "concurrency",
+            "uvicorn ms/req",
+            "granian ms/req",
+            "granian / uvicorn CPU",
+            "uvicorn req/s",
+            "granian req/s",
+        ],
+        (
+            [
+                str(r["concurrency"]),
+                f"{u['cpu_ms_per_request']:.4f}",
+                f"{g['cpu_ms_per_request']:.4f}",
+                f"{g['cpu_ms_per_request'] / u['cpu_ms_per_request']:.2f}",
+                f"{u['rate']:.0f}",
+                f"{g['rate']:.0f}",
+            ]
+            for r, u, g in ((r, r["uvicorn"], r["granian"]) for r in rows)
+        ),
+    )
     return "\n".join(lines) + "\n"
 
 

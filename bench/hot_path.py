@@ -57,27 +57,6 @@ echo_server = _this_checkouts("echo_server")
 skeleton = _this_checkouts("skeleton")
 hot_path_report = _this_checkouts("hot_path_report")
 
-FAKE_MODEL = """
-import json, sys
-from aiohttp import web
-
-CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function",
-        "function": {"name": "calculator", "arguments": json.dumps({"expression": "6*7"})}}]}
-DONE = {"role": "assistant", "content": "The answer is 42."}
-
-async def chat(request):
-    body = await request.json()
-    used_tool = any(m.get("role") == "tool" for m in body["messages"])
-    message = DONE if used_tool else CALL
-    return web.json_response({"id": "c", "object": "chat.completion", "model": "fake",
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
-
-app = web.Application()
-app.router.add_post("/v1/chat/completions", chat)
-web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, backlog=8192)
-"""
-
 
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU seconds a process has used."""
@@ -415,7 +394,7 @@ def fake_model_stack(
     """The instant fake model (started) and the stack in front of it (not yet started):
     the `openai` backend relaying to the fake, math only unless `all_envs`."""
     fake_port = free_port()
-    fake = subprocess.Popen([sys.executable, "-c", FAKE_MODEL, str(fake_port)])
+    fake = subprocess.Popen([sys.executable, str(ROOT / "bench" / "fake_model.py"), str(fake_port)])
     stack = Stack(
         agent_port=free_port(),
         resources_ports=[free_port()],

@@ -12,8 +12,12 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+#: the services whose CPU a level reports, in the report's column order
+SERVICES = ("agent", "resources", "model")
 
 
 def save_report(out: Path | None, text: str, data: Any) -> None:
@@ -24,18 +28,41 @@ def save_report(out: Path | None, text: str, data: Any) -> None:
         out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
 
 
+def markdown_table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    """The lines of a markdown table: the header, its rule, a line per row of cells."""
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(cells) + " |" for cells in rows),
+    ]
+
+
+def two(value: float | None) -> str:
+    """`value` to two decimals ('-' for None)."""
+    return "-" if value is None else f"{value:.2f}"
+
+
 def median(values: list[float]) -> str:
     """The median of `values` to two decimals ('-' when there are none)."""
-    return f"{statistics.median(values):.2f}" if values else "-"
+    return two(statistics.median(values)) if values else "-"
 
 
-def interleaved_ratio(row: dict[str, Any]) -> str:
-    """Stack / limit from the interleaved slices ('-' when the level had none)."""
+def over_limit(row: dict[str, Any], echo: str = "fastapi") -> float | None:
+    """The stack's CPU per rollout over the limit: 2 x calls per rollout x the `echo` floor's
+    CPU per request (None when the level has no such floor)."""
+    per_request = row.get("floor_cpu_ms_per_request", {}).get(echo)
+    if not per_request:
+        return None
+    return float(row["stack_cpu_ms_per_rollout"] / (2 * row["calls_per_rollout"] * per_request))
+
+
+def interleaved_over_limit(row: dict[str, Any]) -> float | None:
+    """Stack / limit from the interleaved slices (None when the level had none)."""
     inter = row.get("interleaved")
     if not inter:
-        return "-"
+        return None
     limit = 2 * row["calls_per_rollout"] * inter["fastapi_cpu_ms_per_request"]
-    return f"{inter['stack_cpu_ms_per_rollout'] / limit:.2f}"
+    return float(inter["stack_cpu_ms_per_rollout"] / limit)
 
 
 def tail_over(row: dict[str, Any], floor_row: dict[str, Any]) -> str:
@@ -70,19 +97,24 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
         "task = seed, 2 model calls, 1 tool call, verify (and close). Stack CPU: user+system "
         "seconds of the agent, resources and model processes over the level, per rollout.",
         "",
-        f"| concurrency | rollouts | rollouts/s | x C={base['concurrency']} | p50 ms | p99 ms | "
-        "p99/p50 | steady p99/p50 | failed | stack CPU ms/rollout | agent | resources | model |",
-        "|" + "---|" * 13,
     ]
-    for r in rows:
-        cpu = r["cpu_ms_per_rollout"]
-        lines.append(
-            f"| {r['concurrency']} | {r['n']} | {r['rate']:.0f} | {r['rate'] / base['rate']:.2f} "
-            f"| {r['p50']:.0f} | {r['p99']:.0f} | {r['p99'] / max(r['p50'], 1e-9):.2f} | "
-            f"{steady_ratio(r)} | {r['failed']} | {r['stack_cpu_ms_per_rollout']:.2f} | "
-            f"{cpu.get('agent', 0):.2f} | "
-            f"{cpu.get('resources', 0):.2f} | {cpu.get('model', 0):.2f} |"
-        )
+    lines += markdown_table(
+        [
+            "concurrency", "rollouts", "rollouts/s", f"x C={base['concurrency']}", "p50 ms",
+            "p99 ms", "p99/p50", "steady p99/p50", "failed", "stack CPU ms/rollout", "agent",
+            "resources", "model",
+        ],
+        (
+            [
+                str(r["concurrency"]), str(r["n"]), f"{r['rate']:.0f}",
+                f"{r['rate'] / base['rate']:.2f}", f"{r['p50']:.0f}", f"{r['p99']:.0f}",
+                f"{r['p99'] / max(r['p50'], 1e-9):.2f}", steady_ratio(r), str(r["failed"]),
+                f"{r['stack_cpu_ms_per_rollout']:.2f}",
+                *(f"{r['cpu_ms_per_rollout'].get(k, 0):.2f}" for k in SERVICES),
+            ]
+            for r in rows
+        ),
+    )  # fmt: skip
     if all("floor_cpu_ms_per_request" in r for r in rows):
         lines += [
             "",
@@ -100,26 +132,32 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "machine's drift between two measurements falls on both alike: the same target, "
             "measured more steadily.",
             "",
-            "| concurrency | calls/rollout | bare ASGI echo ms/req | FastAPI echo ms/req | "
-            "limit ms/rollout | stack ms/rollout | stack / limit | stack ms per call | "
-            "per call / FastAPI echo | FastAPI echo beside the skeleton ms/req | "
-            "stack / limit at that echo | stack / limit, interleaved |",
-            "|" + "---|" * 12,
         ]
+        floor_rows = []
         for r in rows:
             f = r["floor_cpu_ms_per_request"]
             calls = r["calls_per_rollout"]
-            limit = 2 * calls * f["fastapi"]
             stack_ms = r["stack_cpu_ms_per_rollout"]
             per_call = stack_ms / calls
             loaded = f.get("fastapi_loaded")
-            busy = f"{loaded:.3f} | {stack_ms / (2 * calls * loaded):.2f}" if loaded else "- | -"
-            lines.append(
-                f"| {r['concurrency']} | {calls:.2f} | {f['asgi']:.3f} | {f['fastapi']:.3f} | "
-                f"{limit:.2f} | "
-                f"{stack_ms:.2f} | {stack_ms / limit:.2f} | {per_call:.3f} | "
-                f"{per_call / f['fastapi']:.2f} | {busy} | {interleaved_ratio(r)} |"
-            )
+            floor_rows.append(
+                [
+                    str(r["concurrency"]), f"{calls:.2f}", f"{f['asgi']:.3f}",
+                    f"{f['fastapi']:.3f}", f"{2 * calls * f['fastapi']:.2f}", f"{stack_ms:.2f}",
+                    two(over_limit(r)), f"{per_call:.3f}", f"{per_call / f['fastapi']:.2f}",
+                    f"{loaded:.3f}" if loaded else "-", two(over_limit(r, "fastapi_loaded")),
+                    two(interleaved_over_limit(r)),
+                ]
+            )  # fmt: skip
+        lines += markdown_table(
+            [
+                "concurrency", "calls/rollout", "bare ASGI echo ms/req", "FastAPI echo ms/req",
+                "limit ms/rollout", "stack ms/rollout", "stack / limit", "stack ms per call",
+                "per call / FastAPI echo", "FastAPI echo beside the skeleton ms/req",
+                "stack / limit at that echo", "stack / limit, interleaved",
+            ],
+            floor_rows,
+        )  # fmt: skip
     bones = [r for r in rows if "skeleton" in r]
     if bones:
         lines += [
@@ -130,20 +168,23 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "same client at the same concurrency. Its p99/p50 is what the machine, the processes "
             "and the hops alone give at that concurrency.",
             "",
-            "| concurrency | skeleton rollouts/s | skeleton p50 ms | skeleton steady p99/p50 | "
-            "stack steady p99/p50 | stack / skeleton (p99/p50) | skeleton CPU ms/rollout | "
-            "stack CPU / skeleton CPU |",
-            "|" + "---|" * 8,
         ]
-        for r in bones:
-            b = r["skeleton"]
-            lines.append(
-                f"| {r['concurrency']} | {b['rate']:.0f} | {b['steady_p50']:.1f} | "
-                f"{steady_ratio(b)} | {steady_ratio(r)} | "
-                f"{tail_over(r, b)} | "
-                f"{b['cpu_ms_per_rollout']:.2f} | "
-                f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f} |"
-            )
+        lines += markdown_table(
+            [
+                "concurrency", "skeleton rollouts/s", "skeleton p50 ms", "skeleton steady p99/p50",
+                "stack steady p99/p50", "stack / skeleton (p99/p50)", "skeleton CPU ms/rollout",
+                "stack CPU / skeleton CPU",
+            ],
+            (
+                [
+                    str(r["concurrency"]), f"{b['rate']:.0f}", f"{b['steady_p50']:.1f}",
+                    steady_ratio(b), steady_ratio(r), tail_over(r, b),
+                    f"{b['cpu_ms_per_rollout']:.2f}",
+                    f"{r['stack_cpu_ms_per_rollout'] / b['cpu_ms_per_rollout']:.2f}",
+                ]
+                for r, b in ((r, r["skeleton"]) for r in bones)
+            ),
+        )  # fmt: skip
     counts = collections.Counter(r["concurrency"] for r in rows)
     repeated = sorted(c for c, n in counts.items() if n > 1)
     if repeated:
@@ -152,37 +193,40 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             "Levels run more than once in this run (the machine's speed moves between rows, "
             "so a median says more than any one row):",
             "",
-            "| concurrency | rows | median stack / limit | median stack / limit at the busy "
-            "echo | median stack / limit, interleaved | median stack steady p99/p50 | "
-            "median skeleton steady p99/p50 |",
-            "|---|---|---|---|---|---|---|",
         ]
+        median_rows = []
         for c in repeated:
             same = [r for r in rows if r["concurrency"] == c]
-            over_limit = [
-                r["stack_cpu_ms_per_rollout"]
-                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi"])
-                for r in same
-                if "floor_cpu_ms_per_request" in r
-            ]
-            over_busy = [
-                r["stack_cpu_ms_per_rollout"]
-                / (2 * r["calls_per_rollout"] * r["floor_cpu_ms_per_request"]["fastapi_loaded"])
-                for r in same
-                if r.get("floor_cpu_ms_per_request", {}).get("fastapi_loaded")
-            ]
             tails = [r["steady_p99"] / r["steady_p50"] for r in same if r.get("steady_p50")]
             bone_tails = [
                 b["steady_p99"] / b["steady_p50"]
                 for b in (r.get("skeleton") for r in same)
                 if b and b.get("steady_p50")
             ]
-            lines.append(
-                f"| {c} | {len(same)} | {median(over_limit)} | {median(over_busy)} | "
-                f"{median([float(x) for x in map(interleaved_ratio, same) if x != '-'])} | "
-                f"{median(tails)} | "
-                f"{median(bone_tails)} |"
+            median_rows.append(
+                [
+                    str(c),
+                    str(len(same)),
+                    *(
+                        median([x for x in map(measure, same) if x is not None])
+                        for measure in (
+                            over_limit,
+                            lambda r: over_limit(r, "fastapi_loaded"),
+                            interleaved_over_limit,
+                        )
+                    ),
+                    median(tails),
+                    median(bone_tails),
+                ]
             )
+        lines += markdown_table(
+            [
+                "concurrency", "rows", "median stack / limit",
+                "median stack / limit at the busy echo", "median stack / limit, interleaved",
+                "median stack steady p99/p50", "median skeleton steady p99/p50",
+            ],
+            median_rows,
+        )  # fmt: skip
     for who, key in (("the stack", None), ("the skeleton", "skeleton")):
         failures: dict[str, int] = {}
         for r in rows:
@@ -198,12 +242,17 @@ def report(result: dict[str, Any], command: str, nofile: int) -> str:
             f"Soak: {s['rollouts']} rollouts at C=256 after {s['warmup']} of warm-up, "
             f"{s['failed']} failed. RSS (MiB) after warm-up -> end (growth):",
             "",
-            "| service | after warm-up | end | growth |",
-            "|---|---|---|---|",
         ]
-        for name in s["rss_end_mb"]:
-            lines.append(
-                f"| {name} | {s['rss_after_warmup_mb'][name]:.1f} | {s['rss_end_mb'][name]:.1f} "
-                f"| {100 * s['growth'][name]:+.1f}% |"
-            )
+        lines += markdown_table(
+            ["service", "after warm-up", "end", "growth"],
+            (
+                [
+                    name,
+                    f"{s['rss_after_warmup_mb'][name]:.1f}",
+                    f"{s['rss_end_mb'][name]:.1f}",
+                    f"{100 * s['growth'][name]:+.1f}%",
+                ]
+                for name in s["rss_end_mb"]
+            ),
+        )
     return "\n".join(lines) + "\n"

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hot_path import cpu_seconds, fake_model_stack, pct  # noqa: E402
-from bench.hot_path_report import save_report  # noqa: E402
+from bench.hot_path_report import markdown_table, save_report  # noqa: E402
 from proofgym.http import ServiceClient  # noqa: E402
 from proofgym.serving import raise_nofile  # noqa: E402
 from proofgym.settings import CollectorSettings  # noqa: E402
@@ -222,19 +222,36 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         f"NeMo Gym's own venv, {time.strftime('%Y-%m-%d')}. See the script's docstring for "
         "the two stacks. Failed: not answered, masked, or (NeMo Gym) a reward other than 1.",
         "",
-        "| concurrency | rollouts | NeMo Gym rollouts/s | proofgym rollouts/s | ratio | "
-        "NeMo Gym p50 ms | proofgym p50 ms | NeMo Gym CPU ms/rollout | proofgym CPU ms/rollout "
-        "| failed (NeMo Gym / proofgym) |",
-        "|" + "---|" * 10,
     ]
-    for r in rows:
-        a, b = r["nemo_gym"], r["proofgym"]
-        lines.append(
-            f"| {r['concurrency']} | {r['rollouts']} | {a['rate']:.1f} | {b['rate']:.1f} | "
-            f"{r['ratio']:.1f}x | {a['p50']:.0f} | {b['p50']:.0f} | "
-            f"{a['cpu_ms_per_rollout']:.2f} | {b['cpu_ms_per_rollout']:.2f} | "
-            f"{a['failed']} / {b['failed']} |"
-        )
+    lines += markdown_table(
+        [
+            "concurrency",
+            "rollouts",
+            "NeMo Gym rollouts/s",
+            "proofgym rollouts/s",
+            "ratio",
+            "NeMo Gym p50 ms",
+            "proofgym p50 ms",
+            "NeMo Gym CPU ms/rollout",
+            "proofgym CPU ms/rollout",
+            "failed (NeMo Gym / proofgym)",
+        ],
+        (
+            [
+                str(r["concurrency"]),
+                str(r["rollouts"]),
+                f"{a['rate']:.1f}",
+                f"{b['rate']:.1f}",
+                f"{r['ratio']:.1f}x",
+                f"{a['p50']:.0f}",
+                f"{b['p50']:.0f}",
+                f"{a['cpu_ms_per_rollout']:.2f}",
+                f"{b['cpu_ms_per_rollout']:.2f}",
+                f"{a['failed']} / {b['failed']}",
+            ]
+            for r, a, b in ((r, r["nemo_gym"], r["proofgym"]) for r in rows)
+        ),
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -45,9 +45,9 @@ class _Wheel:
         self.live = 0  # entries filed and not yet left or expired
         self.sweeper: asyncio.TimerHandle | None = None
 
-    def add(self, entry: _CoarseTimeout) -> int:
-        """File `entry`; the number of its bucket."""
-        slot = math.ceil(entry.when / TICK_S)  # the first sweep at or after its time
+    def add(self, entry: _CoarseTimeout) -> None:
+        """File `entry` in the bucket of the first sweep at or after its time."""
+        slot = entry.slot = math.ceil(entry.when / TICK_S)
         bucket = self.buckets.get(slot)
         if bucket is None:
             bucket = self.buckets[slot] = {}
@@ -56,12 +56,11 @@ class _Wheel:
         self.live += 1
         if self.sweeper is None:
             self.sweeper = self.loop.call_later(TICK_S, self.sweep)
-        return slot
 
-    def remove(self, entry: _CoarseTimeout, slot: int) -> None:
+    def remove(self, entry: _CoarseTimeout) -> None:
         """Take `entry` out (it left its block). An emptied bucket stays until it is due:
         deleting it would let a busy loop push the same bucket's number once per request."""
-        bucket = self.buckets.get(slot)
+        bucket = self.buckets.get(entry.slot)
         if bucket is not None and bucket.pop(id(entry), None) is not None:
             self.live -= 1
 
@@ -95,6 +94,7 @@ class _CoarseTimeout:
 
     def __init__(self, seconds: float) -> None:
         self.when = seconds  # made absolute on entering
+        self.slot = 0  # its bucket in the wheel, once filed
         self.expired = False
 
     async def __aenter__(self) -> None:
@@ -106,7 +106,7 @@ class _CoarseTimeout:
         loop = asyncio.get_running_loop()
         self.when += loop.time()
         self.wheel = _wheel(loop)
-        self.slot = self.wheel.add(self)
+        self.wheel.add(self)
 
     async def __aexit__(
         self,
@@ -114,7 +114,7 @@ class _CoarseTimeout:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.wheel.remove(self, self.slot)
+        self.wheel.remove(self)
         # uncancel() whenever it expired (as asyncio.timeout does), whatever the block raised
         if (
             self.expired
