@@ -407,18 +407,21 @@ class RolloutRunner:
         """Renew the session of every running rollout, one call per environment URL; return
         how many sessions the servers renewed. A failed call is logged: the next one, a
         third of a lease later, tries again."""
-        by_url: dict[str, list[str]] = {}
+        by_url: dict[str, list[dict[str, str]]] = {}
         for rollout_id, env_url in list(self.leased.items()):
-            by_url.setdefault(env_url, []).append(rollout_id)
+            key = self.keys.get(rollout_id)
+            if key:
+                ref = {"session_id": rollout_id, "session_key": key}
+                by_url.setdefault(env_url, []).append(ref)
         renewed = 0
-        for env_url, ids in by_url.items():
+        for env_url, refs in by_url.items():
             try:
                 answer = await self.client.post_json(
-                    f"{env_url}/renew_sessions", {"session_ids": ids}, timeout=10.0
+                    f"{env_url}/renew_sessions", {"sessions": refs}, timeout=10.0
                 )
                 renewed += int(answer.get("renewed", 0))
             except (CallFailed, AttributeError, ValueError) as exc:
-                log.warning("renewing %d sessions at %s failed: %s", len(ids), env_url, exc)
+                log.warning("renewing %d sessions at %s failed: %s", len(refs), env_url, exc)
         return renewed
 
     async def renew_forever(self) -> None:

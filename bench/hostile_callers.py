@@ -93,12 +93,18 @@ def rss_kb(pid: int, field: str) -> int:
 
 
 @contextlib.contextmanager
-def service(kind: str, extra: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def service(
+    kind: str | list[str], extra: dict[str, str], code: Path = ROOT
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`proofgym serve KIND` (or the argument list `kind`) run from checkout `code` (python -m
+    puts its code first), with the environment `extra`; its URL and process."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROOFGYM_")}
     env.update(extra)
+    args = [kind] if isinstance(kind, str) else kind
     proc = subprocess.Popen(
-        [str(ROOT / ".venv/bin/proofgym"), "serve", kind, "--port", str(port)],
+        [sys.executable, "-m", "proofgym_stack.entry", "serve", *args, "--port", str(port)],
+        cwd=code,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -112,7 +118,7 @@ def service(kind: str, extra: dict[str, str]) -> Iterator[tuple[str, subprocess.
                     break
             time.sleep(0.2)
         else:
-            raise RuntimeError(f"{kind} did not start")
+            raise RuntimeError(f"serve {args} did not start from {code}")
         yield url, proc
     finally:
         proc.terminate()

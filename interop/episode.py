@@ -47,6 +47,7 @@ class Episode:
     def __init__(self, host: ResourcesHost, env: str, task: Task, max_steps: int) -> None:
         self.host, self.env, self.task = host, env, task
         self.session_id = uuid.uuid4().hex
+        self.key: str | None = None  # the session's key, minted by the registry at seed
         self.items: list[dict[str, Any]] = []
         self.steps = 0
         self.max_steps = max_steps
@@ -59,11 +60,12 @@ class Episode:
 
     async def seed(self) -> None:
         """Open the proofgym session (raises the registry's errors: capacity, bad task)."""
-        await self.host.registry(self.env).seed(self.session_id, self.task)
+        session, _ = await self.host.registry(self.env).seed(self.session_id, self.task)
+        self.key = session.key
 
     async def call(self, tool: str, arguments: Any) -> ToolResult:
         """Run one tool and record the call and its output."""
-        result = await self.host.call_tool(self.env, self.session_id, tool, arguments)
+        result = await self.host.call_tool(self.env, self.session_id, tool, arguments, self.key)
         call_id = new_id("call")
         text = arguments if isinstance(arguments, str) else json.dumps(arguments)
         self.items.append(function_call(tool, text, call_id))
@@ -77,9 +79,9 @@ class Episode:
             self.items.append(assistant_message(message))
             response = build_response(self.items, model="external")
             request = VerifyRequest(session_id=self.session_id, response=response)
-            self.verdict = await self.host.verify(self.env, request)
+            self.verdict = await self.host.verify(self.env, request, self.key)
         return self.verdict
 
     async def close(self) -> None:
         """Close the proofgym session (idempotent)."""
-        await self.host.registry(self.env).close(self.session_id)
+        await self.host.registry(self.env).close(self.session_id, self.key)

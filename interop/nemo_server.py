@@ -1,27 +1,37 @@
 """`proofgym serve nemo-gym`: one proofgym environment as a NeMo Gym resources server.
 
 NeMo Gym's `simple_agent` (0.7.0) drives it unchanged:
-- `POST /seed_session` with the dataset row (legacy) answers `{}` and a session cookie; the new
-  shape (`resources_session_id`, `episode_id`, `task_id`, `task_data`) answers
-  `{"resources_session_id"}`;
-- `POST /<tool>` with the call's arguments and the cookie answers proofgym's `ToolResult`
+- `POST /seed_session` with the dataset row (legacy) answers `{}` and two cookies: the session
+  the server named and the key that owns it; the new shape (`resources_session_id`,
+  `episode_id`, `task_id`, `task_data`) keeps the caller's id (a URL-safe id of 16 to 128
+  characters, else 400) and answers `{"resources_session_id"}`, with the key's cookie;
+- `POST /<tool>` with the call's arguments and the cookies answers proofgym's `ToolResult`
   (`{"output", "error"}`), also for errors the policy should see;
 - `POST /verify` echoes the request (simple_agent validates `responses_create_params`,
   `response` and `reward` from it) with `reward`, `reward_components`, `checks`, `mask_sample`,
   `failure_kind` and `failure_reason`;
-- `POST /close_session` is idempotent. The legacy flow never closes, so a session is closed a
-  grace period after its verify (`close_after_verify_s`), and by the idle TTL in any case.
+- `POST /close_session` is idempotent, and an id it closed (or never saw) cannot be seeded
+  again. The legacy flow never closes, so a session is closed a grace period after its verify
+  (`close_after_verify_s`), and by the idle TTL in any case.
 
-`X-Session-Id` works instead of the cookie, for proofgym's own clients.
+Every session belongs to who seeded it: tools, verify and close need its key (the cookie, or
+`X-Session-Key` beside `X-Session-Id` for proofgym's own clients); without it the session is
+404 and a close does nothing. Ids reach the filesystem nowhere: sessions live in the
+resources registry, whose workspaces the server names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
+import math
 import statistics
+import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -29,29 +39,85 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from proofgym import VERSION
-from proofgym.errors import ProofgymError
-from proofgym.jsonlimits import loads_limited, scrub_surrogates
+from proofgym.errors import BadRequest, Conflict, InvalidRequest, NotFound
+from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.protocol import Task, VerifyRequest
 from proofgym.service import install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
+from resources_servers.base.sessions import checked_id
 
 log = logging.getLogger("proofgym.nemo_gym")
 COOKIE = "proofgym_session"
+KEY_COOKIE = "proofgym_session_key"
 RESERVED = frozenset({"seed_session", "verify", "close_session", "aggregate_metrics", "health"})
-
-
-def _error(status: int, kind: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"kind": kind, "message": message}}, status)
+#: ids closed (or closed before any seed) that a later seed may not bring back, at most this many
+MAX_CLOSED_IDS = 65_536
+#: the body limits below the service's own: a row or a tool's arguments fit the JSON parser's
+#: limit; a close carries ids; `/verify` and `/aggregate_metrics` keep the service limit
+ROUTE_BODY_BYTES = (
+    (r"/(?:seed_session|close_session)", MAX_BYTES),
+    (r"/(?!verify$|aggregate_metrics$)[^/]+", MAX_BYTES),
+)
 
 
 def row_task(row: dict[str, Any], env: str) -> Task:
-    """The proofgym task a NeMo row carries (its extras: task_id, env, task_data)."""
+    """The proofgym task a NeMo row carries (its extras: task_id, env, task_data). A row
+    without a task id gets one from its content, so the same row is the same task (a
+    repeated seed of it is the same session)."""
     data = dict(row)
     data["env"] = data.get("env") or env
-    data["task_id"] = data.get("task_id") or f"{env}-{uuid.uuid4().hex[:12]}"
+    if not data.get("task_id"):
+        digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode())
+        data["task_id"] = f"{env}-{digest.hexdigest()[:12]}"
     return Task.from_row(data)
+
+
+class ClosedIds:
+    """Ids closed within the idle TTL: NeMo Gym's contract says a seed that arrives after its
+    session closed (or after a close of an id never seeded) must not create it again. Bounded:
+    the oldest are forgotten first."""
+
+    def __init__(self, ttl_s: float, most: int = MAX_CLOSED_IDS) -> None:
+        self.ttl_s, self.most = ttl_s, most
+        self.ids: OrderedDict[str, float] = OrderedDict()
+
+    def add(self, sid: str) -> None:
+        """Remember `sid` as closed, now."""
+        self.ids.pop(sid, None)
+        self.ids[sid] = time.monotonic()
+        while len(self.ids) > self.most:
+            self.ids.popitem(last=False)
+
+    def __contains__(self, sid: object) -> bool:
+        now = time.monotonic()
+        while self.ids:
+            oldest, when = next(iter(self.ids.items()))
+            if now - when <= self.ttl_s:
+                break
+            del self.ids[oldest]
+        return sid in self.ids
+
+
+def _rewards(body: Any) -> list[float]:
+    """The rewards of an `aggregate_metrics` body; InvalidRequest names the first unusable one."""
+    responses = body.get("verify_responses") if isinstance(body, dict) else None
+    if responses is None:
+        return []
+    if not isinstance(responses, list):
+        raise InvalidRequest("verify_responses is a list of verify answers")
+    rewards = []
+    for n, answer in enumerate(responses):
+        if not isinstance(answer, dict):
+            continue
+        value = answer.get("reward", 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidRequest(f"verify_responses[{n}].reward is not a number")
+        if not math.isfinite(value):
+            raise InvalidRequest(f"verify_responses[{n}].reward is not finite")
+        rewards.append(float(value))
+    return rewards
 
 
 def create_app(
@@ -63,6 +129,7 @@ def create_app(
     settings = settings or ResourcesSettings()
     host = ResourcesHost.in_own_folder({env.name: env}, settings, "nemo-gym")
     registry = host.registry(env.name)
+    closed = ClosedIds(settings.session_ttl_s)
     closers: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
@@ -75,17 +142,24 @@ def create_app(
                     closer.cancel()
 
     app = FastAPI(title=f"proofgym {env.name} (NeMo Gym)", version=VERSION, lifespan=lifespan)
-    install_common(app, "nemo-gym", settings.token, settings.guard_limits())
+    install_common(app, "nemo-gym", settings.token, settings.guard_limits(ROUTE_BODY_BYTES))
 
-    def session_of(request: Request) -> str | None:
-        return request.headers.get("x-session-id") or request.cookies.get(COOKIE)
+    def session_of(request: Request, body: Any = None) -> tuple[str, str | None]:
+        """The session a request names (the body's `resources_session_id`, else the header,
+        else the cookie) and the key it shows; NotFound when it names none."""
+        named = body.get("resources_session_id") if isinstance(body, dict) else None
+        sid = named or request.headers.get("x-session-id") or request.cookies.get(COOKIE)
+        if not sid:
+            raise NotFound("no session: seed one first (the cookie)", kind="unknown_session")
+        key = request.headers.get("x-session-key") or request.cookies.get(KEY_COOKIE)
+        return checked_id(sid), key
 
     async def body_of(request: Request) -> Any:
         raw = await request.body()
         try:
             return scrub_surrogates(loads_limited(raw)) if raw.strip() else {}
         except ValueError as exc:
-            raise ProofgymError(f"not usable JSON: {exc}", kind="malformed_json") from None
+            raise InvalidRequest(f"not usable JSON: {exc}", kind="malformed_json") from None
 
     @app.get("/")
     async def root_ok() -> dict[str, str]:
@@ -99,8 +173,9 @@ def create_app(
     async def seed_session(request: Request) -> Any:
         body = await body_of(request)
         if not isinstance(body, dict):
-            return _error(400, "invalid_request", "the seed body is a JSON object (the row)")
+            raise InvalidRequest("the seed body is a JSON object (the row)")
         new_shape = "resources_session_id" in body
+        key = None
         if new_shape:
             task_id = body.get("task_id") or {}
             row = {
@@ -108,36 +183,36 @@ def create_app(
                 "task_data": body.get("task_data") or {},
                 "task_id": task_id.get("task_id") if isinstance(task_id, dict) else task_id,
             }
-            sid = str(body["resources_session_id"])
+            sid = checked_id(body["resources_session_id"])
+            if sid in closed:
+                raise Conflict(f"session {sid} was closed", kind="session_exists")
+            # a repeated seed is the same session only for its owner
+            key = request.headers.get("x-session-key") or request.cookies.get(KEY_COOKIE)
         else:
-            row, sid = body, session_of(request) or uuid.uuid4().hex
+            row, sid = body, uuid.uuid4().hex  # named by the server, never by the caller
         try:
             task = row_task(row, env.name)
         except ValueError as exc:
-            return _error(400, "invalid_task", str(exc))
+            raise BadRequest(str(exc)[:1000], kind="invalid_task") from None
         if task.env != env.name:
-            return _error(400, "wrong_env", f"this server hosts {env.name}, not {task.env}")
-        known = registry.sessions.get(sid) if not new_shape else None
-        if known is not None and known.task_hash != task.content_hash():
-            sid = uuid.uuid4().hex  # NeMo's servers re-seed freely: a fresh session
-        await registry.seed(sid, task)
-        answer: JSONResponse = JSONResponse({"resources_session_id": sid} if new_shape else {})
+            raise BadRequest(f"this server hosts {env.name}, not {task.env}", kind="wrong_env")
+        session, _ = await registry.seed(sid, task, key=key)
+        answer = JSONResponse({"resources_session_id": sid} if new_shape else {})
         answer.set_cookie(COOKIE, sid, httponly=True, samesite="lax", path="/")
+        answer.set_cookie(KEY_COOKIE, session.key, httponly=True, samesite="lax", path="/")
         return answer
 
     @app.post("/verify", response_model=None)
     async def verify(request: Request) -> Any:
         body = await body_of(request)
-        sid = session_of(request) or (
-            body.get("resources_session_id") if isinstance(body, dict) else None
-        )
-        if not sid or not isinstance(body, dict):
-            return _error(404, "unknown_session", "no session cookie: seed a session first")
+        if not isinstance(body, dict):
+            raise InvalidRequest("the verify body is a JSON object")
+        sid, key = session_of(request, body)
         try:
             verify_request = VerifyRequest(session_id=sid, response=body.get("response"))
         except ValueError as exc:
-            return _error(422, "invalid_request", f"response: {exc}"[:1000])
-        verdict = await host.verify(env.name, verify_request)
+            raise InvalidRequest(f"response: {exc}"[:1000]) from None
+        verdict = await host.verify(env.name, verify_request, key)
         if close_after_verify_s > 0:
             closer = asyncio.create_task(_close_later(sid, close_after_verify_s))
             closers.add(closer)
@@ -154,26 +229,21 @@ def create_app(
 
     async def _close_later(sid: str, delay: float) -> None:
         await asyncio.sleep(delay)
-        await registry.close(sid)
+        await registry.close(sid, force=True)  # the server's own timer, after the owner verified
 
     @app.post("/close_session")
     async def close_session(request: Request) -> dict[str, Any]:
         body = await body_of(request)
-        sid = session_of(request) or (
-            body.get("resources_session_id") if isinstance(body, dict) else None
-        )
-        if sid:
-            await registry.close(str(sid))
+        sid, key = session_of(request, body)
+        if sid not in registry.sessions:
+            closed.add(sid)  # never seeded: a racing seed must not create it later
+        elif await registry.close(sid, key):
+            closed.add(sid)
         return {"resources_session_id": sid} if isinstance(body, dict) and body else {}
 
     @app.post("/aggregate_metrics")
     async def aggregate_metrics(request: Request) -> dict[str, Any]:
-        body = await body_of(request)
-        rewards = [
-            float(v.get("reward", 0.0))
-            for v in (body.get("verify_responses") or [] if isinstance(body, dict) else [])
-            if isinstance(v, dict)
-        ]
+        rewards = _rewards(await body_of(request))
         if not rewards:
             return {"count": 0}
         return {
@@ -187,15 +257,14 @@ def create_app(
 
     @app.post("/{tool_name}", response_model=None)
     async def call_tool(tool_name: str, request: Request) -> Any:
-        sid = session_of(request)
-        if not sid or sid not in registry.sessions:
-            return _error(404, "unknown_session", "no session: seed one first (the cookie)")
+        sid, key = session_of(request)
+        registry.get(sid, key)  # 404 before the tool's name is told to a stranger
         if tool_name in RESERVED or tool_name not in env.tools():
-            return _error(
-                404, "unknown_tool", f"no tool {tool_name!r}; tools: {sorted(env.tools())}"
+            raise NotFound(
+                f"no tool {tool_name[:100]!r}; tools: {sorted(env.tools())}", kind="unknown_tool"
             )
         arguments = await body_of(request)
-        result = await host.call_tool(env.name, sid, tool_name, arguments)
+        result = await host.call_tool(env.name, sid, tool_name, arguments, key)
         return Response(result.model_dump_json(), media_type="application/json")
 
     return app

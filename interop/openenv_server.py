@@ -11,6 +11,14 @@ built on them) play it unchanged:
 - `POST /mcp`: JSON-RPC `openenv/session/create`, `openenv/session/close`, `tools/list`,
   `tools/call` (what `MCPToolClient` needs).
 
+Every door is guarded as the services are (`proofgym.service.install_common`): bearer auth
+(any case of `Bearer`, compared in constant time, on the WebSocket too), the request guard's
+admission, body size, time and memory limits, and the protocol's error shape on every HTTP
+error (JSON-RPC errors stay JSON-RPC). An MCP session id is minted by the server (128 random
+bits) and is the session's capability; MCP sessions idle past the TTL are reaped, so abandoned
+ones never fill `max_sessions`. A WebSocket silent past the TTL is closed; past twice
+`max_sessions` open sockets, another is answered `CAPACITY_REACHED` and closed.
+
 The wire format follows OpenEnv 0.10.0 (`openenv.core.env_server`): frames `{"type": "reset" |
 "step" | "state" | "close", "data": ...}` in, `{"type": "observation" | "state" | "error",
 "data": ...}` out, observations serialized as `{observation, reward, done, metadata}`.
@@ -18,28 +26,36 @@ The wire format follows OpenEnv 0.10.0 (`openenv.core.env_server`): frames `{"ty
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 import random
+import secrets
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse
 
 from interop.episode import FINAL_ANSWER, Episode, final_answer_schema
 from proofgym import VERSION
 from proofgym.errors import AtCapacity, ProofgymError
-from proofgym.jsonlimits import loads_limited
+from proofgym.jsonlimits import MAX_BYTES, loads_limited
 from proofgym.protocol import Task
 from proofgym.responses import message_text, normalize_input
+from proofgym.service import install_common, token_accepted
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
 
 log = logging.getLogger("proofgym.openenv")
+
+#: `/mcp` carries one JSON-RPC call: the JSON parser's own limit
+ROUTE_BODY_BYTES = ((r"/mcp", MAX_BYTES),)
+#: WebSocket close code for a server with no room for another socket (RFC 6455: try later)
+TRY_AGAIN_LATER = 1013
 
 # what proofgym's tool-error kinds are called in OpenEnv's ToolErrorType
 ERROR_TYPES = {"invalid_arguments": "invalid_args", "unknown_tool": "tool_not_found"}
@@ -126,6 +142,7 @@ class Player:
         self.server = server
         self.episode: Episode | None = None
         self.episode_id: str | None = None
+        self.last_used = time.monotonic()
 
     async def reset(self, data: dict[str, Any]) -> dict[str, Any]:
         """Close any episode, seed a new one on the task `data` names."""
@@ -246,6 +263,42 @@ class OpenEnvServer:
         self.host = ResourcesHost.in_own_folder({env.name: env}, settings, "openenv")
         self.players: dict[str, Player] = {}  # MCP sessions by id
         self.attached: set[str] = set()
+        self.sockets = 0  # WebSockets open now
+
+    def player(self, sid: Any) -> Player | None:
+        """The MCP session `sid` names, touched; None when there is none."""
+        found = self.players.get(sid) if isinstance(sid, str) else None
+        if found is not None:
+            found.last_used = time.monotonic()
+        return found
+
+    async def reap(self, now: float | None = None) -> list[str]:
+        """Close the MCP sessions nothing used for the idle TTL (none with a WebSocket
+        attached); return their ids."""
+        now = time.monotonic() if now is None else now
+        ttl = self.settings.session_ttl_s
+        idle = [
+            sid
+            for sid, p in self.players.items()
+            if sid not in self.attached and now - p.last_used > ttl
+        ]
+        for sid in idle:
+            player = self.players.pop(sid, None)
+            if player is not None:
+                await player.close()
+        return idle
+
+    async def reap_forever(self) -> None:
+        """Reap idle MCP sessions every `reap_interval_s`, until cancelled."""
+        while True:
+            await asyncio.sleep(self.settings.reap_interval_s)
+            try:
+                reaped = await self.reap()
+            except Exception:
+                log.exception("reaping MCP sessions failed")
+                continue
+            if reaped:
+                log.info("reaped %d idle MCP sessions", len(reaped))
 
     def pick_task(self, data: dict[str, Any]) -> Task:
         """The task a reset names: a whole row, a task id of the task file, or a seed."""
@@ -286,10 +339,10 @@ class OpenEnvServer:
             for t in self.tool_schemas()
         ]
 
-    def authorized(self, headers: Any) -> bool:
-        """Whether the request carries the bearer token (always, with none configured)."""
+    def authorized(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Whether an ASGI scope's headers carry the bearer token (always, with none set)."""
         token = self.settings.token
-        return token is None or headers.get("authorization") == f"Bearer {token}"
+        return token_accepted(headers, token.encode() if token else None)
 
     async def frame(self, player: Player, raw: str) -> dict[str, Any] | None:
         """The answer to one frame, or None for `close`."""
@@ -336,14 +389,24 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with server.host.running():
-            yield
+            reaper = asyncio.create_task(server.reap_forever())
+            try:
+                yield
+            finally:
+                reaper.cancel()
+                for player in list(server.players.values()):
+                    await player.close()
+                server.players.clear()
 
     app = FastAPI(title=f"proofgym {env.name} (OpenEnv)", version=VERSION, lifespan=lifespan)
     app.state.server = server
+    install_common(
+        app, "openenv", settings.token, settings.guard_limits(ROUTE_BODY_BYTES), health=False
+    )
 
     @app.get("/health")
     async def health() -> dict[str, str]:
-        return {"status": "healthy"}
+        return {"status": "healthy"}  # OpenEnv's HealthStatus
 
     @app.get("/metadata")
     async def metadata() -> dict[str, Any]:
@@ -357,15 +420,11 @@ def create_app(
         }
 
     @app.get("/schema", response_model=None)
-    async def schema(request: Request) -> Any:
-        if not server.authorized(request.headers):
-            return JSONResponse({"detail": "unauthorized"}, 401)
+    async def schema() -> Any:
         return SCHEMA
 
     @app.post("/mcp", response_model=None)
     async def mcp(request: Request) -> Any:
-        if not server.authorized(request.headers):
-            return JSONResponse({"detail": "unauthorized"}, 401)
         try:
             body = loads_limited(await request.body())
         except ValueError as exc:
@@ -376,18 +435,32 @@ def create_app(
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
-        if not server.authorized(socket.headers):
+        if not server.authorized(socket.scope["headers"]):
             await socket.close(code=1008)
             return
+        if server.sockets >= 2 * settings.max_sessions:  # one own, one attached, per session
+            await socket.accept()
+            full = _error("at capacity", "CAPACITY_REACHED", max_sessions=settings.max_sessions)
+            await socket.send_text(json.dumps(full))
+            await socket.close(code=TRY_AGAIN_LATER)
+            return
+        server.sockets += 1
+        try:
+            await _play(socket)
+        finally:
+            server.sockets -= 1
+
+    async def _play(socket: WebSocket) -> None:
         await socket.accept()
         attach = socket.query_params.get("session_id")
         player: Player
         if attach:
-            found = server.players.get(attach)
+            found = server.player(attach)
             if found is None or attach in server.attached:
                 why = "already has an attached WebSocket" if found else "is unknown"
+                shown = attach[:64]
                 await socket.send_text(
-                    json.dumps(_error(f"session {attach} {why}", "SESSION_ERROR"))
+                    json.dumps(_error(f"session {shown} {why}", "SESSION_ERROR"))
                 )
                 await socket.close()
                 return
@@ -397,15 +470,19 @@ def create_app(
             player = Player(server)
         try:
             while True:
-                answer = await server.frame(player, await socket.receive_text())
+                # a socket silent past the idle TTL is closed, as an idle session is reaped
+                async with asyncio.timeout(settings.session_ttl_s):
+                    raw = await socket.receive_text()
+                answer = await server.frame(player, raw)
                 if answer is None:
                     break
                 await socket.send_text(json.dumps(answer))
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, TimeoutError):
             pass
         finally:
             if attach:
                 server.attached.discard(attach)
+                player.last_used = time.monotonic()
             else:
                 await player.close()
             with contextlib.suppress(RuntimeError, WebSocketDisconnect):  # already gone
@@ -435,14 +512,15 @@ async def _mcp(server: OpenEnvServer, body: dict[str, Any]) -> dict[str, Any]:
                 active_sessions=len(server.players),
                 max_sessions=server.settings.max_sessions,
             )
-        sid = uuid.uuid4().hex
-        server.players[sid] = Player(server)
-        return {"jsonrpc": "2.0", "result": {"session_id": sid}, "id": rid}
-    player = server.players.get(str(params.get("session_id")))
+        minted = secrets.token_hex(16)  # the session's capability: 128 random bits
+        server.players[minted] = Player(server)
+        return {"jsonrpc": "2.0", "result": {"session_id": minted}, "id": rid}
+    sid: Any = params.get("session_id")
+    player = server.player(sid)
     if method == "openenv/session/close":
         if player is not None:
             await player.close()
-            server.players.pop(str(params.get("session_id")), None)
+            server.players.pop(sid, None)
         return {"jsonrpc": "2.0", "result": {"closed": player is not None}, "id": rid}
     if method == "tools/list":
         return {"jsonrpc": "2.0", "result": {"tools": server.mcp_tools()}, "id": rid}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import uuid
 from typing import Any
 
@@ -85,20 +86,26 @@ class RemoteEpisode:
         self.client = httpx.Client(timeout=120.0, headers=headers)
         self.task = task
         self.session_id = uuid.uuid4().hex
+        self.key = secrets.token_hex(16)  # the session is this episode's alone
         self.items: list[dict[str, Any]] = []
         self.turns = 0
         self.max_turns = max_turns
         self.closed = False
 
     def _post(self, path: str, body: Any, **kw: Any) -> Any:
-        answer = self.client.post(f"{self.base}/{path}", json=body, **kw)
+        headers = {"X-Session-Id": self.session_id, "X-Session-Key": self.key}
+        answer = self.client.post(f"{self.base}/{path}", json=body, headers=headers, **kw)
         if answer.status_code >= 300:
             raise RuntimeError(f"{path}: {answer.status_code} {answer.text[:300]}")
         return answer.json()
 
     def seed(self) -> dict[str, Any]:
         """Open the session; the seed answer (tools, instructions)."""
-        body = {"session_id": self.session_id, "task": self.task.model_dump(mode="json")}
+        body = {
+            "session_id": self.session_id,
+            "task": self.task.model_dump(mode="json"),
+            "session_key": self.key,
+        }
         return dict(self._post("seed_session", body))
 
     def step(self, text: str) -> dict[str, Any]:
@@ -123,9 +130,8 @@ class RemoteEpisode:
             return f"Error: arguments are not valid JSON (or too deep or too large): {exc}"
         if not isinstance(args, dict):
             return "Error: arguments must be a JSON object"
-        answer = self.client.post(
-            f"{self.base}/tools/{name}", json=args, headers={"X-Session-Id": self.session_id}
-        )
+        headers = {"X-Session-Id": self.session_id, "X-Session-Key": self.key}
+        answer = self.client.post(f"{self.base}/tools/{name}", json=args, headers=headers)
         if answer.status_code == 404:
             return f"Error: no tool {name!r}"
         if answer.status_code >= 300:

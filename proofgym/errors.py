@@ -59,6 +59,7 @@ ErrorKind = Literal[
     "backend_refused",
     "model_refused",
     "malformed_body",
+    "invalid_session_id",
     # 408 / 413: the request guard (proofgym.guard)
     "body_timeout",
     "body_too_large",

@@ -16,6 +16,12 @@ Every service runs behind `RequestGuard` (installed by `proofgym.service.install
   keeps the work per request flat as load grows (bench/RESULTS.md, the hot path).
   A client is the `X-Proofgym-Client` header its requests carry (proofgym's own clients send
   one per process), else its address.
+- **Body memory, bounded however many arrive.** Bodies are read before admission, so the
+  bytes of bodies being read or held at once are counted against `max_body_memory_bytes`
+  (each byte twice: the bytes, and what parsing them makes). A body that would pass the
+  budget, by its declared length or as it streams in, is refused with 503 `overloaded`,
+  `Retry-After` and `Connection: close`, unread or no further read: nothing ran, so a retry
+  is safe. The budget always fits one body of the service's largest size.
 - **Bodies.** A declared or streamed body over its route's limit (`route_body_bytes`, never
   more than `max_body_bytes`) is 413; a body that does not arrive within `body_timeout_s` is
   408; a body that is not UTF-8, that escapes a lone surrogate, that nests deeper than
@@ -58,6 +64,8 @@ BODY_KEY = "proofgym.body"
 #: bodies over this are checked in a worker thread, so the event loop keeps answering
 OFFLOAD_BYTES = 1 << 20
 UNGUARDED = frozenset({"/health", "/metrics"})
+#: what a body's byte costs the memory budget: the bytes, and the objects parsing them makes
+BODY_COST = 2
 # An escaped backslash, or a JSON escape of a UTF-16 surrogate (a lone one decodes to a str
 # no UTF-8 body can carry); matching escaped backslashes too keeps `\\ud800` (text) apart.
 _ESCAPES = re.compile(rb"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -82,6 +90,9 @@ class GuardLimits:
     route_body_bytes: tuple[tuple[str, int], ...] = ()
     #: slots one client may hold; None: all but an eighth of `max_inflight`
     max_inflight_per_client: int | None = None
+    #: bytes of bodies read or held at once, each counted twice (see the module docstring);
+    #: never less than what one body of `max_body_bytes` needs
+    max_body_memory_bytes: int = 256 * 1024 * 1024
 
     def content_problem(self, body: bytes) -> str | None:
         """Why these limits refuse `body`'s content (see `body_problem`), or None. The agent
@@ -90,6 +101,10 @@ class GuardLimits:
         return body_problem(
             body, self.max_json_depth, self.max_json_containers, self.max_json_members
         )
+
+    def body_memory(self) -> int:
+        """The body memory budget in force: the configured one, or one largest body's worth."""
+        return max(self.max_body_memory_bytes, BODY_COST * self.max_body_bytes)
 
     def per_client(self) -> int:
         """How many requests one client may have running at once."""
@@ -268,6 +283,31 @@ class Admission:
                 self.waiting[client] = line  # back of the turn order
 
 
+class BodyBudget:
+    """The bytes of request bodies one service holds at once, against a limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+        self.peak = 0  # the most ever held at once (for tests and benches)
+
+    def fits(self, n: int) -> bool:
+        """Whether `n` more bytes would fit now."""
+        return self.held + n <= self.limit
+
+    def take(self, n: int) -> bool:
+        """Hold `n` more bytes if they fit; whether they did."""
+        if self.held + n > self.limit:
+            return False
+        self.held += n
+        self.peak = max(self.peak, self.held)
+        return True
+
+    def give(self, n: int) -> None:
+        """Release `n` bytes taken before."""
+        self.held -= n
+
+
 class RequestGuard:
     """Pure ASGI middleware enforcing `GuardLimits` (see the module docstring)."""
 
@@ -277,6 +317,7 @@ class RequestGuard:
         self.app = app
         self.limits = limits
         self.admission = Admission(limits.max_inflight, limits.max_queue, limits.per_client())
+        self.bodies = BodyBudget(limits.body_memory())
         self.on_refusal = on_refusal or (lambda kind: None)
         self.route_limits = [
             (re.compile(pattern), min(size, limits.max_body_bytes))
@@ -309,21 +350,28 @@ class RequestGuard:
         self, scope: Scope, receive: Receive, send: Send, declared: bytes | None, client: str
     ) -> None:
         # The body first, then a slot: a caller that trickles its body waits on its own
-        # connection, never holding one of the `max_inflight` slots others need.
-        body = await self._read_body(scope, receive, send, declared)
-        if body is None:
-            return  # answered (too large, too slow, malformed) or the caller went away
+        # connection, never holding one of the `max_inflight` slots others need. What the
+        # body holds of the memory budget is held until the request is answered.
+        held = [0]
+        try:
+            body = await self._read_body(scope, receive, send, declared, held)
+            if body is None:
+                return  # answered (too large, too slow, malformed) or the caller went away
+            await self._admitted(scope, receive, send, client, body)
+        finally:
+            self.bodies.give(held[0])
+
+    async def _admitted(
+        self, scope: Scope, receive: Receive, send: Send, client: str, body: bytes
+    ) -> None:
         entry = self.admission.try_enter(client)
         if entry is False:
-            await self._refuse(
+            await self._overloaded(
                 scope,
                 receive,
                 send,
-                "overloaded",
                 f"the service is at capacity ({self.limits.max_inflight} running, "
-                f"{self.limits.max_queue} waiting); retry after {self.limits.retry_after_s}s",
-                503,
-                {"Retry-After": str(self.limits.retry_after_s), "Connection": "close"},
+                f"{self.limits.max_queue} waiting)",
             )
             return
         if entry is not True:
@@ -347,15 +395,46 @@ class RequestGuard:
         finally:
             self.admission.leave(client)
 
+    async def _overloaded(self, scope: Scope, receive: Receive, send: Send, why: str) -> None:
+        await self._refuse(
+            scope,
+            receive,
+            send,
+            "overloaded",
+            f"{why}; retry after {self.limits.retry_after_s}s",
+            503,
+            {"Retry-After": str(self.limits.retry_after_s), "Connection": "close"},
+        )
+
+    async def _no_memory(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._overloaded(
+            scope,
+            receive,
+            send,
+            f"the service holds as many request bodies as it may at once "
+            f"({self.bodies.limit // BODY_COST} bytes)",
+        )
+
     async def _read_body(
-        self, scope: Scope, receive: Receive, send: Send, declared: bytes | None
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        declared: bytes | None,
+        held: list[int],
     ) -> bytes | None:
-        """The whole body, within the size and time limits and of bounded content; None when
-        it was refused (and answered) or the caller went away."""
+        """The whole body, within the size, time and memory limits and of bounded content;
+        None when it was refused (and answered) or the caller went away. `held[0]` is what it
+        took of the memory budget, for the caller to give back."""
         limit = self.body_limit(scope["path"])
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._too_large(scope, receive, send, limit)
-            return None
+        if declared is not None and declared.isdigit():
+            size = int(declared)
+            if size > limit:
+                await self._too_large(scope, receive, send, limit)
+                return None
+            if not self.bodies.fits(BODY_COST * size):
+                await self._no_memory(scope, receive, send)  # refused unread
+                return None
         chunks: list[bytes] = []
         size = 0
         more = True
@@ -370,7 +449,12 @@ class RequestGuard:
                     if size > limit:
                         await self._too_large(scope, receive, send, limit)
                         return None
-                    chunks.append(chunk)
+                    if chunk:
+                        if not self.bodies.take(BODY_COST * len(chunk)):
+                            await self._no_memory(scope, receive, send)
+                            return None
+                        held[0] += BODY_COST * len(chunk)
+                        chunks.append(chunk)
                     more = message.get("more_body", False)
         except TimeoutError:
             await self._refuse(
@@ -383,7 +467,8 @@ class RequestGuard:
                 {"Connection": "close"},
             )
             return None
-        body = b"".join(chunks)
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        del chunks
         problem = None
         if body:
             # a large body is scanned in a worker thread: the loop keeps answering others

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from proofgym import deadline
 from proofgym.codec import decode, encode
 from proofgym.guard import CLIENT_HEADER
-from proofgym.lean_http import ConnectFailed, LeanClient
+from proofgym.lean_http import MAX_RESPONSE_BYTES, ConnectFailed, LeanClient, ResponseTooLarge
 from proofgym.settings import ClientSettings
 
 if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
@@ -105,10 +105,16 @@ def _text(raw: bytes) -> str:
 class AiohttpTransport:
     """One aiohttp session for the whole process, created lazily inside the running loop."""
 
-    def __init__(self, connect_timeout_s: float = 5.0, limit_per_host: int = 256) -> None:
+    def __init__(
+        self,
+        connect_timeout_s: float = 5.0,
+        limit_per_host: int = 256,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
         self._session: aiohttp.ClientSession | None = None
         self._connect_timeout = connect_timeout_s
         self._limit_per_host = limit_per_host
+        self._max_response = max_response_bytes
 
     def _get(self) -> aiohttp.ClientSession:
         import aiohttp
@@ -137,7 +143,13 @@ class AiohttpTransport:
         data, headers = _json_request(body, headers)
         try:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
-                raw = await r.read()
+                limit = self._max_response
+                too_large = ResponseTooLarge(f"the answer's body is over {limit} bytes")
+                if (r.content_length or 0) > self._max_response:
+                    raise too_large
+                raw = await r.content.read(self._max_response + 1)
+                if len(raw) > self._max_response or not r.content.at_eof():
+                    raise too_large
                 return HttpAnswer(r.status, dict(r.headers), _parse(raw), _text(raw))
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             # Refused, unresolvable, or not accepted in time (a listen queue overflowing
@@ -163,9 +175,14 @@ class LeanTransport:
     """The default transport: `proofgym.lean_http` for `http://` URLs (the calls between
     services), aiohttp for anything else (an `https://` model endpoint)."""
 
-    def __init__(self, connect_timeout_s: float = 5.0, limit_per_host: int = 256) -> None:
-        self._lean = LeanClient(limit_per_host, connect_timeout_s)
-        self._other = AiohttpTransport(connect_timeout_s, limit_per_host)
+    def __init__(
+        self,
+        connect_timeout_s: float = 5.0,
+        limit_per_host: int = 256,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
+        self._lean = LeanClient(limit_per_host, connect_timeout_s, max_response_bytes)
+        self._other = AiohttpTransport(connect_timeout_s, limit_per_host, max_response_bytes)
 
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
@@ -261,6 +278,7 @@ def error_message(answer: HttpAnswer) -> str:
 class ServiceClient:
     """JSON calls to other services with bounded retries under the caller's deadline.
 
+    An answer over `max_response_mb` is not read, and fails the call at once (no retry).
     Retries, with exponential backoff, full jitter and a honoured `Retry-After`: a request that
     never reached its server, a 429, and, for idempotent calls only, a 502/503/504, a timeout or
     a dropped connection; at most `max_retries` of those per call. A 503 `overloaded` (refused
@@ -278,7 +296,9 @@ class ServiceClient:
     ) -> None:
         self.settings = settings
         self.transport = transport or LeanTransport(
-            settings.connect_timeout_s, settings.pool_per_upstream
+            settings.connect_timeout_s,
+            settings.pool_per_upstream,
+            int(settings.max_response_mb * 1024 * 1024),
         )
         # One client per process for the services' fair admission (proofgym.guard).
         self.headers = {CLIENT_HEADER: f"{socket.gethostname()}-{os.getpid()}"}
@@ -337,6 +357,8 @@ class ServiceClient:
             except ConnectFailed as exc:
                 last = f"cannot connect to {url}: {exc}"
                 _note_trouble(last)
+            except ResponseTooLarge as exc:  # the same answer would come again
+                raise CallFailed(f"{url}: {exc}") from exc
             except (TimeoutError, ConnectionError) as exc:
                 reached = True
                 last = f"{type(exc).__name__} calling {url}: {exc}"

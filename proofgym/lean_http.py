@@ -15,7 +15,9 @@ client does only what those calls need:
 - the same errors as the aiohttp transport: `ConnectFailed` when nothing reached the server
   (refused, unresolvable, not connected in time), `TimeoutError` when the whole call outlived
   `timeout`, `ConnectionError` when the server went away without a whole answer (or sent
-  one that is not HTTP).
+  one that is not HTTP), `ResponseTooLarge` when the answer's body is over
+  `max_response_bytes` (declared or as it arrives: the connection is dropped, the rest
+  unread).
 
 A header name or value holding a line break is refused (ValueError) before anything is sent.
 """
@@ -40,15 +42,26 @@ KEEPALIVE_S = 15.0
 DNS_TTL_S = 300.0
 
 
+#: the largest answer body read by default: a whole rollout's verdict or a long generation with
+#: its logprobs is a few megabytes
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+
 class ConnectFailed(Exception):
     """The request never reached the server (refused, DNS, connect timeout): safe to retry.
     Every transport of `proofgym.http` raises this one (it is defined here, below them)."""
 
 
+class ResponseTooLarge(ConnectionError):
+    """The answer's body is over the client's limit; it was not read (the same answer would
+    come again: not a call to retry)."""
+
+
 class _Connection(asyncio.Protocol):
     """One connection: writes a request, parses its answer, and says whether it can be reused."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_body: int = MAX_RESPONSE_BYTES) -> None:
+        self.max_body = max_body
         self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpResponseParser(self)
         self.answer: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] | None = None
@@ -60,6 +73,7 @@ class _Connection(asyncio.Protocol):
     def _reset(self) -> None:
         self.headers: list[tuple[bytes, bytes]] = []
         self.body: list[bytes] = []
+        self.size = 0
         self.headers_done = False
         self.delimited = False  # the body's end is known (Content-Length or chunked)
         self.received = False
@@ -71,6 +85,9 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self.answer is None or self.answer.done():
+            if self.transport is not None and self.transport.is_closing():
+                return  # the rest of an answer refused as too large
+
             self.close()  # bytes nobody asked for: this connection cannot be trusted again
             return
         self.received = True
@@ -100,9 +117,21 @@ class _Connection(asyncio.Protocol):
         self.headers_done = True
         names = {n.lower() for n, _ in self.headers}
         self.delimited = b"content-length" in names or b"transfer-encoding" in names
+        declared = next((v for n, v in self.headers if n.lower() == b"content-length"), b"")
+        if declared.strip().isdigit() and int(declared) > self.max_body:
+            self._too_large()
 
     def on_body(self, body: bytes) -> None:
+        self.size += len(body)
+        if self.size > self.max_body:
+            self._too_large()
+            return
         self.body.append(body)
+
+    def _too_large(self) -> None:
+        self.body.clear()
+        self._fail(ResponseTooLarge(f"the answer's body is over {self.max_body} bytes"))
+        self.close()
 
     def on_message_complete(self) -> None:
         self.reusable = bool(self.parser.should_keep_alive()) and not self.lost
@@ -146,8 +175,16 @@ class _Connection(asyncio.Protocol):
 class _Pool:
     """The connections to one host and port: at most `limit` at once, the rest wait in order."""
 
-    def __init__(self, host: str, port: int, limit: int, connect_timeout: float) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        limit: int,
+        connect_timeout: float,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
         self.host, self.port = host, port
+        self.max_response_bytes = max_response_bytes
         self.slots = asyncio.Semaphore(limit)
         self.idle: collections.deque[_Connection] = collections.deque()
         self.connect_timeout = connect_timeout
@@ -182,7 +219,9 @@ class _Pool:
         for address in await self._resolved():
             try:
                 async with asyncio.timeout(self.connect_timeout):
-                    _, conn = await loop.create_connection(_Connection, address[0], address[1])
+                    _, conn = await loop.create_connection(
+                        lambda: _Connection(self.max_response_bytes), address[0], address[1]
+                    )
             except TimeoutError:
                 failures.append(f"{address[0]}: not connected within {self.connect_timeout}s")
                 continue
@@ -235,15 +274,23 @@ class LeanResponse:
 class LeanClient:
     """Pooled HTTP/1.1 requests to `http://` URLs (see the module); one per process."""
 
-    def __init__(self, limit_per_host: int = 256, connect_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        limit_per_host: int = 256,
+        connect_timeout_s: float = 5.0,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
         self.limit_per_host = limit_per_host
         self.connect_timeout = connect_timeout_s
+        self.max_response_bytes = max_response_bytes
         self.pools: dict[tuple[str, int], _Pool] = {}
 
     def _pool(self, host: str, port: int) -> _Pool:
         pool = self.pools.get((host, port))
         if pool is None:
-            pool = _Pool(host, port, self.limit_per_host, self.connect_timeout)
+            pool = _Pool(
+                host, port, self.limit_per_host, self.connect_timeout, self.max_response_bytes
+            )
             self.pools[(host, port)] = pool
         return pool
 

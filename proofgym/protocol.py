@@ -175,34 +175,49 @@ class SeedRequest(StrictModel):
     )
     session_key: str | None = Field(
         default=None,
-        min_length=16,
-        max_length=128,
-        description="not in NeMo Gym: a secret the caller chose, making the session its alone. "
-        "Every tool call, verify and close must send it as `X-Session-Key`; seeding an id in "
-        "use with another key (or none) is refused (409 `session_exists`), never joined, and "
-        "seeding again with the same key and task is the same session (retries are safe)",
+        description="not in NeMo Gym: the secret that makes the session its caller's alone (an id "
+        "of 16 to 128 URL-safe characters). Left out, the server mints one and answers it. Every "
+        "tool call, verify, close and renew must send it (`X-Session-Key`); seeding an id in use "
+        "with another key (or none) is refused (409 `session_exists`), never joined, and seeding "
+        "again with the same key and task is the same session (retries are safe)",
     )
 
     _check = field_validator("session_id")(check_id)
 
+    @field_validator("session_key")
+    @classmethod
+    def _check_key(cls, value: str | None) -> str | None:
+        return None if value is None else check_id(value)
+
+
+class SessionRef(StrictModel):
+    """A session and the key that owns it (what `renew_sessions` takes)."""
+
+    session_id: str
+    session_key: str
+
 
 class RenewRequest(StrictModel):
-    """Body of `POST /<env>/renew_sessions` (a proofgym addition): sessions still in use."""
+    """Body of `POST /<env>/renew_sessions` (a proofgym addition): sessions still in use, each
+    with its key (a session is renewed only by who owns it)."""
 
-    session_ids: list[str] = Field(max_length=65536)
+    sessions: list[SessionRef] = Field(max_length=65536)
 
 
 class RenewResponse(StrictModel):
-    """Answer of `POST /<env>/renew_sessions`: how many were renewed; ids not open here."""
+    """Answer of `POST /<env>/renew_sessions`: how many were renewed; the ids not renewed (not
+    open here, or not under that key: the two are not told apart)."""
 
     renewed: int
     unknown: list[str]
 
 
 class SeedResponse(StrictModel):
-    """Answer of `POST /<env>/seed_session`."""
+    """Answer of `POST /<env>/seed_session`: the session, its key (the caller's own, or the one
+    the server minted when the seed carried none) and what the policy is shown."""
 
     session_id: str
+    session_key: str
     tools: list[dict[str, Any]]
     instructions: str | None = None
 

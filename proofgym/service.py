@@ -120,6 +120,16 @@ def bearer_token(headers: list[tuple[bytes, bytes]]) -> bytes | None:
     return credentials.strip() if scheme.lower() == b"bearer" else None
 
 
+def token_accepted(headers: list[tuple[bytes, bytes]], expected: bytes | None) -> bool:
+    """Whether `headers` (an ASGI scope's) carry the bearer token `expected` (any request does
+    when none is set): the scheme in any case, the token compared in constant time. Every door
+    asks this, the WebSocket of `serve openenv` included."""
+    if expected is None:
+        return True
+    got = bearer_token(headers)
+    return got is not None and hmac.compare_digest(got, expected)
+
+
 class _MetricsAndAuth:
     """Pure ASGI middleware: counts requests and checks the bearer token (cheap on the hot path)."""
 
@@ -132,19 +142,23 @@ class _MetricsAndAuth:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.expected is not None and scope["path"] != "/health":
-            got = bearer_token(scope["headers"])
-            if got is None or not hmac.compare_digest(got, self.expected):
-                self.metrics.errors.labels(self.metrics.service, "unauthorized").inc()
-                why = "no bearer token was sent" if got is None else "the bearer token is wrong"
-                resp = error_answer(
-                    "unauthorized",
-                    f"{why}: send `Authorization: Bearer <PROOFGYM_TOKEN>`",
-                    401,
-                    {"WWW-Authenticate": 'Bearer realm="proofgym"'},
-                )
-                await resp(scope, receive, send)
-                return
+        expected = self.expected
+        if (
+            expected is not None
+            and scope["path"] != "/health"
+            and not token_accepted(scope["headers"], expected)
+        ):
+            self.metrics.errors.labels(self.metrics.service, "unauthorized").inc()
+            sent = bearer_token(scope["headers"]) is not None
+            why = "the bearer token is wrong" if sent else "no bearer token was sent"
+            resp = error_answer(
+                "unauthorized",
+                f"{why}: send `Authorization: Bearer <PROOFGYM_TOKEN>`",
+                401,
+                {"WWW-Authenticate": 'Bearer realm="proofgym"'},
+            )
+            await resp(scope, receive, send)
+            return
         start = time.perf_counter()
         status = 500
         started = False
@@ -254,16 +268,20 @@ def install_common(
     token: str | None,
     limits: GuardLimits | None = None,
     instance: str | None = None,
+    *,
+    health: bool = True,
 ) -> Metrics:
-    """Add `/health` (naming `instance`, the id `proofgym up` gave this process), `/metrics`,
-    auth, the request guard (`proofgym.guard`) and the error answers of docs/protocol.md to
-    `app`."""
+    """Add `/health` (naming `instance`, the id `proofgym up` gave this process; `health`
+    False: the app answers its own, as a peer's protocol shapes it), `/metrics`, auth, the
+    request guard (`proofgym.guard`) and the error answers of docs/protocol.md to `app`."""
     metrics = Metrics(service)
     answer = Health(service=service, version=VERSION, instance=instance)
 
-    @app.get("/health", response_model=Health, response_model_exclude_none=True)
-    async def health() -> Health:
-        return answer
+    if health:
+
+        @app.get("/health", response_model=Health, response_model_exclude_none=True)
+        async def health_route() -> Health:
+            return answer
 
     @app.get("/metrics")
     async def metrics_route() -> PlainTextResponse:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from proofgym.jsonlimits import MAX_BYTES
 from proofgym.settings import CommonSettings
 
 log = logging.getLogger("proofgym")
@@ -237,4 +238,5 @@ def serve(application: Any, settings: CommonSettings, port: int) -> None:
         timeout_graceful_shutdown=5,
         backlog=8192,
         timeout_keep_alive=SERVER_KEEPALIVE_S,
+        ws_max_size=MAX_BYTES,  # a WebSocket frame (serve openenv) is one JSON message
     )

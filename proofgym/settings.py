@@ -94,6 +94,13 @@ class CommonSettings(ProofgymSettings):
     )
     max_body_mb: float = Field(default=32.0, gt=0, description="request bodies over it get 413")
     body_timeout_s: float = Field(default=30.0, gt=0, description="slower bodies get 408")
+    max_body_memory_mb: float = Field(
+        default=256.0,
+        gt=0,
+        description="request bodies read or held at once, each byte counted twice (the bytes "
+        "and their parse); past it new bodies get 503 with Retry-After, unread (never less "
+        "than one body of max_body_mb needs)",
+    )
     header_timeout_s: float = Field(
         default=10.0, gt=0, description="a request whose headers take longer: closed"
     )
@@ -131,6 +138,7 @@ class CommonSettings(ProofgymSettings):
             max_json_containers=self.max_json_containers,
             max_json_members=self.max_json_members,
             max_inflight_per_client=self.max_inflight_per_client,
+            max_body_memory_bytes=int(self.max_body_memory_mb * 1024 * 1024),
         )
 
 
@@ -144,6 +152,9 @@ class ClientSettings(ProofgymSettings):
     backoff_max_s: float = 5.0
     pool_per_upstream: int = Field(
         default=256, ge=1, description="connections kept to each upstream; more calls queue"
+    )
+    max_response_mb: float = Field(
+        default=64.0, gt=0, description="an answer's body over it is not read: the call fails"
     )
 
 

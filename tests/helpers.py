@@ -114,3 +114,18 @@ def alive(pid: int) -> bool:
     # a zombie is dead too
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def key_of(session_id: str) -> str:
+    """The key the tests seed session `session_id` with: each session owned, its own key."""
+    return f"key-{session_id}"
+
+
+def session_headers(session_id: str) -> dict[str, str]:
+    """The headers that name session `session_id` and unlock it (its `key_of`)."""
+    return {"X-Session-Id": session_id, "X-Session-Key": key_of(session_id)}
+
+
+def workspaces(root: Path) -> list[Path]:
+    """The session folders under `root` (a resources server names them, never the caller)."""
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []

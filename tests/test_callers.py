@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from helpers import serve_in_thread
+from helpers import key_of, serve_in_thread, session_headers
 from openai.types.responses import Response
 
 from proofgym.protocol import Task, VerifyResult
@@ -111,11 +111,13 @@ async def test_run_never_attaches_to_a_session_another_caller_seeded(
     stack: InProcessStack,
 ) -> None:
     sid = "someone-elses-session-01"
-    assert (await seed(stack.client, sid)).status_code == 200
+    seeded = await seed(stack.client, sid)  # no key of its own: the server minted one
+    assert seeded.status_code == 200
     r = await stack.run({"task": MATH, "rollout_id": sid, "control": "reference"})
     assert_error(r, 409, "session_exists")
     tool = "http://resources/math/tools/calculator"  # the other caller's session is untouched
-    still = await stack.client.post(tool, json={"expression": "1"}, headers={"X-Session-Id": sid})
+    owner = {"X-Session-Id": sid, "X-Session-Key": seeded.json()["session_key"]}
+    still = await stack.client.post(tool, json={"expression": "1"}, headers=owner)
     assert still.status_code == 200
 
 
@@ -133,9 +135,16 @@ class BuggyVerifier(MathEnv):
         raise RuntimeError("a bug")
 
 
-def http(sock: socket.socket, method: str, path: str, body: bytes = b"") -> bytes:
+def http(
+    sock: socket.socket,
+    method: str,
+    path: str,
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+) -> bytes:
     """One request on a kept-alive socket; the whole answer (by Content-Length)."""
     head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
     sock.sendall(head.encode() + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
     data = b""
     while b"\r\n\r\n" not in data:
@@ -163,8 +172,9 @@ def test_a_bug_answers_a_whole_500_and_the_connection_stays_usable() -> None:
         if False
         else socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1]))) as sock,
     ):
-        seed_body = json.dumps({"session_id": sid, "task": MATH}).encode()
-        assert b" 200 " in http(sock, "POST", "/math/seed_session", seed_body).split(b"\r\n")[0]
+        seed_body = json.dumps({"session_id": sid, "task": MATH, "session_key": key_of(sid)})
+        seeded = http(sock, "POST", "/math/seed_session", seed_body.encode())
+        assert b" 200 " in seeded.split(b"\r\n")[0]
         response = {"id": "r", "object": "response", "created_at": 0, "model": "m", "output": [],
                     "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}  # fmt: skip
         answer = http(
@@ -172,6 +182,7 @@ def test_a_bug_answers_a_whole_500_and_the_connection_stays_usable() -> None:
             "POST",
             "/math/verify",
             json.dumps({"session_id": sid, "response": response}).encode(),
+            {"X-Session-Key": key_of(sid)},
         )
         status, _, body = answer.partition(b"\r\n")[0], None, answer.split(b"\r\n\r\n", 1)[1]
         assert b" 500 " in status and json.loads(body)["error"]["kind"] == "internal"
@@ -240,12 +251,13 @@ async def test_an_inline_verify_runs_on_the_loop_and_any_other_in_a_worker() -> 
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         for i, env in enumerate(envs):
             sid = f"noting-session-{i:06d}"
-            seeded = await client.post(
-                f"/{env}/seed_session", json={"session_id": sid, "task": MATH}
-            )
+            body = {"session_id": sid, "task": MATH, "session_key": key_of(sid)}
+            seeded = await client.post(f"/{env}/seed_session", json=body)
             assert seeded.status_code == 200, seeded.text
             verdict = await client.post(
-                f"/{env}/verify", json={"session_id": sid, "response": response}
+                f"/{env}/verify",
+                json={"session_id": sid, "response": response},
+                headers=session_headers(sid),
             )
             assert verdict.status_code == 200 and verdict.json()["reward"] == 0.0, verdict.text
     loop_thread = threading.current_thread().name

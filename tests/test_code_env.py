@@ -136,9 +136,11 @@ async def test_no_reading_another_sessions_files(stack: InProcessStack) -> None:
     await stack.client.post(
         "http://resources/code/tools/write_file",
         json=json.loads(write["arguments"]),
-        headers={"X-Session-Id": victim_id},
+        headers={"X-Session-Id": victim_id, "X-Session-Key": seeded.json()["session_key"]},
     )
-    victim_file = host.registries["code"].root / victim_id / "ws" / "secret.txt"
+    victim = host.registries["code"].sessions[victim_id]
+    assert victim.workdir is not None
+    victim_file = victim.workdir / "ws" / "secret.txt"
     assert victim_file.read_text() == secret
     body = f"return open({str(victim_file)!r}).read()"
     result = await run(stack, submit(fn(task, body), task))

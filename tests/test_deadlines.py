@@ -182,12 +182,16 @@ async def test_an_unrenewed_lease_is_reaped_and_a_renewed_one_is_not(tmp_path: P
     registry = SessionRegistry(env, tmp_path, ttl_s=900, max_sessions=10)
     task = Task.model_validate(math_tasks(1, seed=2)[0])
     await registry.seed("orphaned-session-01", task, lease_s=1.0)
-    await registry.seed("renewed-session-001", task, lease_s=1.0)
+    renewed, _ = await registry.seed("renewed-session-001", task, lease_s=1.0)
     await registry.seed("no-lease-session-01", task)
     now = time.monotonic()
     assert await registry.reap(now=now + 0.5) == []
-    renewing = ["renewed-session-001", "gone-session-0001"]
+    renewing = [("renewed-session-001", renewed.key), ("gone-session-0001", "k" * 16)]
     assert registry.renew(renewing, now=now + 0.8) == ["gone-session-0001"]
+    # renewing another's session without its key renews nothing (and tells nothing)
+    assert registry.renew([("orphaned-session-01", "k" * 16)], now=now + 0.8) == [
+        "orphaned-session-01"
+    ]
     # 1.5 s in, the orphan's caller (a dead agent) renewed nothing: only its lease ran out
     reaped = await registry.reap(now=now + 1.5)
     assert reaped == ["orphaned-session-01"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from helpers import key_of, session_headers
 from openai.types.responses import Response
 
 from proofgym.protocol import Check, Task, VerifyResult
@@ -103,12 +104,13 @@ async def test_a_flood_of_slow_calls_ends_in_tool_errors_and_seeding_goes_on() -
         httpx.AsyncClient(transport=transport, base_url="http://r") as client,
     ):
         for sid in (HOSTILE, HONEST):
-            r = await client.post("/slow/seed_session", json={"session_id": sid, "task": task})
+            body = {"session_id": sid, "task": task, "session_key": key_of(sid)}
+            r = await client.post("/slow/seed_session", json=body)
             assert r.status_code == 200
 
         async def call(sid: str) -> Any:
             r = await client.post(
-                "/slow/tools/wait", json={"seconds": 0.3}, headers={"X-Session-Id": sid}
+                "/slow/tools/wait", json={"seconds": 0.3}, headers=session_headers(sid)
             )
             assert r.status_code == 200, r.text
             return r.json()

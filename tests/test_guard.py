@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, Request
-from helpers import requests_by_route
+from helpers import key_of, requests_by_route, session_headers
 
 from proofgym.guard import Admission, GuardLimits, RequestGuard, body_problem
 from proofgym.service import install_common
@@ -205,12 +205,15 @@ async def test_metrics_name_every_route_the_tool_route_included() -> None:
     task = math_tasks(1, seed=1)[0]
     sid = "metrics-session-0001"
     async with app.router.lifespan_context(app), client_of(app) as client:
-        await client.post("/math/seed_session", json={"session_id": sid, "task": task})
+        body = {"session_id": sid, "task": task, "session_key": key_of(sid)}
+        await client.post("/math/seed_session", json=body)
         r = await client.post(
-            "/math/tools/calculator", json={"expression": "1+1"}, headers={"X-Session-Id": sid}
+            "/math/tools/calculator", json={"expression": "1+1"}, headers=session_headers(sid)
         )
         assert r.status_code == 200
-        await client.post("/math/close_session", json={"session_id": sid})
+        await client.post(
+            "/math/close_session", json={"session_id": sid}, headers=session_headers(sid)
+        )
         metrics = (await client.get("/metrics")).text
     routes = set(requests_by_route(metrics))
     assert routes == {"/{env}/seed_session", "/{env}/tools/{tool_name}", "/{env}/close_session"}
@@ -335,3 +338,56 @@ async def test_the_resources_server_limits_what_its_small_routes_take() -> None:
         # a /verify body may be as large as the service allows: this one fails later, in shape
         r = await client.post("/math/verify", json=body)
         assert r.status_code in (400, 404, 422), r.text
+
+
+def _guard(app: FastAPI) -> RequestGuard:
+    return next(m for m in _middlewares(app) if isinstance(m, RequestGuard))
+
+
+async def test_bodies_held_at_once_stay_within_the_memory_budget() -> None:
+    mb = 1024 * 1024
+    limits = GuardLimits(max_body_bytes=4 * mb, max_body_memory_bytes=20 * mb)
+    app, state = guarded_app(limits)
+    body = json.dumps({"n": 0, "pad": "x" * (3 * mb)}).encode()  # 3 MB: 6 MB of the budget
+    async with client_of(app) as client:
+        sent = [asyncio.create_task(client.post("/work", content=body)) for _ in range(100)]
+        await asyncio.sleep(0.3)
+        guard = _guard(app)
+        held = guard.bodies.held
+        state["release"].set()
+        answers = await asyncio.gather(*sent)
+    statuses = [a.status_code for a in answers]
+    assert statuses.count(200) == 3  # 3 x 6 MB fit in 20 MB; a fourth would not
+    refused = [a for a in answers if a.status_code != 200]
+    for r in refused:
+        assert_error(r, 503, "overloaded")
+        assert r.headers["Retry-After"] == "1" and r.headers["Connection"] == "close"
+    assert held <= limits.max_body_memory_bytes and guard.bodies.peak <= 20 * mb
+    assert guard.bodies.held == 0  # every body given back once answered
+
+
+async def test_a_streamed_body_past_the_memory_budget_is_cut_and_one_largest_body_always_fits() -> (
+    None
+):
+    mb = 1024 * 1024
+    # a budget below one largest body is raised to fit one
+    limits = GuardLimits(max_body_bytes=8 * mb, max_body_memory_bytes=mb)
+    assert limits.body_memory() == 16 * mb
+    app, state = guarded_app(limits)
+    state["release"].set()
+
+    async def chunks(n: int) -> AsyncIterator[bytes]:
+        yield b'{"n": 1, "pad": "'
+        for _ in range(n):
+            yield b"y" * mb
+        yield b'"}'
+
+    async with client_of(app) as client:
+        one = await client.post("/work", content=chunks(7))  # no Content-Length: streamed
+        assert one.status_code == 200, one.text
+        guard = _guard(app)
+        guard.bodies.take(12 * mb)  # as if other bodies were being read
+        cut = await client.post("/work", content=chunks(7))
+        assert_error(cut, 503, "overloaded")
+        guard.bodies.give(12 * mb)
+        assert guard.bodies.held == 0

@@ -1,5 +1,6 @@
-"""Every route of every service against hostile bodies: a 4xx in our shape, in bounded time and
-memory, and nothing broken for the next caller.
+"""Every route of every door against hostile bodies: a 4xx in our shape, in bounded time and
+memory, and nothing broken for the next caller. The doors: the three services, and the two
+interop servers (`serve nemo-gym`, `serve openenv`), which sit behind the same guard.
 
 The schema fuzzer (test_fuzz.py) explores what each OpenAPI document describes; this one
 sends what no schema describes: bytes that are not JSON, lone surrogates, integers of
@@ -20,17 +21,27 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import FUZZ
+from fastapi import FastAPI
+from helpers import FUZZ, key_of
 from hypothesis import given
 from hypothesis import strategies as st
 
+from interop.nemo_rows import nemo_row
+from interop.nemo_server import COOKIE, KEY_COOKIE
+from interop.nemo_server import create_app as nemo_app
+from interop.openenv_server import create_app as openenv_app
+from proofgym.protocol import Task
+from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
+from resources_servers.math import Env as MathEnv
 from sdg.math import generate as math_tasks
 
 HANG_S = 20.0  # a hang detector, not a speed test: one request never takes this long
 MEMORY_MB = 48.0  # what serving one of these small bodies may allocate, at its peak
 TASK = math_tasks(1, seed=5)[0]
 SESSION = "hostile-session-0001"
+ROW = nemo_row(Task.from_row(TASK), MathEnv())
+EMPTY_RESPONSE = {"id": "r", "object": "response", "output": []}
 
 # (method, URL, a valid body) for every route of the three services
 ROUTES: list[tuple[str, str, Any]] = [
@@ -43,7 +54,11 @@ ROUTES: list[tuple[str, str, Any]] = [
         {"session_id": SESSION, "response": {"id": "r", "object": "response", "output": []}},
     ),
     ("POST", "http://resources/math/close_session", {"session_id": "nobody-here-0001"}),
-    ("POST", "http://resources/math/renew_sessions", {"session_ids": [SESSION]}),
+    (
+        "POST",
+        "http://resources/math/renew_sessions",
+        {"sessions": [{"session_id": SESSION, "session_key": key_of(SESSION)}]},
+    ),
     ("POST", "http://resources/math/controls", {"task": TASK}),
     ("GET", "http://resources/envs", None),
     ("GET", "http://resources/math/info", None),
@@ -58,6 +73,27 @@ ROUTES: list[tuple[str, str, Any]] = [
         {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]},
     ),
     ("GET", "http://model/v1/models", None),
+    # serve nemo-gym
+    ("POST", "http://nemo/seed_session", ROW),
+    (
+        "POST",
+        "http://nemo/seed_session",
+        {"resources_session_id": SESSION, "task_data": ROW["task_data"]},
+    ),
+    ("POST", "http://nemo/calculator", {"expression": "1+1"}),
+    ("POST", "http://nemo/verify", {**ROW, "response": EMPTY_RESPONSE}),
+    ("POST", "http://nemo/close_session", {"resources_session_id": SESSION}),
+    ("POST", "http://nemo/aggregate_metrics", {"verify_responses": [{"reward": 1.0}]}),
+    ("GET", "http://nemo/reverify_mode", None),
+    # serve openenv
+    (
+        "POST",
+        "http://openenv/mcp",
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"session_id": SESSION}},
+    ),
+    ("POST", "http://openenv/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ("GET", "http://openenv/schema", None),
+    ("GET", "http://openenv/metadata", None),
 ]
 ROUTE_IDS = [f"{m} {u.split('//', 1)[1]}" for m, u, _ in ROUTES]
 
@@ -144,8 +180,17 @@ def hostile_bodies(draw: st.DrawFn, valid: Any) -> bytes:
 HOSTILE_HEADERS = st.fixed_dictionaries(
     {},
     optional={
-        "X-Session-Id": st.sampled_from([SESSION, "", "x" * 5000, "s\n", "../x"]),
-        "X-Session-Key": st.sampled_from(["", "wrong", "k" * 300]),
+        "X-Session-Id": st.sampled_from([SESSION, "", "x" * 5000, "s\n", "../x", "/tmp"]),
+        "X-Session-Key": st.sampled_from(["", "wrong", "k" * 300, key_of(SESSION)]),
+        "Cookie": st.sampled_from(
+            [
+                f"{COOKIE}={SESSION}; {KEY_COOKIE}={key_of(SESSION)}",
+                f"{COOKIE}=..; {KEY_COOKIE}=",
+                f"{COOKIE}=/tmp",
+                f"{COOKIE}={'c' * 5000}",
+                "=; ;;",
+            ]
+        ),
         "X-Proofgym-Budget-S": st.sampled_from(["-1", "nan", "inf", "1e308", "x", "0", "0.2"]),
         "Content-Type": st.sampled_from(["text/plain", "application/json; charset=latin-1"]),
     },
@@ -183,24 +228,46 @@ async def send_measured(
     return r, (peak - before) / 2**20
 
 
+def doors() -> dict[str, FastAPI]:
+    """The interop servers, each hosting math, beside the services."""
+    return {
+        "nemo": nemo_app(MathEnv(), ResourcesSettings(), close_after_verify_s=0),
+        "openenv": openenv_app(MathEnv(), ResourcesSettings(), [Task.from_row(TASK)]),
+    }
+
+
+async def seed_sessions(stack: InProcessStack) -> None:
+    """A math session on the resources server and on serve nemo-gym, owned by `key_of`."""
+    key = key_of(SESSION)
+    body = {"session_id": SESSION, "task": TASK, "session_key": key}
+    seeded = await stack.client.post("http://resources/math/seed_session", json=body)
+    assert seeded.status_code == 200, seeded.text
+    new_shape = {"resources_session_id": SESSION, "task_data": ROW["task_data"]}
+    owned = {"Cookie": f"{KEY_COOKIE}={key}"}
+    nemo = await stack.client.post("http://nemo/seed_session", json=new_shape, headers=owned)
+    assert nemo.status_code == 200, nemo.text
+
+
 @pytest.fixture(scope="module")
 def loop_and_stack() -> Iterator[tuple[asyncio.AbstractEventLoop, InProcessStack]]:
     """One stack for every example (hypothesis drives a sync test; the stack runs on a loop
-    of its own), with a math session seeded for the routes that need one."""
+    of its own), the interop doors beside it, with a math session seeded for the routes that
+    need one."""
     loop = asyncio.new_event_loop()
-    manager = in_process_stack()
+    extra = doors()
+    manager = in_process_stack(extra_apps=extra)
     stack = loop.run_until_complete(manager.__aenter__())
-    seeded = loop.run_until_complete(
-        stack.client.post(
-            "http://resources/math/seed_session", json={"session_id": SESSION, "task": TASK}
-        )
-    )
-    assert seeded.status_code == 200, seeded.text
+    lifespans = [app.router.lifespan_context(app) for app in extra.values()]
+    for lifespan in lifespans:
+        loop.run_until_complete(lifespan.__aenter__())
+    loop.run_until_complete(seed_sessions(stack))
     tracemalloc.start()
     try:
         yield loop, stack
     finally:
         tracemalloc.stop()
+        for lifespan in lifespans:
+            loop.run_until_complete(lifespan.__aexit__(None, None, None))
         loop.run_until_complete(manager.__aexit__(None, None, None))
         loop.close()
 
@@ -266,7 +333,7 @@ def test_a_body_of_millions_of_things_costs_a_service_under_100_mb(
     # measured on real processes in bench/hostile_callers.py; here, Python's own allocations
     loop, stack = loop_and_stack
     body = BIG_HOSTILE[shape]()
-    for url in ("http://resources/math/verify", "http://model/v1/responses"):
+    for url in ("http://resources/math/verify", "http://model/v1/responses", "http://nemo/verify"):
         r, megabytes = loop.run_until_complete(send_measured(stack, "POST", url, body, {}))
         assert r.status_code == 400 and r.json()["error"]["kind"] == "malformed_body", r.text
         assert megabytes < 100, (url, megabytes)

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI, Request
 from helpers import serve_in_thread
 
-from proofgym.http import ConnectFailed, LeanTransport, ServiceClient
+from proofgym.http import CallFailed, ConnectFailed, LeanTransport, ServiceClient
 from proofgym.lean_http import ConnectFailed as LeanConnectFailed
 from proofgym.lean_http import LeanClient
 from proofgym.settings import ClientSettings
@@ -269,3 +269,41 @@ async def test_every_resolved_address_is_tried_and_the_one_that_answers_comes_fi
         await client.aclose()
         r = await client.request("GET", f"http://localhost:{port}/", None, {}, 5)
         assert r.body == b"here" and len(conns) == 2  # a new pool, resolved for real
+
+
+def big_answer(size: int, declared: bool = True) -> bytes:
+    """An answer of `size` body bytes, by Content-Length or chunked."""
+    body = b"x" * size
+    if declared:
+        return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size + body
+    return (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"%x\r\n" % size
+        + body
+        + b"\r\n0\r\n\r\n"
+    )
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+async def test_an_answer_over_the_limit_is_not_read_and_fails_the_call_once(
+    declared: bool,
+) -> None:
+    from proofgym.lean_http import ResponseTooLarge
+
+    async with raw_server(answering(big_answer(3000, declared), keep=False)) as (url, conns):
+        client = LeanClient(max_response_bytes=1000)
+        with pytest.raises(ResponseTooLarge):
+            await client.request("GET", url + "/", None, {}, 5.0)
+        small = LeanClient(max_response_bytes=5000)
+        answer = await small.request("GET", url + "/", None, {}, 5.0)
+        assert answer.status == 200 and len(answer.body) == 3000
+        # through the service client: one attempt, no retries of an answer that will not shrink
+        settings = ClientSettings(max_response_mb=1000 / 2**20, max_retries=3)
+        service = ServiceClient(settings)
+        before = len(conns)
+        with pytest.raises(CallFailed, match="over 1000 bytes"):
+            await service.call("GET", url + "/")
+        assert len(conns) == before + 1
+        await service.aclose()
+        await client.aclose()
+        await small.aclose()

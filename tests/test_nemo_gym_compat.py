@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from helpers import key_of, session_headers
+
 from proofgym_stack.testing import InProcessStack
 from sdg.file_edit import generate
 
@@ -32,7 +34,7 @@ async def verify(stack: InProcessStack, sid: str, response: dict[str, Any]) -> A
     return await stack.client.post(
         "http://resources/file_edit/verify",
         content=json.dumps({"session_id": sid, "response": response}),
-        headers={"content-type": "application/json"},
+        headers={"content-type": "application/json", **session_headers(sid)},
     )
 
 
@@ -40,13 +42,14 @@ async def test_tool_outputs_in_input_form_are_normalized(stack: InProcessStack) 
     ran = await reference_run(stack)
     sid = "nemo-gym-session-0001"
     await stack.client.post(
-        "http://resources/file_edit/seed_session", json={"session_id": sid, "task": TASK}
+        "http://resources/file_edit/seed_session",
+        json={"session_id": sid, "task": TASK, "session_key": key_of(sid)},
     )
     for call in [i for i in ran["response"]["output"] if i["type"] == "function_call"]:
         await stack.client.post(
             f"http://resources/file_edit/tools/{call['name']}",
             content=call["arguments"],
-            headers={"X-Session-Id": sid},
+            headers=session_headers(sid),
         )
     response = {**ran["response"], "output": as_input_items(ran["response"]["output"])}
     assert any("id" not in i for i in response["output"])

@@ -184,9 +184,10 @@ async def test_verify_scores_a_response_full_of_hostile_arguments(stack: InProce
     # a client that sends the Response itself (as a NeMo Gym client would) gets a verdict too
     task = workflow_tasks(1, seed=5)[0]
     sid = "hostile-verify-0001"
-    await stack.client.post(
+    seeded = await stack.client.post(
         "http://resources/workflow/seed_session", json={"session_id": sid, "task": task}
     )
+    owner = {"X-Session-Key": seeded.json()["session_key"]}
     output = [
         {
             "type": "function_call",
@@ -211,7 +212,9 @@ async def test_verify_scores_a_response_full_of_hostile_arguments(stack: InProce
         "tools": [],
     }
     r = await stack.client.post(
-        "http://resources/workflow/verify", json={"session_id": sid, "response": response}
+        "http://resources/workflow/verify",
+        json={"session_id": sid, "response": response},
+        headers=owner,
     )
     assert r.status_code == 200, r.text[:300]
     assert r.json()["reward"] == 0.0 and not r.json()["mask_sample"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from helpers import key_of, session_headers, workspaces
 
 from proofgym.protocol import CLOSE_HEADER, CLOSED_HEADER
 from proofgym.settings import ResourcesSettings
@@ -31,11 +32,17 @@ async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def seed(client: httpx.AsyncClient, task: dict[str, Any], sid: str = SID) -> httpx.Response:
-    return await client.post("/file_edit/seed_session", json={"session_id": sid, "task": task})
+    body = {"session_id": sid, "task": task, "session_key": key_of(sid)}
+    return await client.post("/file_edit/seed_session", json=body)
 
 
 async def tool(client: httpx.AsyncClient, name: str, args: Any, sid: str = SID) -> httpx.Response:
-    return await client.post(f"/file_edit/tools/{name}", json=args, headers={"X-Session-Id": sid})
+    return await client.post(f"/file_edit/tools/{name}", json=args, headers=session_headers(sid))
+
+
+async def close(client: httpx.AsyncClient, sid: str = SID) -> httpx.Response:
+    headers = session_headers(sid)
+    return await client.post("/file_edit/close_session", json={"session_id": sid}, headers=headers)
 
 
 async def test_health_info_and_metrics(client: httpx.AsyncClient) -> None:
@@ -77,11 +84,11 @@ async def test_close_is_idempotent_and_removes_files(
     client: httpx.AsyncClient, file_edit_tasks: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     await seed(client, file_edit_tasks[0])
-    assert (tmp_path / "file_edit" / SID).is_dir()
-    r1 = await client.post("/file_edit/close_session", json={"session_id": SID})
-    r2 = await client.post("/file_edit/close_session", json={"session_id": SID})
+    assert len(workspaces(tmp_path / "file_edit")) == 1
+    r1 = await close(client)
+    r2 = await close(client)
     assert r1.json() == {"closed": True} and r2.json() == {"closed": False}
-    assert not (tmp_path / "file_edit" / SID).exists()
+    assert workspaces(tmp_path / "file_edit") == []
     gone = await tool(client, "list_files", {})
     assert gone.status_code == 404 and gone.json()["error"]["kind"] == "unknown_session"
 
@@ -95,14 +102,17 @@ async def test_verify_closes_the_session_only_when_asked(
     }  # fmt: skip
     body = {"session_id": SID, "response": empty}
     await seed(client, file_edit_tasks[0])
-    kept = await client.post("/file_edit/verify", json=body)
+    owner = session_headers(SID)
+    kept = await client.post("/file_edit/verify", json=body, headers=owner)
     assert kept.status_code == 200 and "x-proofgym-closed" not in kept.headers
-    assert (tmp_path / "file_edit" / SID).is_dir()  # verified, still open
-    closing = await client.post("/file_edit/verify", json=body, headers={CLOSE_HEADER: "1"})
+    assert len(workspaces(tmp_path / "file_edit")) == 1  # verified, still open
+    closing = await client.post(
+        "/file_edit/verify", json=body, headers={**owner, CLOSE_HEADER: "1"}
+    )
     assert closing.status_code == 200 and closing.headers[CLOSED_HEADER] == "1"
     assert closing.json() == kept.json()  # the same verdict
-    assert not (tmp_path / "file_edit" / SID).exists()
-    again = await client.post("/file_edit/verify", json=body, headers={CLOSE_HEADER: "1"})
+    assert workspaces(tmp_path / "file_edit") == []
+    again = await client.post("/file_edit/verify", json=body, headers={**owner, CLOSE_HEADER: "1"})
     assert again.status_code == 404 and again.json()["error"]["kind"] == "unknown_session"
 
 
@@ -113,7 +123,7 @@ async def test_capacity_answers_429_with_retry_after(
         assert (await seed(client, file_edit_tasks[0], f"cap-session-{i:08d}")).status_code == 200
     full = await seed(client, file_edit_tasks[0], "cap-session-overflow")
     assert full.status_code == 429 and int(full.headers["Retry-After"]) >= 1
-    await client.post("/file_edit/close_session", json={"session_id": "cap-session-00000000"})
+    await close(client, "cap-session-00000000")
     assert (await seed(client, file_edit_tasks[0], "cap-session-overflow")).status_code == 200
 
 
@@ -128,11 +138,11 @@ async def test_ttl_reaper_removes_idle_workspaces(
     ):
         await seed(c, file_edit_tasks[0])
         await seed(c, file_edit_tasks[1], "kept-alive-session-1")
-        assert (tmp_path / "file_edit" / SID).is_dir()
+        assert len(workspaces(tmp_path / "file_edit")) == 2
         for _ in range(10):  # keep one session busy while the other idles
             await tool(c, "list_files", {}, "kept-alive-session-1")
             await asyncio.sleep(0.05)
-        assert not (tmp_path / "file_edit" / SID).exists()
+        assert len(workspaces(tmp_path / "file_edit")) == 1
         assert (await tool(c, "list_files", {})).status_code == 404
         assert (await tool(c, "list_files", {}, "kept-alive-session-1")).status_code == 200
 
@@ -155,7 +165,7 @@ async def test_policy_visible_tool_errors_are_200(
     assert w.json()["error"]["kind"] == "path_outside_workspace"
     assert not (tmp_path / "file_edit" / "escape.txt").exists()
     # a symlink planted inside the workspace that points out is refused too
-    ws = tmp_path / "file_edit" / SID / "ws"
+    ws = workspaces(tmp_path / "file_edit")[0] / "ws"
     (ws / "link").symlink_to(tmp_path)
     r = await tool(client, "read_file", {"path": "link/outside.txt"})
     assert r.json()["error"]["kind"] == "path_outside_workspace"
@@ -178,7 +188,7 @@ async def test_infrastructure_faults_are_4xx(
     unknown_env = await client.get("/nope/info")
     assert unknown_env.status_code == 404 and unknown_env.json()["error"]["kind"] == "unknown_env"
     malformed = await client.post(
-        "/file_edit/tools/list_files", content=b"{not json", headers={"X-Session-Id": SID}
+        "/file_edit/tools/list_files", content=b"{not json", headers=session_headers(SID)
     )
     assert malformed.status_code == 422 and malformed.json()["error"]["kind"] == "malformed_json"
     no_header = await client.post("/file_edit/tools/list_files", json={})

@@ -15,13 +15,13 @@ import copy
 import itertools
 import json
 import random
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import RunResult, Task
 from proofgym.responses import function_calls
+from proofgym_stack.validation.sessions import HandSession
 from proofgym_stack.validation.signature import signature
 
 if TYPE_CHECKING:
@@ -129,33 +129,16 @@ class _Played:
     verdict: dict[str, Any]
 
 
-class _Session:
-    """One session on the resources server, played by hand."""
+class _Session(HandSession):
+    """One session on the resources server, played by hand, keeping what its tools showed."""
 
     def __init__(self, v: _Validator, task: Task) -> None:
-        self.v, self.task = v, task
-        self.sid = f"collide-{uuid.uuid4().hex}"
+        super().__init__(v.stack.client, v.base, task, "collide")
         self.outputs: list[str] = []
 
-    async def seed(self) -> bool:
-        r = await self.v.stack.client.post(
-            f"{self.v.base}/seed_session",
-            json={"session_id": self.sid, "task": self.task.model_dump(mode="json")},
-        )
-        return r.status_code == 200
-
-    async def call(self, name: str, args: dict[str, Any]) -> None:
-        answer = await self.v.post(
-            f"{self.v.base}/tools/{name}", args, headers={"X-Session-Id": self.sid}
-        )
+    async def play(self, name: str, args: dict[str, Any]) -> None:
+        answer = await self.call(name, args)
         self.outputs.append(str(answer.get("output", "")))
-
-    async def verify(self, run: RunResult) -> dict[str, Any]:
-        body = {"session_id": self.sid, "response": run.response.model_dump(mode="json")}
-        return dict(await self.v.post(f"{self.v.base}/verify", body))
-
-    async def close(self) -> None:
-        await self.v.post(f"{self.v.base}/close_session", {"session_id": self.sid})
 
 
 def _calls(v: _Validator, task: Task, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
@@ -177,8 +160,8 @@ async def _alone(v: _Validator, task: Task, run: RunResult) -> _Played | None:
         return None
     try:
         for name, args in _calls(v, task, run):
-            await s.call(name, args)
-        return _Played(s.outputs, await s.verify(run))
+            await s.play(name, args)
+        return _Played(s.outputs, await s.verify(run.response.model_dump(mode="json")))
     finally:
         await s.close()
 
@@ -189,9 +172,11 @@ async def _together(v: _Validator, first: Task, second: Task, run: RunResult) ->
     await b.seed()
     try:
         for name, args in _calls(v, first, run):
-            await a.call(name, args)
-            await b.call(name, args)
-        return [_Played(a.outputs, await a.verify(run)), _Played(b.outputs, await b.verify(run))]
+            await a.play(name, args)
+            await b.play(name, args)
+        response = run.response.model_dump(mode="json")
+        played_a = _Played(a.outputs, await a.verify(response))
+        return [played_a, _Played(b.outputs, await b.verify(response))]
     finally:
         await a.close()
         await b.close()

@@ -43,6 +43,7 @@ from proofgym_stack.validation.collisions import check_colliding_sessions
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
 from proofgym_stack.validation.negatives import generic_negatives
+from proofgym_stack.validation.sessions import HandSession
 from proofgym_stack.validation.signature import signature
 
 
@@ -242,10 +243,9 @@ class _Validator:
 
     async def replay(self, task: Task, original: RunResult) -> list[str]:
         """Replay a rollout's tool calls in a fresh session, verify twice; list differences."""
-        sid = f"replay-{uuid.uuid4().hex}"
-        await self.post(
-            f"{self.base}/seed_session", {"session_id": sid, "task": task.model_dump(mode="json")}
-        )
+        session = HandSession(self.stack.client, self.base, task, "replay")
+        if not await session.seed():
+            return ["the replay's session could not be seeded"]
         problems = []
         try:
             recorded = {
@@ -261,15 +261,13 @@ class _Validator:
                     continue  # the agent answered these itself; they never reached the server
                 if not isinstance(args, dict) or call.get("name") not in tool_names:
                     continue
-                answer = await self.post(
-                    f"{self.base}/tools/{call['name']}", args, headers={"X-Session-Id": sid}
-                )
+                answer = await session.call(call["name"], args)
                 same = answer["output"] == recorded.get(call.get("call_id"))
                 if self.env.deterministic_tools and not same:
                     problems.append(f"{call['name']} answered differently on replay")
-            body = {"session_id": sid, "response": original.response.model_dump(mode="json")}
-            first = await self.post(f"{self.base}/verify", body)
-            second = await self.post(f"{self.base}/verify", body)
+            response = original.response.model_dump(mode="json")
+            first = await session.verify(response)
+            second = await session.verify(response)
             if first != second:
                 problems.append("verifying twice gave two results")
             if signature(first) != signature(original):
@@ -277,7 +275,7 @@ class _Validator:
                     f"replay got reward {first['reward']:g}, run got {original.reward:g}"
                 )
         finally:
-            await self.post(f"{self.base}/close_session", {"session_id": sid})
+            await session.close()
         return problems
 
     async def check_determinism(self) -> None:
@@ -366,12 +364,11 @@ class _Validator:
         found: list[Leak] = []
         tasks = {t.task_id: t for t in self.tasks}
         for task in self.tasks:
-            sid = f"leak-{uuid.uuid4().hex}"
-            seed = await self.post(
-                f"{self.base}/seed_session",
-                {"session_id": sid, "task": task.model_dump(mode="json")},
-            )
-            await self.post(f"{self.base}/close_session", {"session_id": sid})
+            session = HandSession(self.stack.client, self.base, task, "leak")
+            if not await session.seed():
+                raise RuntimeError(f"{self.base}: task {task.task_id} could not be seeded")
+            await session.close()
+            seed = session.seeded
             secrets = secrets_of(task, fields)
             surfaces = {
                 "the prompt": json.dumps(task.responses_create_params, ensure_ascii=False),

@@ -300,6 +300,7 @@ def create_app(
         )
         return SeedResponse(
             session_id=session.session_id,
+            session_key=session.key,
             tools=environment.tool_schemas(),
             instructions=environment.instructions(session.task),
         )
@@ -345,8 +346,9 @@ def create_app(
 
     @app.post("/{env}/renew_sessions")
     async def renew_sessions(env: str, body: RenewRequest) -> RenewResponse:
-        unknown = host.registry(env).renew(body.session_ids)
-        return RenewResponse(renewed=len(body.session_ids) - len(unknown), unknown=unknown)
+        pairs = [(ref.session_id, ref.session_key) for ref in body.sessions]
+        unknown = host.registry(env).renew(pairs)
+        return RenewResponse(renewed=len(pairs) - len(unknown), unknown=unknown)
 
     @app.post("/{env}/controls")
     async def controls(env: str, body: ControlsRequest) -> ControlsResponse:

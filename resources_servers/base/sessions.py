@@ -1,16 +1,25 @@
-"""Session registry of one environment: idempotent seed and close, idle TTL, capacity."""
+"""Session registry of one environment: idempotent seed and close, idle TTL, capacity.
+
+Every door (the resources server, `serve nemo-gym`, `serve openenv`) reaches sessions through
+this class, so what it promises holds on all of them:
+- a session id is checked here (`proofgym.protocol.check_id`), whoever passed it on;
+- no caller's string becomes a path: a session's workspace is named by the server;
+- every session is owned: seeded without a key, it gets one minted here, and nothing touches
+  it (tools, verify, close, renew) without that key.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import secrets
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from proofgym.errors import AtCapacity, BadRequest, Conflict, NotFound
-from proofgym.protocol import Task
+from proofgym.protocol import Task, check_id
 from resources_servers.base.environment import Environment
 
 # what a task whose data the environment cannot use raises from create_state: the caller's to
@@ -19,7 +28,30 @@ TASK_FAULTS = (KeyError, ValueError, TypeError, IndexError, OverflowError, Attri
 
 
 def _same(key: str, given: str | None) -> bool:
-    return given is not None and hmac.compare_digest(key, given)
+    """Whether `given` is `key`, in constant time, whatever characters either holds (a header
+    of non-ASCII bytes is refused, never a TypeError)."""
+    if given is None:
+        return False
+    return hmac.compare_digest(_raw(key), _raw(given))
+
+
+def _raw(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def mint_key() -> str:
+    """A fresh session key: 192 random bits, URL-safe (it fits `check_id`)."""
+    return secrets.token_urlsafe(24)
+
+
+def checked_id(session_id: object) -> str:
+    """`session_id` if it is a session id (`check_id`), else BadRequest `invalid_session_id`."""
+    if not isinstance(session_id, str):
+        raise BadRequest("a session id is a string", kind="invalid_session_id")
+    try:
+        return check_id(session_id)
+    except ValueError as exc:
+        raise BadRequest(f"session id: {exc}", kind="invalid_session_id") from None
 
 
 class Session:
@@ -53,7 +85,7 @@ class Session:
         self.state: Any = None
         self.ready: asyncio.Event | None = asyncio.Event()
         self.last_used = time.monotonic()
-        self.key: str | None = None  # an owned session's capability
+        self.key = ""  # the owner's capability, set by the registry at seed
 
 
 class SessionRegistry:
@@ -78,16 +110,18 @@ class SessionRegistry:
     async def seed(
         self, session_id: str, task: Task, lease_s: float | None = None, key: str | None = None
     ) -> tuple[Session, bool]:
-        """Return the session and whether it was created now. A session seeded with a `key`
-        is its caller's alone: later calls need the key, and a seed of its id with another
-        key (or of a keyless session with one) is a Conflict (`session_exists`), never a
-        join. A lease never outlives the TTL."""
+        """Return the session and whether it was created now. Every session is its seeder's
+        alone: seeded without a `key`, it gets one minted (`session.key`, for the caller to
+        keep); later calls need it, and a seed of its id with another key or none is a
+        Conflict (`session_exists`), never a join. A lease never outlives the TTL."""
+        session_id = checked_id(session_id)
+        if key is not None:
+            key = checked_id(key)
         task_hash = task.content_hash()
         if lease_s is not None:
             lease_s = min(lease_s, self.ttl_s)
         existing = self.sessions.get(session_id)
-        keyed = existing is not None and (key is not None or existing.key is not None)
-        if keyed and (existing.key is None or key is None or not _same(existing.key, key)):  # type: ignore[union-attr]
+        if existing is not None and not _same(existing.key, key):
             raise Conflict(f"session {session_id} already exists", kind="session_exists")
         if existing is not None:
             if existing.task_hash != task_hash:
@@ -118,9 +152,10 @@ class SessionRegistry:
             self.env.validate_task(task)
         except ValueError as exc:
             raise BadRequest(f"task {task.task_id}: {exc}", kind="invalid_task") from None
-        workdir = self.root / session_id if self.env.needs_workdir else None
+        # named by the server: no caller's string ever becomes a path
+        workdir = self.root / secrets.token_hex(16) if self.env.needs_workdir else None
         session = Session(session_id, task, task_hash, workdir, lease_s)
-        session.key = key
+        session.key = key or mint_key()
         self.sessions[session_id] = session  # reserve before the first await
         try:
             if workdir is not None:
@@ -151,25 +186,22 @@ class SessionRegistry:
         return self.env.create_state(task, workdir)
 
     def get(self, session_id: str, key: str | None = None) -> Session:
-        """The live, fully seeded session, touched; NotFound otherwise, also for an owned
-        session asked for without its key (which must not tell that it exists)."""
+        """The live, fully seeded session, touched; NotFound otherwise, also for a session asked
+        for without its key (which must not tell that it exists)."""
         session = self.sessions.get(session_id)
-        if (
-            session is None
-            or session.ready is not None
-            or (session.key is not None and not _same(session.key, key))
-        ):
-            raise NotFound(f"no session {session_id!r} in {self.env.name}", kind="unknown_session")
+        if session is None or session.ready is not None or not _same(session.key, key):
+            shown = session_id[:128]
+            raise NotFound(f"no session {shown!r} in {self.env.name}", kind="unknown_session")
         session.last_used = time.monotonic()
         return session
 
     async def close(self, session_id: str, key: str | None = None, *, force: bool = False) -> bool:
-        """Close a session and remove its files; False when there was none (or it is keyed
-        and `key` is not its key, unless the server itself closes it: `force`)."""
+        """Close a session and remove its files; False when there was none (or `key` is not
+        its key, unless the server itself closes it: `force`)."""
         session = self.sessions.get(session_id)
         if session is None:
             return False
-        if not force and session.key is not None and not _same(session.key, key):
+        if not force and not _same(session.key, key):
             return False
         if session.ready is not None:
             await session.ready.wait()
@@ -194,13 +226,14 @@ class SessionRegistry:
             if session.workdir is not None:
                 shutil.rmtree(session.workdir, ignore_errors=True)
 
-    def renew(self, session_ids: list[str], now: float | None = None) -> list[str]:
-        """Mark these sessions as in use now; return the ids that are not open here."""
+    def renew(self, sessions: list[tuple[str, str]], now: float | None = None) -> list[str]:
+        """Mark these (session id, key) pairs' sessions as in use now; return the ids not
+        renewed: not open here, or not under that key (the two are not told apart)."""
         now = time.monotonic() if now is None else now
         unknown = []
-        for session_id in session_ids:
+        for session_id, key in sessions:
             session = self.sessions.get(session_id)
-            if session is None:
+            if session is None or not _same(session.key, key):
                 unknown.append(session_id)
             else:
                 session.last_used = now
