@@ -141,6 +141,8 @@ def one_body(code: Path, door: str, body: bytes, declared: int | None = None) ->
 
 
 async def slow_sender(port: int, route: str, stop: asyncio.Event, held: list[int]) -> None:
+    """Declare a 1 KB body and send a byte every 2 s until `stop`; counted in `held` while the
+    server keeps the connection (no answer, no close, no reset)."""
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError:
@@ -150,14 +152,19 @@ async def slow_sender(port: int, route: str, stop: asyncio.Event, held: list[int
         "Content-Length: 1000\r\n\r\n".encode()
     )
     held.append(1)
-    with contextlib.suppress(OSError):
-        while not stop.is_set() and not reader.at_eof():
+    let_go = False
+    try:
+        while not stop.is_set():
             writer.write(b" ")
             await writer.drain()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(reader.read(65536), 2.0)  # the server's answer, if any
-    if reader.at_eof():
-        held.pop()  # the server let go of this one
+                if await asyncio.wait_for(reader.read(65536), 2.0) is not None:
+                    let_go = True  # an answer (a 408), or the end of the connection
+                    break
+    except OSError:
+        let_go = True  # reset by the server
+    if let_go:
+        held.pop()
     writer.close()
 
 

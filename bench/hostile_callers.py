@@ -37,6 +37,8 @@ from proofgym_stack.up import free_port  # noqa: E402
 
 MB = 1024 * 1024
 SIZE = 31 * MB
+#: `proofgym` run by this interpreter from the current folder (its code first on the path)
+ENTRY = "import sys; sys.argv[0] = 'proofgym'; from proofgym_stack.entry import main; main()"
 
 
 def empty_objects() -> bytes:
@@ -103,7 +105,7 @@ def service(
     env.update(extra)
     args = [kind] if isinstance(kind, str) else kind
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proofgym_stack.entry", "serve", *args, "--port", str(port)],
+        [sys.executable, "-c", ENTRY, "serve", *args, "--port", str(port)],
         cwd=code,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -18,7 +18,7 @@ Every service runs behind `RequestGuard` (installed by `proofgym.service.install
   one per process), else its address.
 - **Body memory, bounded however many arrive.** Bodies are read before admission, so the
   bytes of bodies being read or held at once are counted against `max_body_memory_bytes`
-  (each byte twice: the bytes, and what parsing them makes). A body that would pass the
+  (each byte four times: the bytes, their parse, and what validating it makes). A body that would pass the
   budget, by its declared length or as it streams in, is refused with 503 `overloaded`,
   `Retry-After` and `Connection: close`, unread or no further read: nothing ran, so a retry
   is safe. The budget always fits one body of the service's largest size.
@@ -64,8 +64,10 @@ BODY_KEY = "proofgym.body"
 #: bodies over this are checked in a worker thread, so the event loop keeps answering
 OFFLOAD_BYTES = 1 << 20
 UNGUARDED = frozenset({"/health", "/metrics"})
-#: what a body's byte costs the memory budget: the bytes, and the objects parsing them makes
-BODY_COST = 2
+#: what a body's byte costs the memory budget: the bytes, the text parsing them makes, and what
+#: validating that text makes (measured: a 31 MB body of one JSON string costs a route 124 MB,
+#: bench/HOSTILE_CALLERS.md)
+BODY_COST = 4
 # An escaped backslash, or a JSON escape of a UTF-16 surrogate (a lone one decodes to a str
 # no UTF-8 body can carry); matching escaped backslashes too keeps `\\ud800` (text) apart.
 _ESCAPES = re.compile(rb"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -90,7 +92,7 @@ class GuardLimits:
     route_body_bytes: tuple[tuple[str, int], ...] = ()
     #: slots one client may hold; None: all but an eighth of `max_inflight`
     max_inflight_per_client: int | None = None
-    #: bytes of bodies read or held at once, each counted twice (see the module docstring);
+    #: bytes of bodies read or held at once, each counted BODY_COST times (the module docstring);
     #: never less than what one body of `max_body_bytes` needs
     max_body_memory_bytes: int = 256 * 1024 * 1024
 

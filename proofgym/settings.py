@@ -97,9 +97,9 @@ class CommonSettings(ProofgymSettings):
     max_body_memory_mb: float = Field(
         default=256.0,
         gt=0,
-        description="request bodies read or held at once, each byte counted twice (the bytes "
-        "and their parse); past it new bodies get 503 with Retry-After, unread (never less "
-        "than one body of max_body_mb needs)",
+        description="request bodies read or held at once, each byte counted four times (the "
+        "bytes, their parse, what validating it makes); past it new bodies get 503 with "
+        "Retry-After, unread (never less than one body of max_body_mb needs)",
     )
     header_timeout_s: float = Field(
         default=10.0, gt=0, description="a request whose headers take longer: closed"

@@ -346,9 +346,9 @@ def _guard(app: FastAPI) -> RequestGuard:
 
 async def test_bodies_held_at_once_stay_within_the_memory_budget() -> None:
     mb = 1024 * 1024
-    limits = GuardLimits(max_body_bytes=4 * mb, max_body_memory_bytes=20 * mb)
+    limits = GuardLimits(max_body_bytes=4 * mb, max_body_memory_bytes=40 * mb)
     app, state = guarded_app(limits)
-    body = json.dumps({"n": 0, "pad": "x" * (3 * mb)}).encode()  # 3 MB: 6 MB of the budget
+    body = json.dumps({"n": 0, "pad": "x" * (3 * mb)}).encode()  # 3 MB: 12 MB of the budget
     async with client_of(app) as client:
         sent = [asyncio.create_task(client.post("/work", content=body)) for _ in range(100)]
         await asyncio.sleep(0.3)
@@ -357,12 +357,12 @@ async def test_bodies_held_at_once_stay_within_the_memory_budget() -> None:
         state["release"].set()
         answers = await asyncio.gather(*sent)
     statuses = [a.status_code for a in answers]
-    assert statuses.count(200) == 3  # 3 x 6 MB fit in 20 MB; a fourth would not
+    assert statuses.count(200) == 3  # 3 x 12 MB fit in 40 MB; a fourth would not
     refused = [a for a in answers if a.status_code != 200]
     for r in refused:
         assert_error(r, 503, "overloaded")
         assert r.headers["Retry-After"] == "1" and r.headers["Connection"] == "close"
-    assert held <= limits.max_body_memory_bytes and guard.bodies.peak <= 20 * mb
+    assert held <= limits.max_body_memory_bytes and guard.bodies.peak <= 40 * mb
     assert guard.bodies.held == 0  # every body given back once answered
 
 
@@ -372,7 +372,7 @@ async def test_a_streamed_body_past_the_memory_budget_is_cut_and_one_largest_bod
     mb = 1024 * 1024
     # a budget below one largest body is raised to fit one
     limits = GuardLimits(max_body_bytes=8 * mb, max_body_memory_bytes=mb)
-    assert limits.body_memory() == 16 * mb
+    assert limits.body_memory() == 32 * mb
     app, state = guarded_app(limits)
     state["release"].set()
 
@@ -386,7 +386,7 @@ async def test_a_streamed_body_past_the_memory_budget_is_cut_and_one_largest_bod
         one = await client.post("/work", content=chunks(7))  # no Content-Length: streamed
         assert one.status_code == 200, one.text
         guard = _guard(app)
-        guard.bodies.take(12 * mb)  # as if other bodies were being read
+        guard.bodies.take(12 * mb)  # as if other bodies were being read: 7 MB x 4 won't fit
         cut = await client.post("/work", content=chunks(7))
         assert_error(cut, 503, "overloaded")
         guard.bodies.give(12 * mb)
