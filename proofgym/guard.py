@@ -18,10 +18,10 @@ Every service runs behind `RequestGuard` (installed by `proofgym.service.install
   one per process), else its address.
 - **Body memory, bounded however many arrive.** Bodies are read before admission, so the
   bytes of bodies being read or held at once are counted against `max_body_memory_bytes`
-  (each byte four times: the bytes, their parse, and what validating it makes). A body that would pass the
-  budget, by its declared length or as it streams in, is refused with 503 `overloaded`,
-  `Retry-After` and `Connection: close`, unread or no further read: nothing ran, so a retry
-  is safe. The budget always fits one body of the service's largest size.
+  (each byte four times: the bytes, their parse, and what validating it makes). A body that
+  would pass the budget, by its declared length or as it streams in, is refused with 503
+  `overloaded`, `Retry-After` and `Connection: close`, unread or no further read: nothing
+  ran, so a retry is safe. The budget always fits one body of the service's largest size.
 - **Bodies.** A declared or streamed body over its route's limit (`route_body_bytes`, never
   more than `max_body_bytes`) is 413; a body that does not arrive within `body_timeout_s` is
   408; a body that is not UTF-8, that escapes a lone surrogate, that nests deeper than
