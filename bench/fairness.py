@@ -36,28 +36,31 @@ def task(env: str) -> dict[str, Any]:
     return dict(json.loads(line))
 
 
-async def seed(client: httpx.AsyncClient, env: str) -> tuple[float, str]:
+async def seed(client: httpx.AsyncClient, env: str) -> tuple[float, dict[str, str]]:
+    """Seed a session; the seconds it took and the headers that name and unlock it."""
     sid = f"bench-{uuid.uuid4().hex}"
     start = time.perf_counter()
     r = await client.post(f"/{env}/seed_session", json={"session_id": sid, "task": task(env)})
     r.raise_for_status()
-    return time.perf_counter() - start, sid
+    return time.perf_counter() - start, {
+        "X-Session-Id": sid,
+        "X-Session-Key": r.json()["session_key"],
+    }
 
 
 async def honest_round(client: httpx.AsyncClient) -> dict[str, float]:
     out = {}
     for env in ("workflow", "code"):
-        out[f"seed {env}"], sid = await seed(client, env)
+        out[f"seed {env}"], owner = await seed(client, env)
         if env == "code":
             start = time.perf_counter()
             r = await client.post(
-                "/code/tools/read_file",
-                json={"path": "solution.py"},
-                headers={"X-Session-Id": sid},
+                "/code/tools/read_file", json={"path": "solution.py"}, headers=owner
             )
             r.raise_for_status()
             out["code read_file"] = time.perf_counter() - start
-        await client.post(f"/{env}/close_session", json={"session_id": sid})
+        sid = owner["X-Session-Id"]
+        await client.post(f"/{env}/close_session", json={"session_id": sid}, headers=owner)
     return out
 
 
@@ -82,12 +85,10 @@ async def main(calls: int, rounds: int) -> None:
         await client.post(
             "/code/tools/write_file",
             json={"path": "solution.py", "content": "import time\ntime.sleep(60)\n"},
-            headers={"X-Session-Id": hostile},
+            headers=hostile,
         )
         flood = [
-            asyncio.create_task(
-                client.post("/code/tools/run_tests", json={}, headers={"X-Session-Id": hostile})
-            )
+            asyncio.create_task(client.post("/code/tools/run_tests", json={}, headers=hostile))
             for _ in range(calls)
         ]
         await asyncio.sleep(0.5)

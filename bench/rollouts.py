@@ -78,11 +78,11 @@ async def measure(
         sessions = []
         for i in range(64):
             sid = f"bench-tool-{i:08d}"
-            await client.post_json(
+            seeded = await client.post_json(
                 f"{resources_url}/file_edit/seed_session",
                 {"session_id": sid, "task": tasks[i].model_dump(mode="json")},
             )
-            sessions.append(sid)
+            sessions.append({"X-Session-Id": sid, "X-Session-Key": seeded["session_key"]})
         read_path = tasks[0].task_data["goal"]["path"]
 
         async def rollout(i: int) -> bool:
@@ -95,12 +95,10 @@ async def measure(
             return bool(answer["reward"] == 1.0 and not answer["mask_sample"])
 
         async def tool_call(i: int) -> bool:
-            sid = sessions[i % len(sessions)]
+            owner = sessions[i % len(sessions)]
             path = tasks[i % len(sessions)].task_data["goal"]["path"]
             answer = await client.post_json(
-                f"{resources_url}/file_edit/tools/read_file",
-                {"path": path},
-                headers={"X-Session-Id": sid},
+                f"{resources_url}/file_edit/tools/read_file", {"path": path}, headers=owner
             )
             return answer["error"] is None
 

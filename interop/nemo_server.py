@@ -29,9 +29,7 @@ import json
 import logging
 import math
 import statistics
-import time
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -46,6 +44,7 @@ from proofgym.service import install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
+from resources_servers.base.expiring import Expiring
 from resources_servers.base.sessions import checked_id
 
 log = logging.getLogger("proofgym.nemo_gym")
@@ -72,32 +71,6 @@ def row_task(row: dict[str, Any], env: str) -> Task:
         digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode())
         data["task_id"] = f"{env}-{digest.hexdigest()[:12]}"
     return Task.from_row(data)
-
-
-class ClosedIds:
-    """Ids closed within the idle TTL: NeMo Gym's contract says a seed that arrives after its
-    session closed (or after a close of an id never seeded) must not create it again. Bounded:
-    the oldest are forgotten first."""
-
-    def __init__(self, ttl_s: float, most: int = MAX_CLOSED_IDS) -> None:
-        self.ttl_s, self.most = ttl_s, most
-        self.ids: OrderedDict[str, float] = OrderedDict()
-
-    def add(self, sid: str) -> None:
-        """Remember `sid` as closed, now."""
-        self.ids.pop(sid, None)
-        self.ids[sid] = time.monotonic()
-        while len(self.ids) > self.most:
-            self.ids.popitem(last=False)
-
-    def __contains__(self, sid: object) -> bool:
-        now = time.monotonic()
-        while self.ids:
-            oldest, when = next(iter(self.ids.items()))
-            if now - when <= self.ttl_s:
-                break
-            del self.ids[oldest]
-        return sid in self.ids
 
 
 def _rewards(body: Any) -> list[float]:
@@ -129,7 +102,9 @@ def create_app(
     settings = settings or ResourcesSettings()
     host = ResourcesHost.in_own_folder({env.name: env}, settings, "nemo-gym")
     registry = host.registry(env.name)
-    closed = ClosedIds(settings.session_ttl_s)
+    # NeMo Gym's contract: a seed that arrives after its session closed (or after a close of an
+    # id never seeded) must not create it again; remembered for the idle TTL, bounded
+    closed: Expiring[str, bool] = Expiring(settings.session_ttl_s, MAX_CLOSED_IDS)
     closers: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
@@ -236,9 +211,9 @@ def create_app(
         body = await body_of(request)
         sid, key = session_of(request, body)
         if sid not in registry.sessions:
-            closed.add(sid)  # never seeded: a racing seed must not create it later
+            closed.put(sid, True)  # never seeded: a racing seed must not create it later
         elif await registry.close(sid, key):
-            closed.add(sid)
+            closed.put(sid, True)
         return {"resources_session_id": sid} if isinstance(body, dict) and body else {}
 
     @app.post("/aggregate_metrics")

@@ -134,10 +134,13 @@ def validate(
                 title=f"{report.env} {report.version}: {report.tasks} tasks, "
                 f"{report.rollouts} rollouts, {report.seconds:.1f}s",
             )
+            shown = {
+                "pass": "[green]pass[/green]",
+                "fail": "[red]FAIL[/red]",
+                "n/a": "[dim]n/a[/dim]",
+            }
             for v in report.verdicts:
-                table.add_row(
-                    v.name, "[green]pass[/green]" if v.passed else "[red]FAIL[/red]", v.detail
-                )
+                table.add_row(v.name, shown[v.outcome], v.detail)
             console.print(table)
         for report in reports:  # the closing lines: no scanning forty rows for FAIL
             style = "green" if report.passed else "red"

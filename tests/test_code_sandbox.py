@@ -18,6 +18,7 @@ from helpers import patience
 
 from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
+from resources_servers.code.cgroups import CgroupSupport
 from resources_servers.code.env import CodeEnv
 from resources_servers.code.exploits import FORGED_RESULT, MALFORMED_RESULT
 from resources_servers.code.sandbox import Sandbox
@@ -447,3 +448,109 @@ def test_each_server_process_gets_a_uid_range_of_its_own() -> None:
     again, fd3 = claim_uid_base(4, first=first, ranges=2)  # a released range is free again
     assert again == first and fd3 is not None
     os.close(fd3)
+
+
+# --- what belongs to no live process: counted by the run's cgroup -------------------------------
+
+SHM_LEFT_BEHIND = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.restype = ctypes.c_int
+libc.shmat.restype = ctypes.c_void_p
+def f(*args):
+    for _ in range(36):  # 36 x 64 MB of SysV shared memory, each left by a child that exits
+        pid = os.fork()
+        if pid == 0:
+            segment = libc.shmget(0, 64 << 20, 0o1600)
+            ctypes.memset(libc.shmat(segment, None, 0), 1, 64 << 20)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    return 1
+"""
+
+SHORT_CHILDREN_REAPED = """
+import os, signal, time
+def f(*args):
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # reaped by the kernel, never waited for
+    start, n = time.time(), 0
+    while time.time() - start < 8:
+        if os.fork() == 0:  # each child spins for less than one look of a process watcher
+            end = time.process_time() + 0.03
+            while time.process_time() < end:
+                pass
+            os._exit(0)
+        time.sleep(0.035)
+        n += 1
+    return n
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "limit"),
+    [(SHM_LEFT_BEHIND, "memory limit"), (SHORT_CHILDREN_REAPED, "s of CPU")],
+    ids=["shared memory left by exited children", "short children reaped unwaited"],
+)
+def test_what_no_live_process_holds_is_counted_by_the_run_s_cgroup(source: str, limit: str) -> None:
+    support = CgroupSupport.detect()
+    box = Sandbox(wall_s=15, cpu_s=2, memory_mb=256)
+    try:
+        if not support.usable:  # then the sandbox must say so, never claim the limit
+            assert "no cgroup" in box.describe() and "not counted" in box.describe()
+            return
+        assert "by the kernel (cgroup" in box.describe()
+        result = box.run(source, "f", [[]])
+        assert result.status == "crashed", result
+        assert limit in result.detail, result.detail
+        honest = box.run("def f(a):\n    return a + 1\n", "f", [[1]])
+        assert honest.status == "ok" and honest.results == [{"ok": True, "value": 2}]
+    finally:
+        box.close()
+    mine = f"proofgym-run-{os.getpid()}-*"
+    leftovers = [g for _, parent in support.parents for g in parent.glob(mine)]
+    assert leftovers == []  # every run's group removed
+
+
+def test_the_groups_of_a_server_killed_mid_run_are_swept(tmp_path: Path) -> None:
+    support = CgroupSupport.detect()
+    if not support.usable:
+        assert not support.sweep_stale()
+        return
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    name = f"proofgym-run-{dead.pid}-abcdef"
+    for _, parent in support.parents:
+        (parent / name).mkdir()
+    Sandbox(wall_s=5).close()  # a new server sweeps what the dead one left
+    assert not any((parent / name).exists() for _, parent in support.parents)
+
+
+def test_cgroup_support_is_read_from_what_the_host_mounts(tmp_path: Path) -> None:
+    own = Path("/proc/self/cgroup").read_text()
+    # v1: memory, pids and cpuacct mounted (and this process's own groups in each)
+    v1 = tmp_path / "v1"
+    paths = {
+        name: path for _, names, path in (line.split(":", 2) for line in own.splitlines())
+        for name in names.split(",")
+    }  # fmt: skip
+    for name in ("memory", "pids", "cpuacct"):
+        (v1 / name).mkdir(parents=True)
+        (v1 / name / "cgroup.procs").write_text("")
+        (v1 / name / paths.get(name, "/").lstrip("/")).mkdir(parents=True, exist_ok=True)
+    found = CgroupSupport.detect(v1)
+    assert found.version == 1 and [c for c, _ in found.parents] == ["memory", "pids", "cpuacct"]
+    # only memory mounted: none, and why
+    partial = tmp_path / "partial"
+    (partial / "memory" / paths.get("memory", "/").lstrip("/")).mkdir(parents=True)
+    (partial / "memory" / "cgroup.procs").write_text("")
+    none = CgroupSupport.detect(partial)
+    assert not none.usable and "not delegated" in none.problem
+    # v2 with memory and pids delegated to this process's group
+    v2 = tmp_path / "v2"
+    base = v2 / paths.get("", "/").lstrip("/")
+    base.mkdir(parents=True, exist_ok=True)
+    (v2 / "cgroup.controllers").write_text("cpu memory pids")
+    (base / "cgroup.subtree_control").write_text("cpu memory pids")
+    delegated = CgroupSupport.detect(v2)
+    assert delegated.version == 2 and delegated.parents == (("", base),)
+    (base / "cgroup.subtree_control").write_text("cpu")  # not delegated: v2 is not used
+    assert not CgroupSupport.detect(v2).usable

@@ -10,7 +10,7 @@ import pytest
 
 from proofgym_stack.testing import InProcessStack
 from resources_servers.game.blackjack import Game, basic_strategy, play, reckless, value
-from resources_servers.math.calculator import CalculatorError, evaluate
+from resources_servers.verifiers.arithmetic import CalculatorError, evaluate
 from sdg import game as game_sdg
 from sdg import math as math_sdg
 from sdg import workflow as workflow_sdg

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from helpers import key_of, session_headers
 from openai.types.responses import Response
 
@@ -156,3 +157,121 @@ async def test_the_agent_runs_at_most_the_cap_of_calls_of_one_turn(
     ]
     refused = [o for o in outputs if "too many tool calls in one turn" in o]
     assert len(outputs) == 40 and len(refused) == 32
+
+
+class SlowVerdict(Slow):
+    """A verifier that blocks (as the code environment's hidden tests do) and pays a wait."""
+
+    name = "slowverdict"
+    done: list[str] = []
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        time.sleep(0.4)
+        self.done.append(task.task_id)
+        return VerifyResult(reward=1.0, checks=[Check(name="waited", passed=True)])
+
+
+class QuickBlocking(Slow):
+    """Another environment on the same server whose verify also runs off the loop."""
+
+    name = "quick"
+    finished_at: list[int] = []
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        self.finished_at.append(len(SlowVerdict.done))
+        return VerifyResult(reward=1.0, checks=[Check(name="quick", passed=True)])
+
+
+def rollout(env: str, n: int, script: list[Any]) -> dict[str, Any]:
+    task = {"task_id": f"{env}-{n}", "env": env, "responses_create_params": {"input": "x"}}
+    return {"task": task, "model_params": {"model": "scripted", "script": script}}
+
+
+async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environment() -> None:
+    from proofgym.settings import AgentSettings
+    from proofgym_stack.testing import in_process_stack
+
+    SlowVerdict.done.clear()
+    QuickBlocking.finished_at.clear()
+    # each attempt of a verify may take 1 s: 84 verifies of 0.4 s on 8 threads take ~4 s, so
+    # most attempts time out, and their retries must get the verdict, never a 404 that masks
+    agent = AgentSettings(
+        resources_urls=["http://resources"],
+        model_url="http://model",
+        request_timeout_s=1.0,
+        max_retries=8,
+        backoff_base_s=0.05,
+    )
+    envs = {"slowverdict": SlowVerdict(), "quick": QuickBlocking()}
+    say = [[{"type": "message", "content": "done"}]]
+    async with in_process_stack(agent_settings=agent, envs=envs) as s:
+        batch = [asyncio.create_task(s.run(rollout("slowverdict", n, say))) for n in range(84)]
+        await asyncio.sleep(0.2)
+        honest = [(await s.run(rollout("quick", n, say))).json() for n in range(3)]
+        results = [(await r).json() for r in batch]
+    assert [r["mask_sample"] for r in results] == [False] * 84, [
+        r["failure_reason"] for r in results if r["mask_sample"]
+    ][:3]
+    assert all(r["reward"] == 1.0 for r in results)
+    assert len(SlowVerdict.done) == 84  # each judged once: a retry waited for its verdict
+    assert all(r["reward"] == 1.0 and not r["mask_sample"] for r in honest)
+    # the other environment's verifies ran on its own threads, not after the slow batch
+    assert QuickBlocking.finished_at[0] < 84 // 2
+
+
+async def test_tool_calls_that_would_outlast_the_caller_come_back_as_tool_errors() -> None:
+    from proofgym.settings import AgentSettings
+    from proofgym_stack.testing import in_process_stack
+
+    # 36 slow calls of one session in one turn run one at a time (0.5 s each): past the
+    # agent's 3 s attempt, the rest must come back before it as errors the policy sees
+    agent = AgentSettings(
+        resources_urls=["http://resources"],
+        model_url="http://model",
+        request_timeout_s=3.0,
+        max_tool_calls_per_turn=64,
+    )
+    calls = [{"type": "function_call", "name": "wait", "arguments": '{"seconds": 0.5}'}] * 36
+    script = [calls, [{"type": "message", "content": "done"}]]
+    async with in_process_stack(agent_settings=agent, envs={"slow": Slow()}) as s:
+        result = (await s.run(rollout("slow", 0, script))).json()
+    assert result["mask_sample"] is False, result["failure_reason"]
+    outputs = [
+        i["output"] for i in result["response"]["output"] if i["type"] == "function_call_output"
+    ]
+    late = [o for o in outputs if "caller's deadline" in o]
+    assert outputs.count("waited") >= 2 and len(late) >= 20, outputs[:8]
+
+
+def test_a_verify_retried_after_its_answer_was_lost_gets_the_verdict() -> None:
+    # over real sockets: the first attempt's caller gives up, the server judges on and closes
+    # the session with the verdict; the caller's retry must get that verdict, not a 404
+    from helpers import serve_in_thread
+
+    from proofgym.protocol import CLOSE_HEADER, CLOSED_HEADER
+
+    SlowVerdict.done.clear()
+    app = create_app(ResourcesSettings(), envs={"slowverdict": SlowVerdict()})
+    task = {"task_id": "t", "env": "slowverdict", "responses_create_params": {"input": "x"}}
+    sid = "lost-answer-session-01"
+    response = {
+        "id": "resp_lost", "object": "response", "created_at": 0, "model": "m", "output": [],
+        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+    }  # fmt: skip
+    body = {"session_id": sid, "response": response}
+    owner = {**session_headers(sid), CLOSE_HEADER: "1"}
+    with serve_in_thread(app) as url, httpx.Client(base_url=url) as client:
+        seeded = client.post(
+            "/slowverdict/seed_session",
+            json={"session_id": sid, "task": task, "session_key": key_of(sid)},
+        )
+        assert seeded.status_code == 200
+        with pytest.raises(httpx.TimeoutException):
+            client.post("/slowverdict/verify", json=body, headers=owner, timeout=0.1)
+        retry = client.post("/slowverdict/verify", json=body, headers=owner, timeout=10)
+        assert retry.status_code == 200 and retry.json()["reward"] == 1.0, retry.text
+        assert retry.headers[CLOSED_HEADER] == "1"
+        time.sleep(0.5)
+        late = client.post("/slowverdict/verify", json=body, headers=owner, timeout=10)
+        assert late.status_code == 200 and late.json() == retry.json()
+    assert len(SlowVerdict.done) == 1  # judged once

@@ -263,7 +263,7 @@ class Moody:
 @pytest.mark.parametrize(
     ("backend", "failing"),
     [
-        (Flattering(), {"judge_agreement", "control:judge_rubric_echo"}),
+        (Flattering(), {"judge_agreement", "control:wrong_answer"}),
         (Moody(), {"judge_determinism"}),
     ],
     ids=["flattering", "moody"],

@@ -112,8 +112,15 @@ async def test_verify_closes_the_session_only_when_asked(
     assert closing.status_code == 200 and closing.headers[CLOSED_HEADER] == "1"
     assert closing.json() == kept.json()  # the same verdict
     assert workspaces(tmp_path / "file_edit") == []
+    # the owner's retry (its first answer lost) gets the verdict the session closed with
     again = await client.post("/file_edit/verify", json=body, headers={**owner, CLOSE_HEADER: "1"})
-    assert again.status_code == 404 and again.json()["error"]["kind"] == "unknown_session"
+    assert again.status_code == 200 and again.json() == kept.json()
+    assert again.headers[CLOSED_HEADER] == "1"
+    stranger = await client.post("/file_edit/verify", json=body, headers={"X-Session-Id": SID})
+    assert stranger.status_code == 404 and stranger.json()["error"]["kind"] == "unknown_session"
+    other = {**body, "response": {**empty, "id": "resp_2"}}  # another question: the session is gone
+    gone = await client.post("/file_edit/verify", json=other, headers=owner)
+    assert gone.status_code == 404 and gone.json()["error"]["kind"] == "unknown_session"
 
 
 async def test_capacity_answers_429_with_retry_after(

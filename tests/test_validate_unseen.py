@@ -20,7 +20,7 @@ from proofgym.protocol import Check, Control, Task, VerifyResult
 from proofgym.responses import final_message, function_calls
 from proofgym_stack.validation import EnvReport, validate_env
 from resources_servers.base import Environment, ToolError, tool
-from resources_servers.verifiers.answers import extract_answers
+from resources_servers.verifiers.answers import extract_answers, statement_problem
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -323,7 +323,9 @@ class Quiz(Environment[None]):
 
     def correct(self, text: str, task: Task) -> bool:
         answers = extract_answers(text)
-        return bool(answers) and all(a.strip() == str(task.task_data["total"]) for a in answers)
+        right = all(a.strip() == str(task.task_data["total"]) for a in answers)
+        # the answer must state its value: not denied, not set equal to another, not retracted
+        return bool(answers) and right and statement_problem(text) is None
 
     def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
         ok = self.correct(final_message(response), task)

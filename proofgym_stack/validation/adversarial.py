@@ -171,13 +171,14 @@ def check_claim_recognised(v: _Validator) -> None:
                 seen += 1
                 if check.claimed is False:
                     missed.append(f"{task.task_id}: {check.name}")
+    if not seen:
+        v.not_applicable("claim_check_recognises_reference", "no claim check (kind 'claim')")
+        return
     detail = (
         "does not recognise the reference's own success message (give the environment its "
         "success_words): " + "; ".join(missed[:3])
         if missed
         else f"{seen} claim checks read the reference's message as a claim"
-        if seen
-        else "no claim check (kind 'claim') reported; not applicable"
     )
     v.verdict("claim_check_recognises_reference", not missed, detail)
 
@@ -201,7 +202,7 @@ async def check_call_flood(v: _Validator) -> None:
     """One turn with more tool calls than any turn may run: scored, unmasked, not passing."""
     tools = v.env.task_tool_schemas(v.tasks[0])
     if not tools:
-        v.verdict("adversarial:call_flood", True, "no tools; not applicable")
+        v.not_applicable("adversarial:call_flood", "no tools")
         return
     rng = random.Random(f"{v.seed}:flood")
     calls = [item for turn in random_tool_calls(tools, rng, turns=FLOOD_CALLS) for item in turn]

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.protocol import Task
 from proofgym_stack.validation.negatives import CLAIM
+from proofgym_stack.validation.scripts import Script, call_arguments
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
 
-Script = list[list[dict[str, Any]]]
 PADDED_CHARS = 6000
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 # Cyrillic look-alikes, U+212A KELVIN SIGN for k, fullwidth digits (the rest: fullwidth).
@@ -133,6 +133,13 @@ def _perturbed(value: Any, pool: list[Any]) -> Any:
     return value
 
 
+def _same_values(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two argument sets hold the same values, whatever names they are under."""
+    return sorted(json.dumps(v, sort_keys=True) for v in a.values()) == sorted(
+        json.dumps(v, sort_keys=True) for v in b.values()
+    )
+
+
 def _task_values(data: Any) -> list[Any]:
     """Every scalar leaf of task data."""
     if isinstance(data, dict):
@@ -140,16 +147,6 @@ def _task_values(data: Any) -> list[Any]:
     if isinstance(data, list):
         return [v for x in data for v in _task_values(x)]
     return [data]
-
-
-def _call_args(item: dict[str, Any]) -> dict[str, Any] | None:
-    args = item.get("arguments") or {}
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            return None
-    return args if isinstance(args, dict) else None
 
 
 def wrong_arguments(
@@ -172,7 +169,7 @@ def wrong_arguments(
     ]
     if calls:  # the last call commits (book, write, send); earlier ones may be honest detours
         t, i, item = calls[-1]
-        for key, value in (_call_args(item) or {}).items():
+        for key, value in call_arguments(item).items():
             positions.append((t, i, key, json.dumps(value) in fixed))
 
     def changed(only: tuple[int, int, str] | None) -> Script:
@@ -180,8 +177,8 @@ def wrong_arguments(
         for t, turn in enumerate(script):
             items = []
             for i, item in enumerate(turn):
-                args = _call_args(item) if item.get("type") == "function_call" else None
-                if args is None:
+                args = call_arguments(item) if item.get("type") == "function_call" else None
+                if not args:
                     items.append(item)
                     continue
                 new = {
@@ -190,6 +187,13 @@ def wrong_arguments(
                     else v
                     for k, v in args.items()
                 }
+                if new != args and _same_values(new, args):
+                    # the call's own values swapped may be the same act (add(a, b) is add(b,
+                    # a)): no perturbation of the truth, so a pass would prove nothing
+                    new = {
+                        k: _perturbed(v, []) if only is None or only == (t, i, k) else v
+                        for k, v in args.items()
+                    }
                 items.append({**item, "arguments": new})
             turns.append(items)
         return turns
@@ -249,12 +253,13 @@ async def check_answers(v: _Validator) -> None:
                 found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")
     for name in _ATTACKS:
         problems = found[name]
+        if not applied[name]:
+            v.not_applicable(f"attack:{name}", _NOT_APPLICABLE[name])
+            continue
         detail = (
             "passed: " + "; ".join(problems[:3])
             if problems
             else f"failed on {applied[name]} tasks as it must"
-            if applied[name]
-            else _NOT_APPLICABLE[name]
         )
         v.verdict(f"attack:{name}", not problems, detail)
 
@@ -281,11 +286,11 @@ _ATTACKS = (
 )
 _NOT_APPLICABLE = {
     "hedged_candidates": "the final message does not decide the reward, or no wrong answer "
-    "was recognised; not applicable",
+    "was recognised",
     "padded_answer": "the final message does not decide the reward, or no wrong answer "
-    "was recognised; not applicable",
-    "look_alike_unicode": "the final message does not decide the reward; not applicable",
-    "plausible_wrong_arguments": "the reference passes no argument to change; not applicable",
+    "was recognised",
+    "look_alike_unicode": "the final message does not decide the reward",
+    "plausible_wrong_arguments": "the reference passes no argument to change",
 }
 
 

@@ -217,11 +217,14 @@ async def check_colliding_sessions(v: _Validator) -> None:
                         f"another session with the same keys, {alone.verdict['reward']:g} alone"
                         + ("" if got.outputs == alone.outputs else "; its tool outputs differ")
                     )
+    if not tried:
+        v.not_applicable(
+            "isolation_colliding", "no colliding variant of the sampled tasks was accepted"
+        )
+        return
     detail = (
         "; ".join(problems[:3])
         if problems
         else f"{tried} pairs of sessions with colliding task data, each as alone"
-        if tried
-        else "no colliding variant of the sampled tasks was accepted; not applicable"
     )
     v.verdict("isolation_colliding", not problems, detail)

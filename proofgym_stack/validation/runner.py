@@ -38,22 +38,37 @@ from proofgym_stack.validation.adversarial import (
     check_violation_declared,
     planted_canary,
 )
+from proofgym_stack.validation.answer_slot import check_answer_slot
 from proofgym_stack.validation.answers import check_answers
 from proofgym_stack.validation.collisions import check_colliding_sessions
+from proofgym_stack.validation.floor import check_lying_pays_no_more, check_negatives_at_floor
+from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
 from proofgym_stack.validation.negatives import generic_negatives
+from proofgym_stack.validation.replay import check_cross_task_replay
+from proofgym_stack.validation.scripts import tool_outputs
 from proofgym_stack.validation.sessions import HandSession
 from proofgym_stack.validation.signature import signature
+from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
 
 
 @dataclass
 class Verdict:
-    """One check of the validation and what it found."""
+    """One check of the validation and what it found. A check that could not apply to this
+    environment (`applicable` False) passes and says why: never a "pass" that tested nothing."""
 
     name: str
     passed: bool
     detail: str = ""
+    applicable: bool = True
+
+    @property
+    def outcome(self) -> str:
+        """`pass`, `fail` or `n/a`."""
+        if not self.applicable:
+            return "n/a"
+        return "pass" if self.passed else "fail"
 
 
 @dataclass
@@ -66,6 +81,9 @@ class EnvReport:
     rollouts: int = 0
     seconds: float = 0.0
     verdicts: list[Verdict] = field(default_factory=list)
+    #: (what each rollout was, its task, reward, masked): for comparing two validations of
+    #: the same environment (the mutation bench); not in `to_json`
+    rollouts_seen: list[tuple[str, str, float, bool]] = field(default_factory=list, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -73,24 +91,23 @@ class EnvReport:
         return bool(self.verdicts) and all(v.passed for v in self.verdicts)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of the report."""
-        return {**asdict(self), "passed": self.passed}
+        """A JSON-ready dict of the report (each verdict with its `outcome`)."""
+        out = {**asdict(self), "passed": self.passed}
+        out.pop("rollouts_seen")
+        for verdict, row in zip(self.verdicts, out["verdicts"], strict=True):
+            row["outcome"] = verdict.outcome
+        return out
 
     def summary(self) -> str:
-        """One closing line: `math: 28/28 verdicts pass`, or the failed verdicts by name."""
+        """One closing line: `math: 28/28 verdicts pass (3 n/a)`, or the failed ones by name."""
         failed = [v.name for v in self.verdicts if not v.passed]
         total = len(self.verdicts)
+        na = sum(1 for v in self.verdicts if not v.applicable)
         if self.passed:
-            return f"{self.env}: {total}/{total} verdicts pass"
+            return f"{self.env}: {total - na}/{total - na} verdicts pass" + (
+                f" ({na} n/a)" if na else ""
+            )
         return f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
-
-
-def _tool_outputs(result: RunResult) -> list[str]:
-    return [
-        str(getattr(i, "output", ""))
-        for i in result.response.output
-        if getattr(i, "type", "") == "function_call_output"
-    ]
 
 
 class _Validator:
@@ -113,6 +130,7 @@ class _Validator:
         self.threshold = env.passing_reward()
         self.results: list[RunResult] = []
         self.labels: dict[str, str] = {}  # rollout id -> what the rollout was (for verdicts)
+        self.expected: dict[str, str] = {}  # rollout id -> a control's expected outcome
         self.controls: dict[str, list[Control]] = {}
         self.solo: dict[tuple[str, str], RunResult] = {}
         self.verdicts: list[Verdict] = []
@@ -141,6 +159,10 @@ class _Validator:
     def verdict(self, name: str, passed: bool, detail: str = "") -> None:
         self.verdicts.append(Verdict(name, passed, detail))
 
+    def not_applicable(self, name: str, why: str) -> None:
+        """Record that check `name` could not apply here, and why."""
+        self.verdicts.append(Verdict(name, True, why, applicable=False))
+
     async def check_controls(self) -> None:
         by_name: dict[str, list[str]] = {}
         runs: dict[str, int] = {}
@@ -150,6 +172,7 @@ class _Validator:
             self.controls[task.task_id] = controls
             for control in controls:
                 result = await self.run(task, control.script, f"control {control.name}")
+                self.expected[result.rollout_id] = control.expect
                 self.solo[(task.task_id, control.name)] = result
                 runs[control.name] = runs.get(control.name, 0) + 1
                 ok = self.passes(result) == (control.expect == "pass")
@@ -224,6 +247,16 @@ class _Validator:
             else "no reference control to measure from"
         )
         self.verdict("floor_gap", ok, detail)
+
+    def check_sandbox_limits(self) -> None:
+        """Say what holds the limits of code the policy writes, where the environment runs any
+        (the kernel's cgroup per run, or a process watcher that misses what no live process
+        holds): a report, never a claim the host does not back."""
+        mode = self.env.sandbox_mode()
+        if mode is None:
+            self.not_applicable("sandbox_limits", "runs no policy code")
+        else:
+            self.verdict("sandbox_limits", not mode.startswith("unavailable"), mode)
 
     def check_well_formed(self) -> None:
         lo, hi = self.env.reward_range
@@ -311,7 +344,7 @@ class _Validator:
         for ((tid, name), solo), got in zip(picked, results, strict=True):
             same = signature(got) == signature(solo)
             if same and self.env.deterministic_tools:
-                same = _tool_outputs(got) == _tool_outputs(solo)
+                same = tool_outputs(got) == tool_outputs(solo)
             if not same:
                 problems.append(
                     f"{tid}/{name}: reward {got.reward:g} in parallel, {solo.reward:g} alone"
@@ -329,7 +362,7 @@ class _Validator:
         markers = [f"m{uuid.uuid4().hex[:12]}" for _ in range(self.parallel)]
         task = self.tasks[0]
         if self.env.isolation_probe(task, markers[0]) is None:
-            self.verdict("isolation_probe", True, "no writable state declared; not applicable")
+            self.not_applicable("isolation_probe", "no writable state declared")
             return
         results = await asyncio.gather(
             *(
@@ -342,7 +375,7 @@ class _Validator:
         )
         leaks = []
         for own, result in zip(markers, results, strict=True):
-            seen = " ".join(_tool_outputs(result))
+            seen = " ".join(tool_outputs(result))
             if own not in seen:
                 leaks.append(f"session {own} cannot read its own write")
             leaks += [
@@ -428,6 +461,7 @@ async def validate_env(
                 best.update(await v.check_negatives())
 
             checks: list[tuple[str, Callable[[], Awaitable[None] | None]]] = [
+                ("sandbox_limits", v.check_sandbox_limits),
                 ("controls", v.check_controls),
                 ("negatives", negatives),
                 ("floor_gap", lambda: v.check_floor_gap(best)),
@@ -443,9 +477,16 @@ async def validate_env(
                 ("adversarial:call_flood", lambda: check_call_flood(v)),
                 ("adversarial:hostile_generations", lambda: check_hostile_generations(v)),
                 ("attacks", lambda: check_answers(v)),
+                ("answer_slot", lambda: check_answer_slot(v)),
+                ("replay:cross_task", lambda: check_cross_task_replay(v)),
+                ("steps:each_needed", lambda: check_each_step_needed(v)),
+                ("steps:no_tool_rescues_a_failure", lambda: check_no_tool_rescues(v)),
+                ("information_flow", lambda: check_information_flow(v)),
+                ("floor:lying_pays_no_more_than_admitting", lambda: check_lying_pays_no_more(v)),
                 # last of the rollouts' checks: it reads every rollout run before it
                 ("leakage", v.check_leakage),
                 ("reward_well_formed", v.check_well_formed),
+                ("floor:negatives_at_floor", lambda: check_negatives_at_floor(v)),
                 ("adversarial:no_host_secret_revealed", lambda: check_canary(v, canary)),
             ]
             if quick:
@@ -464,5 +505,9 @@ async def validate_env(
                     )
             report.verdicts = v.verdicts
             report.rollouts = len(v.results)
+            report.rollouts_seen = sorted(
+                (v.labels.get(r.rollout_id, ""), r.task_id, r.reward, r.mask_sample)
+                for r in v.results
+            )
     report.seconds = time.perf_counter() - start
     return report

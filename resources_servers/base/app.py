@@ -10,9 +10,9 @@ import logging
 import os
 import shutil
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request, Response
 from starlette.routing import Route
@@ -45,8 +45,10 @@ from resources_servers.base.executor import CallRefused, FairExecutor
 from resources_servers.base.registry import discover
 from resources_servers.base.scratch import private_dir
 from resources_servers.base.sessions import TASK_FAULTS, SessionRegistry
+from resources_servers.base.verdicts import ClosedVerdicts
 
 log = logging.getLogger("proofgym.resources")
+T = TypeVar("T")
 
 MB = 1024 * 1024
 #: Lower body limits where a route never needs the service's whole `max_body_mb`: a task or
@@ -70,15 +72,34 @@ class ResourcesHost:
         self.settings = settings
         self.root = root
         self.own_root = False  # whether the root is this host's to remove
-        self.executor = FairExecutor(
-            workers=settings.tool_workers,
-            max_wait_s=settings.tool_queue_wait_s,
-            call_timeout_s=settings.tool_call_timeout_s,
-        )
+        # each environment's blocking work on a pool of its own: one environment's slow tools
+        # or verifier never hold another's threads (resources_servers.base.executor)
+        self.lanes = {
+            name: FairExecutor(
+                workers=settings.tool_workers,
+                max_wait_s=settings.tool_queue_wait_s,
+                call_timeout_s=settings.tool_call_timeout_s,
+                name=name,
+            )
+            for name in self.envs
+        }
         self.registries = {
-            name: SessionRegistry(env, root / name, settings.session_ttl_s, settings.max_sessions)
+            name: SessionRegistry(
+                env,
+                root / name,
+                settings.session_ttl_s,
+                settings.max_sessions,
+                run_blocking=functools.partial(self._bookkeeping, name),
+            )
             for name, env in self.envs.items()
         }
+        self.closed_verdicts = {name: ClosedVerdicts() for name in self.envs}
+        self._verifying: dict[tuple[str, str], asyncio.Task[VerifyResult]] = {}
+
+    async def _bookkeeping(self, name: str, session_id: str, step: Callable[[], T]) -> T:
+        """A seed's or close's blocking step, on the environment's pool, never refused."""
+        result: T = await self.lanes[name].run(session_id, step, limited=False)
+        return result
 
     def env(self, name: str) -> Environment[Any]:
         """The environment called `name`, or NotFound."""
@@ -139,7 +160,7 @@ class ResourcesHost:
                 result = spec.fn(env, session.state, **kwargs)
             else:
                 call = functools.partial(spec.fn, env, session.state, **kwargs)
-                result = await self.executor.run(f"{name}/{session_id}", call)
+                result = await self.lanes[name].run(session_id, call)
         except (ToolError, CallRefused) as exc:
             return ToolResult(
                 output=f"Error: {exc}", error=ErrorDetail(kind=exc.kind, message=str(exc))
@@ -173,7 +194,7 @@ class ResourcesHost:
             )
         call = functools.partial(env.call_external, state, tool_name, arguments)
         try:
-            output = await self.executor.run(f"{name}/{session_id}", call)
+            output = await self.lanes[name].run(session_id, call)
         except (ToolError, CallRefused) as exc:
             return ToolResult(
                 output=f"Error: {exc}", error=ErrorDetail(kind=exc.kind, message=str(exc))
@@ -184,11 +205,51 @@ class ResourcesHost:
         self, name: str, request: VerifyRequest, key: str | None = None
     ) -> VerifyResult:
         """Judge a session's rollout; the session stays open (closing is separate)."""
+        verdict, _ = await self.verify_and_close(name, request, key, close=False)
+        return verdict
+
+    async def verify_and_close(
+        self, name: str, request: VerifyRequest, key: str | None, *, close: bool
+    ) -> tuple[VerifyResult, bool]:
+        """Judge a session's rollout and, when asked, close the session with its verdict;
+        the verdict and whether the session is closed now.
+
+        A verifier that blocks runs on the environment's pool, never refused. The same
+        verify sent again while the first still runs (a caller's retry after its attempt
+        timed out) waits for that one's verdict instead of judging twice; sent again after
+        the first closed the session, it gets the verdict the session closed with. Either
+        way the owner's retry is answered, never a 404 that would mask a judged rollout."""
         env = self.env(name)
-        session = self.registry(name).get(request.session_id, key)
-        if env.inline_verify:
-            return env.verify(session.state, session.task, request.response)
-        return await asyncio.to_thread(env.verify, session.state, session.task, request.response)
+        registry = self.registry(name)
+        kept = self.closed_verdicts[name]
+        if request.session_id not in registry.sessions:
+            earlier = kept.get(request.session_id, key, request.response)
+            if earlier is not None:
+                return earlier, True
+        session = registry.get(request.session_id, key)
+        slot = (name, request.session_id)
+        running = self._verifying.get(slot)
+        if running is not None and not running.done():
+            verdict = await asyncio.shield(running)
+        elif env.inline_verify:
+            verdict = env.verify(session.state, session.task, request.response)
+        else:
+            judge = functools.partial(env.verify, session.state, session.task, request.response)
+            lane = self.lanes[name]
+            work = asyncio.create_task(lane.run(session.session_id, judge, limited=False))
+            self._verifying[slot] = work
+            work.add_done_callback(functools.partial(self._forget_verify, slot))
+            verdict = await asyncio.shield(work)
+        if not close:
+            return verdict, False
+        if await registry.close(session.session_id, key):
+            kept.keep(session.session_id, session.key, request.response, verdict)
+            return verdict, True
+        return verdict, kept.get(session.session_id, key, request.response) is not None
+
+    def _forget_verify(self, slot: tuple[str, str], work: asyncio.Future[VerifyResult]) -> None:
+        if self._verifying.get(slot) is work:
+            del self._verifying[slot]
 
     @classmethod
     def in_own_folder(
@@ -218,7 +279,8 @@ class ResourcesHost:
                 await registry.close_all()
             for env in self.envs.values():
                 env.shutdown()
-            self.executor.shutdown()
+            for lane in self.lanes.values():
+                lane.shutdown()
             if self.own_root:
                 shutil.rmtree(self.root, ignore_errors=True)
 
@@ -333,9 +395,8 @@ def create_app(
     @fast_post(app, "/{env}/verify", response_model=VerifyResult)
     async def verify(env: str, body: VerifyRequest, request: Request) -> Response:
         key = request.headers.get("x-session-key")
-        result = await host.verify(env, body, key)
         asked = request.headers.get(CLOSE_HEADER) == "1"  # closed with its verdict, if open
-        closed = asked and await host.registry(env).close(body.session_id, key)
+        result, closed = await host.verify_and_close(env, body, key, close=asked)
         headers = {CLOSED_HEADER: "1"} if closed else None
         return Response(result.model_dump_json(), media_type="application/json", headers=headers)
 

@@ -72,6 +72,10 @@ class Environment(ABC, Generic[S]):
     #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
     #: never reach the policy; facts the policy is meant to discover are not secrets.
     secret_fields: ClassVar[tuple[str, ...]] = ()
+    #: task_data keys whose values decide what counts as right (default: `secret_fields`).
+    #: `validate` replays each task's reference on tasks whose truth differs: declare them
+    #: where two tasks with the same truth have different references (a length, a phrasing).
+    truth_fields: ClassVar[tuple[str, ...]] = ()
     #: the reward at or above which a rollout counts as a pass; default: the top of the range.
     pass_threshold: ClassVar[float | None] = None
     #: the least gap between the reference and the best negative, as a share of the range.
@@ -84,8 +88,14 @@ class Environment(ABC, Generic[S]):
     #: a claim check that does not recognise the reference's own success message.
     success_words: ClassVar[tuple[str, ...]] = ()
     #: a game of chance: random play can win, so `validate` does not require random tool
-    #: calls (or a flood of them) to fail, only to end scored.
+    #: calls (or a flood of them) to fail, only to end scored, and does not judge a fixed
+    #: sequence of moves replayed on another task (it may win there too).
     random_play_can_pass: ClassVar[bool] = False
+    #: rewards between the floor and a pass are meant (a share, a mean outcome, a judge's
+    #: score): `validate` then requires a negative to fail, not to score the floor, and does
+    #: not compare a claim's reward with an admission's. Left False, every negative must
+    #: score `reward_range[0]`: partial reward for a failure is a bug.
+    partial_credit: ClassVar[bool] = False
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]

@@ -1,16 +1,21 @@
-"""Blocking tool calls on a bounded pool, fair between sessions.
+"""Blocking work on a bounded pool, fair between sessions: one pool per environment.
 
-Tools that block (a sandboxed test run, a slow query) used to share asyncio's default thread
-pool with seeding and verifying: one session's flood of slow calls held every thread, and an
-honest session of any environment waited behind it, long enough for the agent to give up and
-mask the rollout. Here:
-- the pool is the tools' own (`workers` threads): seeding and verifying never wait behind it;
-- a session runs one call at a time, and sessions with work take turns (round robin), so a
+Tools that block (a sandboxed test run, a slow query), and the seeds, verifies and closes of
+environments whose state lives on disk or in a sandbox, used to share asyncio's default
+thread pool: one session's flood of slow calls held every thread, and an honest session of any
+environment waited behind it, long enough for the agent to give up and mask the rollout.
+Here, each environment has a pool of its own (`workers` threads), so one environment's slow
+work never holds another's, and within it:
+- a session runs one job at a time, and sessions with work take turns (round robin), so a
   flood from one session delays only that session;
-- a call that waits in its own session's queue longer than `max_wait_s`, or that has run for
-  `call_timeout_s`, is answered at once as a tool error (`CallRefused`): the policy's own
-  failure, scored, never an outage that masks the rollout. A call past its time keeps its
-  thread until it returns (a thread cannot be killed), and its session's later calls wait.
+- a tool call (`limited=True`) that waits in its own session's queue longer than
+  `max_wait_s`, that has run for `call_timeout_s`, or that could not end before its caller's
+  deadline (`proofgym.deadline`, less a margin for the answer to travel back), is answered at
+  once as a tool error (`CallRefused`): the policy's own failure, scored, never an outage that
+  masks the rollout. A call past its time keeps its thread until it returns (a thread cannot
+  be killed), and its session's later calls wait;
+- a seed, verify or close (`limited=False`) is never refused: it is the rollout's own
+  bookkeeping, and refusing it would turn the policy's slowness into a masked sample.
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+from proofgym import deadline
+
+#: what a call keeps back of its caller's deadline for the answer to travel back
+DEADLINE_MARGIN_S = 1.0
 
 
 class CallRefused(Exception):
@@ -37,6 +47,7 @@ class CallRefused(Exception):
 class _Job:
     fn: Callable[[], Any]
     future: asyncio.Future[Any]
+    max_wait_s: float | None
     queued_at: float = field(default_factory=time.monotonic)
 
 
@@ -49,38 +60,51 @@ class FairExecutor:
         max_wait_s: float = 30.0,
         call_timeout_s: float = 60.0,
         max_pending: int = 64,
+        name: str = "tool",
     ) -> None:
         self.workers = workers
         self.max_wait_s = max_wait_s
         self.call_timeout_s = call_timeout_s
         self.max_pending = max_pending
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="proofgym-tool")
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix=f"proofgym-{name}")
         self._queues: dict[str, collections.deque[_Job]] = {}
         self._ready: collections.deque[str] = collections.deque()  # sessions with work, in turn
         self._running: set[str] = set()
 
-    async def run(self, key: str, fn: Callable[[], Any]) -> Any:
-        """Run `fn` for the session `key`; its result, its exception, or CallRefused."""
+    async def run(self, key: str, fn: Callable[[], Any], *, limited: bool = True) -> Any:
+        """Run `fn` for the session `key`; its result, its exception, or (`limited`: a tool
+        call) CallRefused."""
         queue = self._queues.setdefault(key, collections.deque())
-        if len(queue) >= self.max_pending:
+        if limited and len(queue) >= self.max_pending:
             raise CallRefused(
                 f"{len(queue)} earlier calls of this session are still waiting; this one was "
                 "not run",
                 "too_many_waiting",
             )
-        job = _Job(fn, asyncio.get_running_loop().create_future())
+        wait = self.max_wait_s if limited else None
+        job = _Job(fn, asyncio.get_running_loop().create_future(), wait)
         queue.append(job)
         if key not in self._running and key not in self._ready:
             self._ready.append(key)
         self._dispatch()
-        try:
-            return await asyncio.wait_for(
-                asyncio.shield(job.future), self.max_wait_s + self.call_timeout_s
+        if not limited:
+            return await asyncio.shield(job.future)
+        left = deadline.remaining()
+        bound = self.max_wait_s + self.call_timeout_s
+        if left is not None and left - DEADLINE_MARGIN_S < bound:
+            bound = max(0.0, left - DEADLINE_MARGIN_S)
+            why = (
+                "the call could not finish before its caller's deadline and was answered "
+                "before it passed"
             )
+            kind = "caller_deadline"
+        else:
+            why, kind = f"the call did not finish within {self.call_timeout_s:g}s", "call_timeout"
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.future), bound)
         except TimeoutError:
-            raise CallRefused(
-                f"the call did not finish within {self.call_timeout_s:g}s", "call_timeout"
-            ) from None
+            job.future.cancel()  # still queued: it never runs; running: its result is dropped
+            raise CallRefused(why, kind) from None
 
     def _dispatch(self) -> None:
         loop = asyncio.get_running_loop()
@@ -93,7 +117,7 @@ class FairExecutor:
                 waited = time.monotonic() - candidate.queued_at
                 if candidate.future.done():
                     continue
-                if waited > self.max_wait_s:
+                if candidate.max_wait_s is not None and waited > candidate.max_wait_s:
                     candidate.future.set_exception(
                         CallRefused(
                             f"the call waited {waited:.0f}s behind this session's earlier "

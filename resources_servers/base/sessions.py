@@ -11,23 +11,37 @@ this class, so what it promises holds on all of them:
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import secrets
 import shutil
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from proofgym.errors import AtCapacity, BadRequest, Conflict, NotFound
 from proofgym.protocol import Task, check_id
 from resources_servers.base.environment import Environment
+
+T = TypeVar("T")
+#: how a registry runs a blocking step of one session (building or disposing of its state):
+#: (the session's id, the step) -> its result. The resources server gives each environment's
+#: registry its own fair pool (`FairExecutor`); alone, a registry uses a worker thread.
+RunBlocking = Callable[[str, Callable[[], Any]], Awaitable[Any]]
+
+
+async def in_a_thread(session_id: str, step: Callable[[], T]) -> T:
+    """Run `step` in asyncio's default worker threads (a registry used on its own)."""
+    return await asyncio.to_thread(step)
+
 
 # what a task whose data the environment cannot use raises from create_state: the caller's to
 # fix (400 invalid_task), not an outage to mask and retry
 TASK_FAULTS = (KeyError, ValueError, TypeError, IndexError, OverflowError, AttributeError)
 
 
-def _same(key: str, given: str | None) -> bool:
+def same_key(key: str, given: str | None) -> bool:
     """Whether `given` is `key`, in constant time, whatever characters either holds (a header
     of non-ASCII bytes is refused, never a TypeError)."""
     if given is None:
@@ -97,11 +111,19 @@ class SessionRegistry:
       seeded with one (`renew` extends it), are reaped by `reap`, and their workdir removed.
     """
 
-    def __init__(self, env: Environment[Any], root: Path, ttl_s: float, max_sessions: int) -> None:
+    def __init__(
+        self,
+        env: Environment[Any],
+        root: Path,
+        ttl_s: float,
+        max_sessions: int,
+        run_blocking: RunBlocking = in_a_thread,
+    ) -> None:
         self.env = env
         self.root = root
         self.ttl_s = ttl_s
         self.max_sessions = max_sessions
+        self.run_blocking = run_blocking
         self.sessions: dict[str, Session] = {}
 
     def __len__(self) -> int:
@@ -121,7 +143,7 @@ class SessionRegistry:
         if lease_s is not None:
             lease_s = min(lease_s, self.ttl_s)
         existing = self.sessions.get(session_id)
-        if existing is not None and not _same(existing.key, key):
+        if existing is not None and not same_key(existing.key, key):
             raise Conflict(f"session {session_id} already exists", kind="session_exists")
         if existing is not None:
             if existing.task_hash != task_hash:
@@ -159,9 +181,11 @@ class SessionRegistry:
         self.sessions[session_id] = session  # reserve before the first await
         try:
             if workdir is not None:
-                session.state = await asyncio.to_thread(self._create_in, workdir, task)
+                build = functools.partial(self._create_in, workdir, task)
+                session.state = await self.run_blocking(session_id, build)
             elif self._off_loop(session):
-                session.state = await asyncio.to_thread(self.env.create_state, task, None)
+                build = functools.partial(self.env.create_state, task, None)
+                session.state = await self.run_blocking(session_id, build)
             else:
                 session.state = self.env.create_state(task, None)
         except BaseException as exc:
@@ -189,7 +213,7 @@ class SessionRegistry:
         """The live, fully seeded session, touched; NotFound otherwise, also for a session asked
         for without its key (which must not tell that it exists)."""
         session = self.sessions.get(session_id)
-        if session is None or session.ready is not None or not _same(session.key, key):
+        if session is None or session.ready is not None or not same_key(session.key, key):
             shown = session_id[:128]
             raise NotFound(f"no session {shown!r} in {self.env.name}", kind="unknown_session")
         session.last_used = time.monotonic()
@@ -201,14 +225,14 @@ class SessionRegistry:
         session = self.sessions.get(session_id)
         if session is None:
             return False
-        if not force and not _same(session.key, key):
+        if not force and not same_key(session.key, key):
             return False
         if session.ready is not None:
             await session.ready.wait()
         if self.sessions.pop(session_id, None) is None:
             return False
         if self._off_loop(session):
-            await asyncio.to_thread(self._dispose, session)
+            await self.run_blocking(session_id, functools.partial(self._dispose, session))
         else:
             self._dispose(session)  # an in-memory state, as it was built: nothing to wait on
         return True
@@ -233,7 +257,7 @@ class SessionRegistry:
         unknown = []
         for session_id, key in sessions:
             session = self.sessions.get(session_id)
-            if session is None or not _same(session.key, key):
+            if session is None or not same_key(session.key, key):
                 unknown.append(session_id)
             else:
                 session.last_used = now

@@ -16,6 +16,7 @@ from proofgym.errors import describe_validation
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_MARK = "__proofgym_tool__"
 INLINE_MARK = "__proofgym_inline__"
+OBSERVES_MARK = "__proofgym_observes__"
 
 
 @overload
@@ -23,10 +24,12 @@ def tool(fn: F) -> F: ...
 
 
 @overload
-def tool(*, inline: bool = False) -> Callable[[F], F]: ...
+def tool(*, inline: bool = False, observes: bool = False) -> Callable[[F], F]: ...
 
 
-def tool(fn: F | None = None, *, inline: bool = False) -> F | Callable[[F], F]:
+def tool(
+    fn: F | None = None, *, inline: bool = False, observes: bool = False
+) -> F | Callable[[F], F]:
     """Mark an environment method `(self, state, **arguments)` as a tool the policy can call.
 
     The first line of the docstring is the tool's description; an `Args:` section describes
@@ -35,11 +38,17 @@ def tool(fn: F | None = None, *, inline: bool = False) -> F | Callable[[F], F]:
     A plain `def` tool runs in a worker thread, off the event loop. `@tool(inline=True)` runs
     it on the loop instead: only for work bounded to well under a millisecond (a small file
     read), where the thread hop costs more than the work (bench/RESULTS.md).
+
+    `observes=True` says the tool only shows the policy something: calling it changes nothing
+    the verifier reads (a listing, a search, a calculator). `validate` then lets an honest
+    trajectory leave it out; every other step of the reference must be needed (removed, the
+    reference must lose its reward).
     """
 
     def mark(f: F) -> F:
         setattr(f, TOOL_MARK, True)
         setattr(f, INLINE_MARK, inline)
+        setattr(f, OBSERVES_MARK, observes)
         return f
 
     return mark(fn) if fn is not None else mark
@@ -84,6 +93,8 @@ class ToolSpec:
     fn: Callable[..., Any]
     is_async: bool
     inline: bool = False
+    #: only shows the policy something; the verifier reads nothing it changes (see `tool`)
+    observes: bool = False
 
     @functools.cached_property
     def schema(self) -> dict[str, Any]:
@@ -135,6 +146,7 @@ def build_spec(fn: Callable[..., Any]) -> ToolSpec:
         fn,
         inspect.iscoroutinefunction(fn),
         bool(getattr(fn, INLINE_MARK, False)),
+        bool(getattr(fn, OBSERVES_MARK, False)),
     )
 
 

@@ -133,13 +133,13 @@ class CodeEnv(Environment[Workspace]):
             "with a short summary when done."
         )
 
-    @tool(inline=True)
+    @tool(observes=True, inline=True)
     def list_files(self, state: Workspace) -> str:
         """List the files of the workspace."""
         root = state.real_root
         return "\n".join(str(p.relative_to(root)) for p in sorted(root.rglob("*")) if p.is_file())
 
-    @tool(inline=True)
+    @tool(observes=True, inline=True)
     def read_file(self, state: Workspace, path: str) -> str:
         """Read a file of the workspace.
 
@@ -168,7 +168,7 @@ class CodeEnv(Environment[Workspace]):
         target.write_text(content)
         return f"wrote {len(content.encode())} bytes to {path}"
 
-    @tool
+    @tool(observes=True)
     def run_tests(self, state: Workspace) -> str:
         """Run the example tests against solution.py and report each result."""
         task_tests = json.loads((state.real_root / TESTS).read_text())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import queue
 import select
@@ -37,14 +38,18 @@ from proofgym.errors import SandboxUnavailable
 from proofgym.jsonlimits import JSONTooDeep, loads_limited
 from resources_servers.base.scratch import private_dir
 from resources_servers.code import bwrap
+from resources_servers.code.cgroups import CgroupSupport, RunCgroup
 from resources_servers.code.watch import TreeWatch, claim_uid_base
 
+log = logging.getLogger("proofgym.code")
 SandboxMode = Literal["bwrap", "unsafe-no-isolation"]
 Status = Literal["ok", "timeout", "crashed", "import_error", "protocol_error"]
 NOBODY = 65534
 WATCH_EVERY_S = 0.05  # how often a run's process tree is measured
 # the harness, bwrap and the interpreter before the submission: not the submission's to spend
 WATCH_SLACK_MB = 64
+#: processes and threads of bwrap, the namespace's init and the harness, beyond the run's own
+PIDS_SLACK = 8
 MAX_CHANNEL_BYTES = 16 * 1024 * 1024
 
 
@@ -73,6 +78,7 @@ class Sandbox:
         slots: int = 16,
         uid_base: int | None = None,
         program: str | None = None,
+        cgroups: CgroupSupport | None = None,
     ) -> None:
         self.limits = {
             "cpu_s": cpu_s,
@@ -96,6 +102,11 @@ class Sandbox:
         self.root = private_dir("sandbox")  # 0700, the server's own
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, True)
         self.program = program or bwrap.bwrap_path()
+        # the kernel's accounting of each run, where the host offers it (cgroups.py)
+        self.cgroups = cgroups or CgroupSupport.detect()
+        if not self.cgroups.usable:
+            log.warning("code sandbox: %s", self.cgroups.describe())
+        self.cgroups.sweep_stale()  # groups of servers killed mid-run
         self._mounts = bwrap.mount_args() if mode == "bwrap" else []
         # The probe is a real sandboxed run (0.1-0.4 s): it runs beside the rest of the
         # server's start, and whatever needs its answer waits for it (`problem`).
@@ -124,10 +135,11 @@ class Sandbox:
         """One line for /info and `proofgym envs`: the mode and what it means."""
         if self.problem:
             return f"unavailable: {self.problem}"
+        limits = self.cgroups.describe()
         if self.requested == "unsafe-no-isolation":
-            return "unsafe-no-isolation: resource limits only; submissions can read the host"
+            return f"unsafe-no-isolation: submissions can read the host; {limits}"
         how = "a uid of its own per run" if self.privileged else "a user namespace"
-        return f"bwrap: no network, no host files, fresh /proc, {how}"
+        return f"bwrap: no network, no host files, fresh /proc and IPC, {how}; {limits}"
 
     def _probe(self) -> str | None:
         """Why bwrap cannot run submissions here, or None when a real run works."""
@@ -160,15 +172,28 @@ class Sandbox:
     ) -> SandboxResult:
         uid = self._uids.get()
         scratch = Path(tempfile.mkdtemp(dir=self.root))
+        group = None
         try:
+            if self.cgroups.usable:  # the run's own cgroup: the kernel counts all of it
+                memory = (self.limits["memory_mb"] + WATCH_SLACK_MB) * 1024 * 1024
+                group = RunCgroup(self.cgroups, memory, self.limits["nproc"] + PIDS_SLACK)
             spec = json.dumps({"function": function, "cases": cases}).encode()
-            return self._launch(scratch, uid, source, spec, wall_s or self.wall_s)
+            return self._launch(scratch, uid, source, spec, wall_s or self.wall_s, group)
         finally:
+            if group is not None:
+                group.kill()  # whatever of the run is left, wherever it went
+                group.remove()
             shutil.rmtree(scratch, ignore_errors=True)
             self._uids.put(uid)
 
     def _launch(
-        self, scratch: Path, uid: int, source: str, spec: bytes, wall_s: float
+        self,
+        scratch: Path,
+        uid: int,
+        source: str,
+        spec: bytes,
+        wall_s: float,
+        group: RunCgroup | None,
     ) -> SandboxResult:
         cfg: dict[str, Any] = {**self.limits}
         stdin = _memfile("cases", spec)
@@ -192,6 +217,8 @@ class Sandbox:
             (scratch / "solution.py").write_bytes(source.encode(errors="surrogatepass"))
             cfg["solution"] = str(scratch / "solution.py")
             argv = [bwrap.executable(), "-I", "-S", "-B", str(bwrap.HARNESS), json.dumps(cfg)]
+        if group is not None:
+            argv = group.wrap(argv)
         err_path = scratch / ".stderr"
         try:
             with open(err_path, "wb") as err:
@@ -218,6 +245,7 @@ class Sandbox:
             memory_mb=self.limits["memory_mb"] + WATCH_SLACK_MB,
             cpu_s=self.limits["cpu_s"],
             tasks=self.limits["nproc"],
+            group=group,
         )
         try:
             raw = _read_until_eof(read_end, deadline, watch)
@@ -230,6 +258,13 @@ class Sandbox:
         finally:
             os.close(read_end)
             _kill(proc)
+        if group is not None and group.memory_killed():
+            limit = self.limits["memory_mb"] + WATCH_SLACK_MB
+            why = f"over its {limit} MB memory limit (all its memory together, the kernel's count)"
+            return SandboxResult("crashed", detail=f"killed: {why}")
+        over = watch.over()  # CPU its reaped children spent since the last look counts too
+        if over is not None and group is not None:
+            return SandboxResult("crashed", detail=f"killed: {over}")
         stderr = err_path.read_bytes()[-2000:].decode(errors="replace")
         if raw is None:
             return SandboxResult("timeout", detail=f"killed after {wall_s:g}s")

@@ -18,6 +18,10 @@ import fcntl
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from resources_servers.code.cgroups import RunCgroup
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -74,13 +78,24 @@ def _cpu_and_tasks(pid: int) -> tuple[float, int]:
 
 
 class TreeWatch:
-    """The processes of one run, measured together against the run's limits."""
+    """The processes of one run, measured together against the run's limits. With the run's
+    cgroup (`group`), its CPU time is the kernel's count for the whole run: children that
+    lived shorter than one look and were reaped count too."""
 
-    def __init__(self, root: int, *, memory_mb: int, cpu_s: float, tasks: int) -> None:
+    def __init__(
+        self,
+        root: int,
+        *,
+        memory_mb: int,
+        cpu_s: float,
+        tasks: int,
+        group: RunCgroup | None = None,
+    ) -> None:
         self.root = root
         self.memory = memory_mb * 1024 * 1024
         self.cpu_s = cpu_s
         self.tasks = tasks
+        self.group = group
         self.peak_memory = 0
 
     def over(self) -> str | None:
@@ -91,6 +106,8 @@ class TreeWatch:
         for p in pids:
             c, t = _cpu_and_tasks(p)
             cpu, tasks = cpu + c, tasks + t
+        if self.group is not None:
+            cpu = max(cpu, self.group.cpu_seconds())
         self.peak_memory = max(self.peak_memory, memory)
         if memory > self.memory:
             return (

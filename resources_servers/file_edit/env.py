@@ -83,12 +83,12 @@ class FileEditEnv(Environment[Workspace]):
             "summary of what you changed."
         )
 
-    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
+    @tool(observes=True, inline=True)  # small files: bounded work, cheaper than a thread hop
     def list_files(self, state: Workspace) -> str:
         """List every file in the workspace, one relative path per line."""
         return "\n".join(state.snapshot()) or "(no files)"
 
-    @tool(inline=True)  # small files: bounded work, cheaper than a thread hop
+    @tool(observes=True, inline=True)  # small files: bounded work, cheaper than a thread hop
     def read_file(self, state: Workspace, path: str) -> str:
         """Read a text file of the workspace.
 

@@ -30,6 +30,7 @@ class GameEnv(Environment[Game]):
     task_data_model = GameTask
     description = "Blackjack (hit or stand) from a seeded shoe; reward is the mean outcome."
     reward_range = (-1.0, 1.5)
+    partial_credit = True  # the mean outcome of the hands
     pass_threshold = 0.2
     random_play_can_pass = True  # a lucky run of random moves wins real hands
     secret_fields = ("seed",)  # the seed is the whole deal: a policy that knew it could peek
@@ -45,7 +46,7 @@ class GameEnv(Environment[Game]):
             "table. The dealer stands on 17. Play every hand, then say how it went."
         )
 
-    @tool(inline=True)
+    @tool(observes=True, inline=True)
     def look(self, state: Game) -> str:
         """Show the table: your cards, the dealer's face-up card, the outcomes so far."""
         return state.describe()

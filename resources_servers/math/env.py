@@ -9,9 +9,9 @@ from openai.types.responses import Response
 from proofgym.protocol import Control, Task, VerifyResult
 from proofgym.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
-from resources_servers.math.calculator import CalculatorError, evaluate
 from resources_servers.math.task import MathTask
 from resources_servers.verifiers.answers import length_guard, numeric_answer_check
+from resources_servers.verifiers.arithmetic import CalculatorError, evaluate
 from resources_servers.verifiers.compose import all_or_nothing
 
 MAX_ANSWER_CHARS = 3000
@@ -41,7 +41,7 @@ class MathEnv(Environment[MathState]):
             "Solve the problem. You may use the calculator. End with one line 'Answer: <number>'."
         )
 
-    @tool(inline=True)  # bounded: short expressions, capped exponents
+    @tool(observes=True, inline=True)  # bounded: short expressions, capped exponents
     def calculator(self, state: MathState, expression: str) -> str:
         """Evaluate an arithmetic expression.
 

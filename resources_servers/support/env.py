@@ -38,6 +38,7 @@ from resources_servers.verifiers.judge_offline import (
     is_prose,
     key_terms,
 )
+from resources_servers.verifiers.statements import figures_check
 from resources_servers.verifiers.trajectory import calls
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ class SupportEnv(Environment[SupportState]):
     )
     task_data_model = SupportTask
     reward_range = (0.0, 1.0)
+    partial_credit = True  # a judge's weighted score
     pass_threshold = 0.75
 
     def __init__(self, judge: Judge | None = None) -> None:
@@ -144,7 +146,7 @@ class SupportEnv(Environment[SupportState]):
             "message. Only state what the article says."
         )
 
-    @tool(inline=True)
+    @tool(observes=True, inline=True)
     def search_articles(self, state: SupportState, query: str) -> str:
         """Search the help-centre articles.
 
@@ -196,6 +198,8 @@ class SupportEnv(Environment[SupportState]):
                 passed=is_prose(answer),
                 detail="" if is_prose(answer) else "a list of keywords, not an answer",
             ),
+            # the figures an answer may state: the article's, and the customer's own
+            figures_check(answer, f"{ARTICLES[question.article_id].body}\n{question.text}"),
         ]
         return judged(gates, self.judge, question.text, question.reference, answer)
 

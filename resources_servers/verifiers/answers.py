@@ -6,6 +6,7 @@ import math
 import re
 
 from proofgym.protocol import Check
+from resources_servers.verifiers.statements import denied_numbers, equated_values, retraction
 
 # An answer statement starts its line ("Answer: 42", "**Final answer:** 42", "So the answer is:
 # 42"): "answer:" in the middle of a reasoning line ("to find the answer: multiply") is not one.
@@ -16,7 +17,9 @@ _ANSWER_LINE = re.compile(
 # A number an answer may state: ASCII digits, plain (12345) or grouped by commas in threes
 # (12,345), an optional fraction (.5, 0.5) and exponent (1e5), an optional sign (- or +, or
 # U+2212 MINUS SIGN), `$` before and `%` after.
-_ANSWER_INLINE = re.compile(r"(?i)\banswer(?:\s+is)?\s*[:=]\s*([^\n]+?)\s*$", re.M)
+# Inline, only a statement ("my answer: 41"); `answer = ...` mid-line is reasoning (an equation
+# about the answer, "so the answer = 12 * 3"), not a statement of it.
+_ANSWER_INLINE = re.compile(r"(?i)\banswer(?:\s+is)?\s*:\s*([^\n]+?)\s*$", re.M)
 _STRICT_NUMBER = re.compile(
     r"(?P<sign>[-+\u2212])?\$?(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?"
     r"(?P<frac>\.[0-9]+)?(?P<exp>[eE][-+]?[0-9]+)?%?"
@@ -25,8 +28,8 @@ _SEPARATORS = re.compile(r"[\s=:;()\[\]{}<>]+")
 _DIGIT = re.compile(r"\d")
 
 
-def _boxed(text: str) -> list[str]:
-    """Contents of every \\boxed{...}, braces balanced."""
+def _boxed_spans(text: str) -> list[tuple[str, int]]:
+    """Contents of every \\boxed{...}, braces balanced, with where each box ends."""
     out = []
     for m in re.finditer(r"\\boxed\s*\{", text):
         depth, i = 1, m.end()
@@ -34,7 +37,7 @@ def _boxed(text: str) -> list[str]:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
         if depth == 0:
-            out.append(text[m.end() : i - 1].strip())
+            out.append((text[m.end() : i - 1].strip(), i))
     return out
 
 
@@ -44,18 +47,46 @@ def _stated_value(answer: str) -> str:
     return answer.rsplit("=", 1)[-1].strip() if "=" in answer else answer
 
 
-def extract_answers(text: str) -> list[str]:
-    """Every explicit final answer in `text`, as a person reads it: `\\boxed{}` contents, then
-    lines that start with `Answer:` (or `Final answer:`, `So the answer is:`), each taken after
-    its last `=`."""
-    found = _boxed(text) + [m.group(1) for m in _ANSWER_LINE.finditer(text)]
+def answer_statements(text: str) -> list[tuple[str, int]]:
+    """Every explicit final answer statement in `text`, whole, with where it ends: `\\boxed{}`
+    contents, lines that start with `Answer:` (or `Final answer:`, `So the answer is:`), and
+    `answer: N` inside a line when it states one number."""
+    found = [(b, e) for b, e in _boxed_spans(text)]
+    found += [(m.group(1), m.end(1)) for m in _ANSWER_LINE.finditer(text)]
     # "answer: N" inside a line is reasoning ("to find the answer: multiply 7 by 12") unless
     # it states one number: then it is an answer too, so a hedge cannot hide mid-line
     starts = {m.start(1) for m in _ANSWER_LINE.finditer(text)}
     for m in _ANSWER_INLINE.finditer(text):
         if m.start(1) not in starts and parse_number(_stated_value(m.group(1))) is not None:
-            found.append(m.group(1))
-    return [_stated_value(a) for a in found]
+            found.append((m.group(1), m.end(1)))
+    return found
+
+
+def extract_answers(text: str) -> list[str]:
+    """Every explicit final answer in `text`, as a person reads it (`answer_statements`),
+    each taken after its last `=`."""
+    return [_stated_value(a) for a, _ in answer_statements(text)]
+
+
+def statement_problem(text: str) -> str | None:
+    """Why the answer statements of `text` do not state their value, or None: a value
+    denied ("not 333"), a side set equal to another value ("340 = 333"), or the answer taken
+    back after it was given ("Answer: 333. Wait, that is wrong.")."""
+    statements = answer_statements(text)
+    for statement, _ in statements:
+        denied = denied_numbers(statement)
+        if denied:
+            return f"the answer denies the value it names: {statement[:80]!r}"
+        contradiction = equated_values(statement)
+        if contradiction:
+            left, right = contradiction[0]
+            return f"the answer sets {left} equal to {right}: {statement[:80]!r}"
+    if statements:
+        last_end = max(end for _, end in statements)
+        took_back = retraction(text[last_end:])
+        if took_back:
+            return f"the answer is taken back after it was given ({took_back!r})"
+    return None
 
 
 def parse_number(text: str) -> float | None:
@@ -104,6 +135,9 @@ def numeric_answer_check(
     answers = extract_answers(text)
     if not answers:
         return Check(name=name, passed=False, detail="no final answer (\\boxed{} or Answer:)")
+    problem = statement_problem(text)
+    if problem is not None:
+        return Check(name=name, passed=False, detail=problem)
     values = [parse_number(a) for a in answers]
     if any(v is None for v in values):
         return Check(
@@ -130,6 +164,9 @@ def exact_answer_check(text: str, truth: str, name: str = "answer_correct") -> C
     answers = extract_answers(text)
     if not answers:
         return Check(name=name, passed=False, detail="no final answer")
+    problem = statement_problem(text)
+    if problem is not None:
+        return Check(name=name, passed=False, detail=problem)
     ok = all(normalize_text(a) == normalize_text(truth) for a in answers)
     return Check(name=name, passed=ok, detail="" if ok else f"answered {answers[:3]}")
 

@@ -85,7 +85,7 @@ class WorkflowEnv(Environment[Office]):
             "send_message. End with a short summary of what you did."
         )
 
-    @tool
+    @tool(observes=True)
     def find_customer(self, state: Office, email: str) -> str:
         """Find a customer by email.
 
@@ -99,7 +99,7 @@ class WorkflowEnv(Environment[Office]):
             state.audit("find", rows[0]["id"])
             return json.dumps({"customer_id": rows[0]["id"], "name": rows[0]["name"]})
 
-    @tool
+    @tool(observes=True)
     def get_customer(self, state: Office, customer_id: int) -> str:
         """Show a customer's name, email and address.
 
@@ -125,7 +125,7 @@ class WorkflowEnv(Environment[Office]):
             state.audit("verify", customer_id)
             return f"identity of customer {customer_id} verified"
 
-    @tool
+    @tool(observes=True)
     def list_orders(self, state: Office, customer_id: int) -> str:
         """List a customer's orders.
 
@@ -139,7 +139,7 @@ class WorkflowEnv(Environment[Office]):
             )
             return json.dumps(rows)
 
-    @tool
+    @tool(observes=True)
     def get_order(self, state: Office, order_id: int) -> str:
         """Show one order.
 

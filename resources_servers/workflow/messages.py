@@ -44,7 +44,7 @@ _NEGATION = re.compile(
     r"\b(not|no|never|nothing|none|nope|cannot|can ?not|unable|ineligible|impossible|"
     r"unfortunately|sadly|afraid|failed|fail|den(?:y|ied|ial)|declin\w*|reject\w*|refus\w*|"
     r"did ?n't|does ?n't|won't|wasn't|isn't|aren't|couldn't|can't|didn't|doesn't|"
-    r"no longer|outside (?:the|our)\b|nicht|kein\w*|leider|abgelehnt|ne|n'|pas|jamais|"
+    r"no longer|outside (?:the|our)\b|against|nicht|kein\w*|leider|abgelehnt|ne|n'|pas|jamais|"
     r"aucun\w*|malheureusement|lamentablemente|denegad\w*|rechazad\w*|non)\b|n't\b|\bn'",
     re.IGNORECASE,
 )
@@ -56,6 +56,17 @@ _REFUND = re.compile(
     re.IGNORECASE,
 )
 _APPROVED = re.compile(r"\b(approved|granted|accepted|processed|issued|went through)\b", re.I)
+# a refusal worded as what the shop does instead ("the decision is to keep the payment")
+_KEPT_PAYMENT = re.compile(
+    r"\bkeep(?:s|ing)?\s+(?:the|your|this|that)?\s*(?:payment|money|charge|amount|funds)\b", re.I
+)
+# nothing changed, said of everything at once ("everything remains as before"; "everything
+# else" speaks of what was not asked, and is no such statement)
+_ALL_UNCHANGED = re.compile(
+    r"\b(?:everything|all|nothing)\b(?!\s+else)(?:\s+\w+){0,3}?\s+"
+    r"(?:stays?|remains?|is\s+(?:still\s+)?(?:the\s+same|unchanged)|(?:has\s+)?changed)\b",
+    re.I,
+)
 _ADDRESS = re.compile(r"address\w*|adresse|direcci[oó]n|anschrift|indirizzo", re.I)
 _CHANGED = re.compile(
     r"\b(updated?|changed?|moved|saved|corrected|new|now|ship to|actualizad\w*|cambiad\w*|"
@@ -70,6 +81,8 @@ _ORDER_NUMBER = re.compile(r"\border\s*#?\s*(\d+)\b", re.I)
 
 def _clause_statement(clause: str) -> Statement | None:
     negated = bool(_NEGATION.search(clause))
+    if _KEPT_PAYMENT.search(clause):
+        return "granted" if negated else "denied"
     if _REFUND.search(clause):
         return "denied" if negated else "granted"
     if _ADDRESS.search(clause):
@@ -80,6 +93,9 @@ def _clause_statement(clause: str) -> Statement | None:
         return "address_unchanged" if _UNCHANGED.search(clause) else None
     if _APPROVED.search(clause) or re.search(r"\b(declined|rejected|denied)\b", clause, re.I):
         return "denied" if negated else "granted"
+    if _ALL_UNCHANGED.search(clause):
+        # "nothing has changed" is unchanged; "everything remains" is unchanged too
+        return "address_unchanged"
     return None
 
 

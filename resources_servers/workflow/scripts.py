@@ -121,12 +121,13 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
         told = deny_text(me, order)
         done = say(f"I could not refund order {order}: it is not eligible. I told the customer.")
         out += [
-            Control(name="reference", expect="pass", script=[find, verify, listing, told, done]),
+            # no change, so no verify: every step of the reference is one the reward needs
+            Control(name="reference", expect="pass", script=[find, listing, told, done]),
             Control(
                 name="alternative",
                 expect="pass",
-                description="no change, so no verify",
-                script=[find, call("get_order", order_id=order), told, done],
+                description="verifies the customer though nothing changes",
+                script=[find, verify, call("get_order", order_id=order), told, done],
             ),
             Control(
                 name="violation_refund_anyway",

@@ -1,0 +1,237 @@
+"""The answer slot: what a policy writes where the answer goes, short of the answer.
+
+Built from the reference's own answer (its final message, or, where the final message does
+not decide the reward, the last tool call's arguments that carry a value of the task), each
+variant keeps the reference's actions and changes only the answer so that it no longer states
+the truth:
+- `near_miss`: the number moved a little (by one, by 5%) or its sign flipped;
+- `denied`: the answer denied ("not 333");
+- `retracted`: the answer, then taken back;
+- `self_contradicting`: a wrong value set equal to the right one ("340 = 333");
+- `last_number_trap`: a wrong answer, the right number last in a remark;
+- `number_spray`: the right number among its neighbours.
+Each must fail. No false alarm from a perturbation that left the truth as it was: a variant
+is judged only where the answer decides the reward. The final message is the answer when the
+reference's actions with an empty message fail, and with another task's answer (or the
+number moved far off) fail too; a claim of success that any text passes is not an answer
+(the state is what the verifier reads there). Its number is the answer when the number moved
+far off fails. A tool argument is the answer when that far-off move fails too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from proofgym.protocol import Task
+from proofgym_stack.validation.answers import final_text, with_final
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.runner import _Validator
+
+# a number as answers write it: an optional sign, digits (grouped or not), a fraction
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def _numbers(text: str) -> list[re.Match[str]]:
+    return list(_NUMBER.finditer(text))
+
+
+def _value(token: str) -> float:
+    return float(token.replace(",", ""))
+
+
+def _shown(value: float, like: str) -> str:
+    if "." not in like and value == int(value):
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def _moved(token: str, by: str) -> str:
+    value = _value(token)
+    if by == "far":
+        return _shown(value * 3 + 17, token)
+    if by == "sign":
+        return _shown(-value, token) if value else "-1"
+    moved = value + 1 if by == "one" else value * 1.05 if value else 1.0
+    if by != "one" and "." not in token:
+        moved = round(moved) if round(moved) != value else value + 1
+    return _shown(moved, token)
+
+
+def _at_last_number(text: str, change: Callable[[str], str]) -> str | None:
+    """`text` with its last number replaced by `change(number)`; None without a number."""
+    found = _numbers(text)
+    if not found:
+        return None
+    m = found[-1]
+    return text[: m.start()] + change(m.group()) + text[m.end() :]
+
+
+def text_variants(right: str, number_decides: bool) -> dict[str, str]:
+    """The answer-slot variants of a final message `right`, by name (see the module): the
+    number variants only where `number_decides`."""
+    out: dict[str, str] = {
+        "retracted": f"{right}\n\nWait, that is wrong. Scratch that: I do not know the answer."
+    }
+    denied = _at_last_number(right, lambda n: f"not {n}") if number_decides else None
+    out["denied"] = denied or f"It is not this: {right}"
+    found = _numbers(right)
+    if not number_decides or not found:
+        return out
+    for by in ("one", "five_percent", "sign"):
+        moved = _at_last_number(right, lambda n, by=by: _moved(n, by))  # type: ignore[misc]
+        if moved is not None and moved != right:
+            out[f"near_miss#{by}"] = moved
+    contradiction = _at_last_number(right, lambda n: f"{_moved(n, 'five_percent')} = {n}")
+    if contradiction is not None:
+        out["self_contradicting"] = contradiction
+    trap = _at_last_number(right, lambda n: _moved(n, "one"))
+    if trap is not None:
+        out["last_number_trap"] = f"{trap}\n(An earlier draft said {found[-1].group()}.)"
+    spray = _at_last_number(
+        right, lambda n: " ".join(_shown(_value(n) + d, n) for d in (-2, -1, 0, 1, 2))
+    )
+    if spray is not None:
+        out["number_spray"] = spray
+    return out
+
+
+def _task_numbers(data: Any) -> set[float]:
+    """Every number in task data (numbers, and numbers written in its strings)."""
+    found: set[float] = set()
+    if isinstance(data, dict):
+        for v in data.values():
+            found |= _task_numbers(v)
+    elif isinstance(data, list):
+        for v in data:
+            found |= _task_numbers(v)
+    elif isinstance(data, bool):
+        pass
+    elif isinstance(data, int | float):
+        found.add(float(data))
+    elif isinstance(data, str) and len(data) < 200:
+        found |= {_value(m.group()) for m in _numbers(data)}
+    return found
+
+
+def argument_variants(script: Script, task: Task, by: str = "one") -> dict[str, Script]:
+    """Where the answer is a tool argument: the reference's last call with each argument that
+    carries a number of the task moved (`by` one, or far off), by name."""
+    calls = script_calls(script)
+    if not calls:
+        return {}
+    t, i, item = calls[-1]
+    args = call_arguments(item)
+    truths = _task_numbers(task.task_data)
+    out: dict[str, Script] = {}
+    for key, value in args.items():
+        new: Any = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if float(value) in truths:
+                moved = float(_moved(str(value), by))
+                new = int(moved) if isinstance(value, int) and moved == int(moved) else moved
+        elif (
+            isinstance(value, str)
+            and len(value) < 200
+            and any(_value(m.group()) in truths for m in _numbers(value))
+        ):
+            new = _at_last_number(value, lambda n: _moved(n, by))
+        if new is not None and new != value:
+            turns = [list(turn) for turn in script]
+            turns[t][i] = {**item, "arguments": {**args, key: new}}
+            out[f"near_miss#{by}@{item.get('name')}.{key}"] = turns
+    return out
+
+
+async def _fails(v: _Validator, task: Task, script: Script, label: str) -> bool:
+    result = await v.run(task, script, f"probe: {label}")
+    return not v.passes(result) and not result.mask_sample
+
+
+async def variants_of(
+    v: _Validator, task: Task, script: Script, others: list[str]
+) -> dict[str, Script]:
+    """The answer-slot variants that apply to `task` (see the module for when)."""
+    right = final_text(script)
+    if right and right.strip() and await _fails(v, task, with_final(script, ""), "silent"):
+        far = _at_last_number(right, lambda n: _moved(n, "far"))
+        number_decides = far is not None and await _fails(
+            v, task, with_final(script, far), "the number far off"
+        )
+        carries = number_decides
+        for other in [o for o in others if o and o != right][:2]:
+            if not carries:
+                carries = await _fails(v, task, with_final(script, other), "another's answer")
+        if carries:
+            return {
+                k: with_final(script, t) for k, t in text_variants(right, number_decides).items()
+            }
+        return {}
+    out = {}
+    for name, far_script in argument_variants(script, task, "far").items():
+        if await _fails(v, task, far_script, "an argument far off"):
+            where = name.split("@", 1)[1]
+            near = argument_variants(script, task, "one")
+            out.update({k: s for k, s in near.items() if k.endswith("@" + where)})
+    return out
+
+
+async def check_answer_slot(v: _Validator) -> None:
+    """Run every answer-slot variant of each sampled task's reference; each must fail."""
+    found: dict[str, list[str]] = {}
+    applied: dict[str, int] = {}
+    refs = {}
+    for task in v.tasks:
+        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        if control is not None:
+            refs[task.task_id] = control.script
+    answers = {tid: final_text(s) or "" for tid, s in refs.items()}
+    for task in v.tasks:
+        script = refs.get(task.task_id)
+        if script is None:
+            continue
+        others = [a for tid, a in answers.items() if tid != task.task_id]
+        for variant, attack in (await variants_of(v, task, script, others)).items():
+            kind = variant.split("#")[0].split("@")[0]
+            applied[kind] = applied.get(kind, 0) + 1
+            result = await v.run(task, attack, f"answer slot {variant}")
+            if v.passes(result) or result.mask_sample:
+                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                said = final_text(attack) or variant
+                found.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
+    for kind in KINDS:
+        name = f"answer_slot:{kind}"
+        if not applied.get(kind):
+            v.not_applicable(name, NOT_APPLICABLE[kind])
+            continue
+        problems = found.get(kind, [])
+        v.verdict(
+            name,
+            not problems,
+            "passed: " + "; ".join(problems[:3])
+            if problems
+            else f"{applied[kind]} variants failed as they must",
+        )
+
+
+KINDS = (
+    "near_miss",
+    "denied",
+    "retracted",
+    "self_contradicting",
+    "last_number_trap",
+    "number_spray",
+)
+_NO_NUMBER = "no number of the reference's answer decides the reward"
+_NO_ANSWER = "the final message is no answer: the reward does not depend on what it states"
+NOT_APPLICABLE = {
+    "near_miss": _NO_NUMBER,
+    "denied": _NO_ANSWER,
+    "retracted": _NO_ANSWER,
+    "self_contradicting": _NO_NUMBER,
+    "last_number_trap": _NO_NUMBER,
+    "number_spray": _NO_NUMBER,
+}

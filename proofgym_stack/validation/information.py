@@ -1,0 +1,221 @@
+"""Information flow: a value that decides the reward must not be readable without doing the
+task, in any encoding, by any argument.
+
+Where the leakage check searches outputs for a declared secret as it is written, this one
+needs no declaration and no encoding: it perturbs the task and watches what changes.
+For each sampled task, each scalar value of its `task_data` that decides the reward (the
+reference replayed on the task with that value moved loses its reward: the answer the
+verifier compares against, declared secret or not) is moved, and every tool is called off
+the honest path, on the task and on its moved twin, with ordinary arguments (the reference's
+own values under the same names, values from the prompt) and a dictionary of words a policy
+tries (`answer`, `hint`, `debug`, `*`, boundary numbers). A call whose answer differs between
+the two reveals the value, whatever form it takes (verbatim, another number form, base64, a
+hash). What the policy may see is not judged: a value the prompt, the instructions or a
+passing control's tool outputs show (the honest path shows it), calls a passing control makes,
+and calls whose answer differs between two runs of the same task (a clock, a random id).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from proofgym.protocol import Task
+from proofgym_stack.validation.answers import final_text
+from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.steps import ordinary_arguments, reference_script
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.runner import _Validator
+
+MAX_TASKS = 2
+MAX_VALUES = 6
+CALLS_PER_PROBE = 10
+WORDS = ("answer", "hint", "solution", "debug", "expected", "secret", "all", "*", "", "help")
+NUMBERS = (0, -1, 1, 999_999_999)
+
+Path = tuple[str | int, ...]
+
+
+def _leaves(value: Any, prefix: Path = ()) -> list[tuple[Path, Any]]:
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, (*prefix, k))]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value) for leaf in _leaves(v, (*prefix, i))]
+    return [(prefix, value)]
+
+
+def _moved(value: Any) -> Any:
+    """Another value of the same kind: the truth changed."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value * 2 + 7
+    if isinstance(value, float):
+        return value * 2 + 7.5
+    if isinstance(value, str):
+        return (value[::-1] + "x") if value else "x"
+    return None
+
+
+def _set(data: Any, path: Path, new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(data, dict):
+        return {**data, head: _set(data[head], rest, new)}
+    copy = list(data)
+    copy[head] = _set(data[head], rest, new)  # type: ignore[index]
+    return copy
+
+
+def _said(script: Script) -> str:
+    """Everything the reference writes: its arguments and its final message."""
+    parts = [
+        json.dumps(call_arguments(item), sort_keys=True) for _, _, item in script_calls(script)
+    ]
+    return "\n".join([*parts, final_text(script) or ""])
+
+
+def shown(value: Any, text: str) -> bool:
+    """Whether `text` shows `value` as a word of its own."""
+    word = str(value)
+    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+def honest_view(v: _Validator, task: Task) -> str:
+    """What the policy sees on the honest path: the prompt, the instructions, and every tool
+    output of the task's passing controls."""
+    parts = [prompt_text(task), v.env.instructions(task) or ""]
+    for control in v.controls.get(task.task_id, []):
+        result = v.solo.get((task.task_id, control.name))
+        if control.expect == "pass" and result is not None:
+            parts += tool_outputs(result)
+    return "\n".join(parts)
+
+
+def candidate_values(
+    task: Task, script: Script, fields: tuple[str, ...], visible: str = ""
+) -> list[Path]:
+    """The values to move that the honest path does not show (`visible`), first those the
+    reference produces (its arguments and message: the answer it had to find) and those
+    declared secret or true, at most MAX_VALUES."""
+    said = _said(script)
+    leaves = [
+        (p, v)
+        for p, v in _leaves(task.task_data)
+        if _moved(v) is not None and not shown(v, visible)
+    ]
+    named = [p for p, _ in leaves if p and ".".join(map(str, p[:1])) in fields]
+    produced = [p for p, v in leaves if len(str(v)) >= 2 and str(v) in said]
+    rest = [p for p, _ in leaves]
+    ordered = list(dict.fromkeys([*produced, *named, *rest]))
+    return ordered[:MAX_VALUES]
+
+
+def probes(v: _Validator, task: Task, reference: Script) -> list[dict[str, Any]]:
+    """Calls off the honest path: every tool with ordinary arguments and the word list."""
+    honest = {
+        (item.get("name"), json.dumps(call_arguments(item), sort_keys=True))
+        for c in v.controls.get(task.task_id, [])
+        if c.expect == "pass"
+        for _, _, item in script_calls(c.script)
+    }
+    out = []
+    for tool in v.env.task_tool_schemas(task):
+        props = (tool.get("parameters") or {}).get("properties") or {}
+        sets = [ordinary_arguments(tool, task, reference)]
+        for word, number in zip(WORDS, [*NUMBERS] * 3, strict=False):
+            sets.append({k: _typed(s, word, number) for k, s in props.items()})
+        for args in sets:
+            key = (tool["name"], json.dumps(args, sort_keys=True))
+            if key not in honest:
+                honest.add(key)  # once each
+                out.append({"type": "function_call", "name": tool["name"], "arguments": args})
+    return out
+
+
+def _typed(schema: Any, word: str, number: int) -> Any:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(schema, dict) and schema.get("enum"):
+        return schema["enum"][0]
+    if kind == "integer":
+        return number
+    if kind == "number":
+        return float(number)
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return [word]
+    if kind == "object":
+        return {}
+    return word
+
+
+async def _observe(v: _Validator, task: Task, calls: list[dict[str, Any]]) -> list[list[str]]:
+    """What each chunk of calls answers on `task`, one rollout per chunk."""
+    seen = []
+    for start in range(0, len(calls), CALLS_PER_PROBE):
+        chunk = calls[start : start + CALLS_PER_PROBE]
+        script = [*[[c] for c in chunk], [{"type": "message", "content": "Done."}]]
+        result = await v.run(task, script, "information probe")
+        seen.append(tool_outputs(result))
+    return seen
+
+
+async def check_information_flow(v: _Validator) -> None:
+    """No call off the honest path answers differently when a value that decides the reward
+    is moved."""
+    name = "information_flow:truth_unreadable"
+    fields = tuple({*v.env.secret_fields, *v.env.truth_fields})
+    judged, problems = 0, []
+    for task in v.tasks[:MAX_TASKS]:
+        reference = reference_script(v, task)
+        tools = v.env.task_tool_schemas(task)
+        if reference is None or not tools:
+            continue
+        calls = probes(v, task, reference)
+        if not calls:
+            continue
+        here = await _observe(v, task, calls)
+        again = await _observe(v, task, calls)
+        for path in candidate_values(task, reference, fields, honest_view(v, task)):
+            moved_data = _set(task.task_data, path, _moved(_value_at(task.task_data, path)))
+            twin = task.model_copy(update={"task_data": moved_data})
+            try:
+                v.env.validate_task(twin)
+            except ValueError:
+                continue
+            replay = await v.run(twin, reference, "the reference, the truth moved")
+            if replay.mask_sample or v.passes(replay):
+                continue  # the value does not decide the reward (or the twin cannot be seeded)
+            judged += 1
+            there = await _observe(v, twin, calls)
+            for chunk, (a, b, c) in enumerate(zip(here, again, there, strict=False)):
+                for i, (x, y, z) in enumerate(zip(a, b, c, strict=False)):
+                    if x == y and x != z:
+                        call = calls[chunk * CALLS_PER_PROBE + i]
+                        shown = json.dumps(call["arguments"])[:60]
+                        where = ".".join(map(str, path))
+                        problems.append(
+                            f"{task.task_id}: {call['name']}({shown}) answers differently when "
+                            f"task_data.{where} (it decides the reward) is moved"
+                        )
+    if not judged:
+        v.not_applicable(name, "no value of the sampled tasks decides the reward, or no tools")
+        return
+    v.verdict(
+        name,
+        not problems,
+        "; ".join(list(dict.fromkeys(problems))[:3])
+        if problems
+        else f"{judged} values that decide the reward: no call off the honest path reveals them",
+    )
+
+
+def _value_at(data: Any, path: Path) -> Any:
+    for step in path:
+        data = data[step]
+    return data

@@ -1,0 +1,69 @@
+"""Cross-task replay: what earns reward on one task must not earn it on a task with another
+truth.
+
+Each sampled task's reference is replayed, unchanged and non-adaptive, on the other sampled
+tasks. A verifier that pays it there checks something that does not depend on the task (that
+a tool was called, that an answer is at least the truth, that any record was written).
+
+Only pairs known to have another truth are judged, so an honest answer that happens to solve
+both is never a false alarm (3 + 5 and 5 + 3 have one sum): where the environment declares its
+truth (`truth_fields`, else `secret_fields`), the declared values differ; where it declares
+none, the target task's own reference fails on the source task (an answer right for one and
+wrong for the other: the two tasks accept different things). A game of chance
+(`random_play_can_pass`) is n/a: a fixed sequence of moves may win another deal fairly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proofgym_stack.validation.leaks import secrets_of
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.runner import _Validator
+
+MAX_PAIRS = 8
+
+
+async def check_cross_task_replay(v: _Validator) -> None:
+    """Each reference replayed on the other sampled tasks with another truth fails there."""
+    name = "replay:cross_task"
+    if v.env.random_play_can_pass:
+        v.not_applicable(name, "a game of chance: a fixed sequence of moves may win another task")
+        return
+    refs = {}
+    for task in v.tasks:
+        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        if control is not None:
+            refs[task.task_id] = control.script
+    fields = v.env.truth_fields or v.env.secret_fields
+    tried, problems = 0, []
+    for source in v.tasks:
+        for target in v.tasks:
+            script = refs.get(source.task_id)
+            own = refs.get(target.task_id)
+            if source is target or script is None or own is None or script == own:
+                continue
+            if tried >= MAX_PAIRS:
+                break
+            if fields:
+                if secrets_of(source, fields) == secrets_of(target, fields):
+                    continue  # the same truth under another id
+            elif v.passes(await v.run(source, own, "probe: another task's reference")):
+                continue  # the target's answer is right for the source too: no other truth known
+            tried += 1
+            label = f"replay of {source.task_id}'s reference"
+            result = await v.run(target, script, label)
+            if v.passes(result) or result.mask_sample:
+                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")
+    if not tried:
+        v.not_applicable(name, "the sampled tasks share one truth (one reference trajectory)")
+        return
+    v.verdict(
+        name,
+        not problems,
+        "a trajectory earned reward on a task with another truth: " + "; ".join(problems[:3])
+        if problems
+        else f"{tried} references replayed on tasks with another truth: all failed",
+    )
