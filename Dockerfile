@@ -27,12 +27,13 @@ WORKDIR /app
 
 # Dependencies first, from pyproject.toml alone: editing the code reuses this layer.
 # The vllm extra: the tokenizer the gpu profile's token-exact backend needs (no torch).
-COPY pyproject.toml README.md ./
+# constraints.txt: the versions the tests passed with (as `make install` installs them).
+COPY pyproject.toml README.md constraints.txt ./
 RUN --mount=type=secret,id=ca,required=false \
     if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi; \
     python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
 print('\n'.join(p['dependencies'] + p['optional-dependencies']['vllm']))" > /tmp/deps.txt \
-    && pip install -r /tmp/deps.txt && rm /tmp/deps.txt
+    && pip install -c constraints.txt -r /tmp/deps.txt && rm /tmp/deps.txt
 
 COPY proofgym ./proofgym
 COPY proofgym_stack ./proofgym_stack

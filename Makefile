@@ -4,15 +4,18 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
-.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine
+.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine lock
 
-$(STAMP): pyproject.toml
+# every dependency at the version the tests passed with (`make lock` moves them on purpose)
+LOCK := constraints.txt
+
+$(STAMP): pyproject.toml $(LOCK)
 	@(command -v bwrap && command -v chromium) >/dev/null || $(MAKE) system-deps
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	# torch first, pinned: an unpinned one pulls a multi-gigabyte CUDA build
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[dev,local]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev,local]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -56,13 +59,28 @@ INTEROP ?= .interop
 PY313 ?= $(shell for p in $$(command -v python3.13) $$HOME/.pyenv/versions/3.13*/bin/python; do \
 	"$$p" -c 'import sys' 2>/dev/null && echo "$$p" && break; done)
 test-interop: install
-	$(PY) -m pip install -q -e '.[skyrl]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[skyrl]'
 	test -x $(INTEROP)/openenv/bin/openenv || (python3 -m venv $(INTEROP)/openenv && \
 		$(INTEROP)/openenv/bin/pip install -q openenv==0.10.0)
 	@test -n "$(PY313)" || (echo "NeMo Gym needs Python 3.13 (set PY313=/path/to/python3.13)" >&2; exit 1)
 	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
 		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
 	$(PY) tests/interop_real/run.py --peers $(INTEROP)
+
+## make lock: resolve the newest versions of every dependency into a fresh venv, write them to
+## constraints.txt (what `make install` installs), reinstall from it, and run the real-peer
+## tests with them: the lock moves on purpose, never by itself.
+LOCK_VENV ?= .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	python3 -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install -q --upgrade pip
+	$(LOCK_VENV)/bin/pip install -q torch==2.13.0
+	$(LOCK_VENV)/bin/pip install -q -e '.[dev,local,skyrl]'
+	{ sed -n '1,4p' $(LOCK); $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v -i '^torch==' | grep -v '^-e'; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK)
+	rm -rf $(LOCK_VENV)
+	$(MAKE) install test-interop
 
 ## make test-engine: compose.yaml started for real on a Docker engine (installs docker.io and
 ## builds a local base image with debootstrap where missing; opt-in, needs root; not in CI).

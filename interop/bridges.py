@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -53,6 +54,23 @@ def _get_json(url: str, peer: str) -> Any:
         return httpx.get(url, timeout=TIMEOUT_S).json()
     except (httpx.HTTPError, ValueError) as exc:
         raise UpstreamError(f"the {peer} peer cannot be read at {url}: {exc}") from None
+
+
+def peer_reward(
+    value: float, task: Task, declared: tuple[float, float], peer: str
+) -> VerifyResult | None:
+    """None when a peer's reward is a finite number in the task's declared range
+    (`task_data.reward_range`, else the bridge's); else the peer's error, named: a masked
+    verdict that says which peer answered what. A peer never decides what a reward is (1e12
+    passed on), nor makes a mask of its own that nobody can read (NaN on the wire)."""
+    low, high = task.task_data.get("reward_range") or declared
+    if math.isfinite(value) and low - 1e-9 <= value <= high + 1e-9:
+        return None
+    return _masked(
+        "verify_error",
+        f"the {peer} peer answered reward {value!r}, outside this task's range [{low}, {high}]"
+        + ("" if math.isfinite(value) else " (not a finite number)"),
+    )
 
 
 def _controls(task: Task) -> list[Control]:
@@ -212,6 +230,9 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
             if rule == "max"
             else rewards[-1]
         )
+        wrong = peer_reward(reward, task, self.reward_range, "OpenEnv")
+        if wrong is not None:
+            return wrong
         gate = bool(task.task_data.get("require_done"))
         checks = [
             Check(name="reached_done", passed=state.done or not gate, detail=f"done={state.done}"),
@@ -328,6 +349,9 @@ class NemoGymBridge(Environment[NemoSession]):
                 "verify_error", f"the peer masked it ({kind}): {data.get('failure_reason')}"
             )
         reward = float(data["reward"])
+        wrong = peer_reward(reward, task, self.reward_range, "NeMo Gym")
+        if wrong is not None:
+            return wrong
         checks = [
             Check(name="nemo_reward", passed=reward >= self.passing_reward(), detail=f"{reward:g}")
         ]

@@ -40,14 +40,37 @@ def _item_models() -> dict[str, type[BaseModel]]:
 ITEM_MODELS = _item_models()
 
 
+def fill_usage(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with the usage fields this openai release requires and an older one's Response
+    lacks filled with 0 (NeMo Gym 0.7.0 pins openai 2.44, whose usage has no
+    `cache_write_tokens`; vLLM's and most servers' responses neither): what peers really
+    send is read, never refused for a field their types did not have."""
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        return body
+    filled = dict(usage)
+    for key, zeros in (
+        ("input_tokens_details", _INPUT_DETAILS),
+        ("output_tokens_details", _OUTPUT_DETAILS),
+    ):
+        details = filled.get(key)
+        if details is None or isinstance(details, dict):
+            filled[key] = {**zeros, **(details or {})}
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        filled.setdefault(key, 0)
+    return {**body, "usage": filled}
+
+
 def validate_response(body: dict[str, Any]) -> Response:
-    """`Response.model_validate(body)` at a fraction of the cost, with the same result.
+    """`Response.model_validate(body)` at a fraction of the cost, with the same result (and
+    the usage fields newer openai releases require filled in: `fill_usage`).
 
     openai's `output` is a union of 28 item classes without a discriminator pydantic knows,
     so pydantic tries them in turn for every item: most of the cost of a Response. Each item
     is validated here by the one class its `type` names, which is the only class the union
     can pick (no two take the same `type`); the rest of the Response without its items. Any
     input this path refuses goes through `Response.model_validate`, for its errors."""
+    body = fill_usage(body)
     output = body.get("output")
     if isinstance(output, list):
         try:

@@ -50,7 +50,7 @@ class ServiceHost:
         import ray
 
         self.node_id = ray.get_runtime_context().get_node_id()
-        self.host: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+        self.host: str = node_address(ray, self.node_id)
         instance = secrets.token_hex(8)
         listen = bind or self.host
         self.service: ServiceProcess = spawn_service(
@@ -89,6 +89,37 @@ class ServiceHost:
             proc.wait(10)
         except Exception:
             proc.kill()
+
+
+LOOPBACK = "127.0.0.1"
+
+
+def loopback_if_one_machine(nodes: list[dict[str, Any]], here: str) -> str | None:
+    """127.0.0.1 when every node of the cluster runs on this process's machine (they all have
+    its node's address), else None (each service serves on its node's address).
+
+    Ray 2.60 records a node started with `--node-ip-address 127.0.0.1` under the machine's
+    network address, so the address a cluster on one machine was started with is not in
+    Ray; what is, is that all its nodes share one machine: its services then talk over
+    loopback only, and a client on 127.0.0.1 finds them."""
+    mine = next((n.get("NodeManagerAddress") for n in nodes if n.get("NodeID") == here), None)
+    if mine and all(n.get("NodeManagerAddress") == mine for n in nodes):
+        return LOOPBACK
+    return None
+
+
+def node_address(ray: Any, node_id: str) -> str:
+    """The address node `node_id` was started with (`ray start --node-ip-address`), from the
+    node's own record in Ray. `ray.util.get_node_ip_address()` answers the machine's network
+    address instead (Ray 2.60), so a cluster on 127.0.0.1 would serve on an address a client
+    on loopback never reaches; it stays the fallback where the record cannot be read."""
+    try:
+        for node in ray.nodes():
+            if node.get("NodeID") == node_id and node.get("NodeManagerAddress"):
+                return str(node["NodeManagerAddress"])
+    except Exception:  # a GCS that does not answer: the machine's address is still an address
+        pass
+    return str(ray.util.get_node_ip_address())
 
 
 def ray_module() -> Any:
@@ -186,7 +217,9 @@ class RayStack:
         ray = self._connect()
         host_cls = ray.remote(ServiceHost)
         here = ray.get_runtime_context().get_node_id()
-        alive = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        alive = sorted(n["NodeID"] for n in nodes)
+        bind = loopback_if_one_machine(nodes, here)
         # round robin from this node, so one replica shares the node of the agent at most
         order = alive[alive.index(here) + 1 :] + alive[: alive.index(here) + 1]
         gcs = ray.get_runtime_context().gcs_address
@@ -195,11 +228,11 @@ class RayStack:
                 name = f"{RESOURCES}-{i}"
                 self.actors[name] = host_cls.options(
                     **self._options(name, order[i % len(order)])
-                ).remote("resources", self.env, None, timeout)
+                ).remote("resources", self.env, None, timeout, bind)
             if self.model_url is None:
                 self.actors["model"] = host_cls.options(
                     **{**self._options("model", here), **self.model_options}
-                ).remote("model", {**self.env, **self.model_env}, None, timeout)
+                ).remote("model", {**self.env, **self.model_env}, None, timeout, bind)
             urls = {
                 name: ray.get(a.url.remote(), timeout=timeout) for name, a in self.actors.items()
             }
@@ -212,7 +245,7 @@ class RayStack:
                 "PROOFGYM_MODEL_URL": model,
             }
             self.actors["agent"] = host_cls.options(**self._options("agent", here)).remote(
-                "agent", agent_env, self.agent_port, timeout, self.agent_host
+                "agent", agent_env, self.agent_port, timeout, self.agent_host or bind
             )
             self.agent_url = ray.get(self.actors["agent"].url.remote(), timeout=timeout)
         except BaseException as exc:

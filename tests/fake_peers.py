@@ -18,7 +18,7 @@ import uuid
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 ECHO_SCHEMA = {
     "action": {
@@ -117,8 +117,9 @@ def echo_peer(max_concurrent_envs: int = 64) -> FastAPI:
 COOKIE = "SimpleWeatherResourcesServer___env_resources"
 
 
-def weather_peer() -> FastAPI:
-    """NeMo Gym's example_single_tool_call resources server, as its source has it."""
+def weather_peer(paid: Any = None) -> FastAPI:
+    """NeMo Gym's example_single_tool_call resources server, as its source has it (`paid`:
+    the reward its verify answers instead, a broken peer's)."""
     app = FastAPI()
     sessions: set[str] = set()
 
@@ -148,7 +149,10 @@ def weather_peer() -> FastAPI:
             item.get("type") == "function_call" and item.get("name") == "get_weather"
             for item in body["response"]["output"]
         )
-        return {**body, "reward": 1.0 if called else 0.0}
+        reward = 1.0 if called else 0.0
+        if paid is not None:  # a broken peer: json.dumps writes NaN and Infinity as they are
+            return Response(json.dumps({**body, "reward": paid}), media_type="application/json")
+        return {**body, "reward": reward}
 
     return app
 

@@ -65,9 +65,18 @@ class LocalCluster:
         return f"127.0.0.1:{self.port}"
 
     def env(self) -> dict[str, str]:
-        # a lost node is declared dead within seconds, not the default ~30
+        """The environment of every process of this cluster and of its drivers: nothing read
+        from the user's home (a `~/.ray/auth_token` another Ray run left makes worker joins
+        fail unless head and workers agree on the auth mode), one auth mode for all, and no
+        `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0` (Ray 2.60 panics on multi-node with it)."""
+        home = self.temp / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
         return {
-            **os.environ,
+            **env,
+            "HOME": str(home),
+            "RAY_AUTH_MODE": "disabled",
+            # a lost node is declared dead within seconds, not the default ~30
             "RAY_health_check_period_ms": "1000",
             "RAY_health_check_timeout_ms": "1000",
             "RAY_health_check_failure_threshold": "3",

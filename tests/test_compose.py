@@ -221,10 +221,13 @@ def test_the_build_takes_a_base_image_an_index_and_a_ca_bundle() -> None:
 
 def test_dependencies_are_installed_before_the_code_is_copied() -> None:
     lines = (ROOT / "Dockerfile").read_text().splitlines()
-    deps = next(i for i, line in enumerate(lines) if "pip install -r" in line)
+    deps = next(i for i, line in enumerate(lines) if "pip install -c constraints.txt -r" in line)
     first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY proofgym "))
     copies_before = [line for line in lines[:deps] if line.startswith("COPY")]
-    assert deps < first_code and copies_before == ["COPY pyproject.toml README.md ./"]
+    # the dependencies at the locked versions, from the project files alone
+    assert deps < first_code and copies_before == [
+        "COPY pyproject.toml README.md constraints.txt ./"
+    ]
 
 
 def compose(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

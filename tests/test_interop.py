@@ -357,6 +357,19 @@ def weather_tasks() -> list[Task]:
     ]
 
 
+@pytest.mark.parametrize("paid", [1e12, float("nan"), float("inf"), -3.0])
+async def test_a_peer_s_reward_out_of_range_or_not_finite_is_its_error_named(paid: float) -> None:
+    with serve_in_thread(weather_peer(paid)) as url:
+        env = bridge_class("weather", f"nemo-gym+{url}")()
+        async with in_process_stack(envs={"weather": env}) as stack:
+            body = {"task": weather_tasks()[0].model_dump(), "control": "reference"}
+            run = (await stack.run(body)).json()
+    assert run["mask_sample"] is True and run["failure_kind"] == "verify_error"
+    reason = run["failure_reason"]
+    assert "NeMo Gym peer answered reward" in reason and "[0.0, 1.0]" in reason, reason
+    assert run["reward"] != paid  # never passed on
+
+
 async def test_validate_finds_the_nemo_example_server_pays_any_call_of_its_tool() -> None:
     with serve_in_thread(weather_peer()) as url:
         env = bridge_class("weather", f"nemo-gym+{url}")()
@@ -427,3 +440,14 @@ def test_skyrl_rows_and_an_episode_from_model_text(tmp_path: Path) -> None:
     done = dead.step("Answer: 1")
     assert done["metadata"]["mask_sample"] is True
     assert skyrl_row(task, [], None)["reward_spec"]["method"] == "env"
+
+
+async def test_a_peer_at_its_capacity_is_its_limit_in_validate_not_broken_isolation() -> None:
+    # the peer takes 4 sessions at once; validate runs 16 in parallel: the refused ones are
+    # the peer's limit, reported as such, and the ones that ran are judged
+    with serve_in_thread(echo_peer(max_concurrent_envs=4)) as url:
+        env = bridge_class("echo", f"openenv+{url}")()
+        report = await validate_env(env, echo_tasks(), sample=2, parallel=16)
+    isolation = next(v for v in report.verdicts if v.name == "isolation_parallel")
+    assert isolation.passed, isolation.detail
+    assert "refused at the environment's capacity" in isolation.detail

@@ -99,12 +99,19 @@ def test_python_api_from_a_process_already_on_the_cluster(
     db = tmp_path / "api.db"
     args = [cluster.address, str(free_port()), str(TASKS), str(db), str(free_port())]
     done = subprocess.run(
-        [sys.executable, "-c", PYTHON_API, *args], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", PYTHON_API, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=cluster.env(),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     resources = {k: v for k, v in out["where"].items() if k.startswith("resources-")}
     assert len(resources) == 3
+    # every service serves on the address its node was started with: loopback, never the
+    # machine's network address (what Ray 2.60's get_node_ip_address answers in an actor)
+    assert all(v["url"].startswith("http://127.0.0.1:") for v in out["where"].values()), out
     assert len({v["node"] for v in resources.values()}) == 3  # one replica per node
     assert out["where"]["agent"]["node"] in {v["node"] for v in resources.values()}
     assert out["stored"] == 8 * 250 and out["passed"] == 8 * 250 and out["masked"] == 0
@@ -118,7 +125,7 @@ class Up:
 
     def __init__(self, cluster: LocalCluster, port: int) -> None:
         self.lines: list[str] = []
-        env = {k: v for k, v in os.environ.items() if k != "PROOFGYM_TOKEN"}
+        env = {k: v for k, v in cluster.env().items() if k != "PROOFGYM_TOKEN"}
         env["COLUMNS"] = "200"
         cmd = [PROOFGYM, "up", "--ray", cluster.address, "--resources-replicas", "3"]
         cmd += ["--agent-port", str(port)]
@@ -168,6 +175,7 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
     try:
         token = up.wait_for(r"export PROOFGYM_TOKEN=(\w+)", 180).group(1)
         placed = up.placement()
+        assert all(url.startswith("http://127.0.0.1:") for url, _ in placed.values()), placed
         agent_url, agent_node = placed["agent"]
         replicas = {k: v for k, v in placed.items() if k.startswith("resources-")}
         assert len({node for _, node in replicas.values()}) == 3, placed
@@ -245,3 +253,12 @@ def _rows(db: Path) -> list[dict[str, object]]:
         ]
     finally:
         conn.close()
+
+
+def test_services_keep_to_loopback_only_when_every_node_is_this_machine() -> None:
+    from proofgym_stack.ray_stack import loopback_if_one_machine
+
+    one = [{"NodeID": n, "NodeManagerAddress": "192.0.2.2"} for n in ("a", "b", "c")]
+    assert loopback_if_one_machine(one, "a") == "127.0.0.1"
+    two = [*one, {"NodeID": "d", "NodeManagerAddress": "192.0.2.9"}]
+    assert loopback_if_one_machine(two, "a") is None  # another machine: nodes' own addresses

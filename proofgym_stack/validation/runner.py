@@ -341,7 +341,11 @@ class _Validator:
             )
         )
         problems = []
+        refused = 0
         for ((tid, name), solo), got in zip(picked, results, strict=True):
+            if at_capacity(got):  # a limit of the environment (a peer's sessions), no finding
+                refused += 1
+                continue
             same = signature(got) == signature(solo)
             if same and self.env.deterministic_tools:
                 same = tool_outputs(got) == tool_outputs(solo)
@@ -349,13 +353,26 @@ class _Validator:
                 problems.append(
                     f"{tid}/{name}: reward {got.reward:g} in parallel, {solo.reward:g} alone"
                 )
-        self.verdict(
-            "isolation_parallel",
-            not problems,
-            f"{len(problems)}/{len(picked)} differ: " + "; ".join(problems[:3])
-            if problems
-            else f"{len(picked)} sessions at once, each as alone",
+        ran = len(picked) - refused
+        capacity = (
+            f"; {refused} refused at the environment's capacity (its limit, not a finding: "
+            f"validate with --parallel at most that)"
+            if refused
+            else ""
         )
+        if not ran:
+            self.not_applicable("isolation_parallel", f"every session{capacity[1:]}")
+        else:
+            self.verdict(
+                "isolation_parallel",
+                not problems,
+                (
+                    f"{len(problems)}/{ran} differ: " + "; ".join(problems[:3])
+                    if problems
+                    else f"{ran} sessions at once, each as alone"
+                )
+                + capacity,
+            )
         await self.check_probe()
 
     async def check_probe(self) -> None:
@@ -424,6 +441,13 @@ class _Validator:
             "; ".join(leak.describe() for leak in found[:3])
             or f"secret fields {', '.join(fields)} never shown in {len(self.results)} rollouts",
         )
+
+
+def at_capacity(result: RunResult) -> bool:
+    """Whether a rollout was masked because the environment refused its session at capacity
+    (429 `at_capacity`: a server's `max_sessions`, or a bridged peer's own limit)."""
+    reason = result.failure_reason or ""
+    return result.mask_sample and ("at_capacity" in reason or " 429" in reason)
 
 
 QUICK = frozenset({"controls", "negatives", "floor_gap", "reward_well_formed"})
