@@ -73,6 +73,26 @@ def peer_reward(
     )
 
 
+def _calls_tools(schema: Any) -> bool:
+    """Whether a peer's actions are MCP tool calls (OpenEnv's `CallToolAction`)."""
+    action = schema.get("action") if isinstance(schema, dict) else None
+    props = (action or {}).get("properties") or {}
+    return "tool_name" in props and "arguments" in props
+
+
+def _mcp_tools(url: str) -> list[dict[str, Any]]:
+    """The tools an MCP peer lists on its `/mcp` (JSON-RPC `tools/list`)."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    try:
+        answer = httpx.post(f"{url}/mcp", json=call, timeout=TIMEOUT_S).json()
+        tools = answer["result"]["tools"]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+        raise UpstreamError(
+            f"the OpenEnv peer's tools cannot be listed at {url}/mcp: {exc}"
+        ) from None
+    return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+
+
 def _controls(task: Task) -> list[Control]:
     return [Control.model_validate(c) for c in task.task_data.get("controls") or []]
 
@@ -129,11 +149,15 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
     @classmethod
     def peer(cls) -> dict[str, Any]:
         """The peer's `/schema` and `/metadata`, read once (at start, or off the event loop
-        by the first seed; see `from_settings`)."""
+        by the first seed; see `from_settings`); for a peer whose actions are MCP tool calls,
+        its tools too (`tools/list` on its `/mcp`)."""
         if cls._peer is None:
             schema = _get_json(f"{cls.url}/schema", "OpenEnv")
             metadata = _get_json(f"{cls.url}/metadata", "OpenEnv")
-            cls._peer = {"schema": schema, "metadata": metadata}
+            peer: dict[str, Any] = {"schema": schema, "metadata": metadata, "tools": None}
+            if _calls_tools(schema):
+                peer["tools"] = _mcp_tools(cls.url)
+            cls._peer = peer
         return cls._peer
 
     @classmethod
@@ -166,6 +190,21 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
 
     @classmethod
     def tool_schemas(cls) -> list[dict[str, Any]]:
+        tools = cls.peer().get("tools")
+        if tools is not None:  # an MCP peer: its tools, one by one
+            return [
+                {
+                    "type": "function",
+                    "name": str(t["name"]),
+                    "description": str(t.get("description") or ""),
+                    "parameters": t.get("input_schema")
+                    or t.get("inputSchema")
+                    or {"type": "object"},
+                    "strict": False,
+                }
+                for t in tools
+                if isinstance(t, dict) and isinstance(t.get("name"), str)
+            ]
         params = cls.action_schema()
         return [
             {
@@ -201,11 +240,18 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
     def call_external(
         self, state: OpenEnvEpisode, tool_name: str, arguments: dict[str, Any]
     ) -> str:
-        if tool_name != "step":
-            raise ToolError(f"no tool {tool_name!r}; the tool is step", "unknown_tool")
+        names = [t["name"] for t in self.tool_schemas()]
+        if tool_name not in names:
+            raise ToolError(f"no tool {tool_name!r}; tools: {names}", "unknown_tool")
         if state.done:
             raise ToolError("the episode is over", "refused")
-        answer = state.exchange({"type": "step", "data": arguments})
+        mcp = self.peer().get("tools") is not None
+        action = (
+            {"type": "call_tool", "tool_name": tool_name, "arguments": arguments}
+            if mcp
+            else arguments
+        )
+        answer = state.exchange({"type": "step", "data": action})
         data = answer.get("data") or {}
         if answer.get("type") == "error":
             state.errors += 1
@@ -214,7 +260,14 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
                 raise ToolError(f"invalid action: {json.dumps(detail)[:2000]}", "invalid_arguments")
             raise ToolError(str(data.get("message"))[:2000], "tool_exception")
         state.observe(data)
-        return json.dumps(data.get("observation"))
+        observation = data.get("observation")
+        if mcp and isinstance(observation, dict):
+            error = observation.get("error")
+            if isinstance(error, dict) and error:  # the tool's own error: the policy's to see
+                raise ToolError(str(error.get("message") or error)[:2000], "tool_exception")
+            result = observation.get("result")
+            return result if isinstance(result, str) else json.dumps(result)
+        return json.dumps(observation)
 
     def verify(self, state: OpenEnvEpisode, task: Task, response: Response) -> VerifyResult:
         if state.broken:

@@ -451,3 +451,53 @@ async def test_a_peer_at_its_capacity_is_its_limit_in_validate_not_broken_isolat
     isolation = next(v for v in report.verdicts if v.name == "isolation_parallel")
     assert isolation.passed, isolation.detail
     assert "refused at the environment's capacity" in isolation.detail
+
+
+def mcp_tasks() -> list[Task]:
+    """Tasks for an MCP OpenEnv peer serving math (proofgym's own `serve openenv`): the reset
+    sends the peer its task; the reference answers through the peer's `final_answer` tool."""
+    out = []
+    for row in MATH:
+        answer = row["task_data"]["answer"]
+
+        def final(text: str) -> list[list[dict[str, Any]]]:
+            call = {"type": "function_call", "name": "final_answer",
+                    "arguments": json.dumps({"message": text})}  # fmt: skip
+            return [[call], [{"type": "message", "content": "Answered."}]]
+
+        controls = [
+            {"name": "reference", "expect": "pass", "script": final(f"Answer: {answer}")},
+            {"name": "noop_claim", "expect": "fail",
+             "script": [[{"type": "message", "content": "Done, solved it."}]]},
+            {"name": "violation_wrong_answer", "expect": "fail",
+             "script": final(f"Answer: {answer * 3 + 17}")},
+        ]  # fmt: skip
+        out.append(
+            Task(
+                task_id=f"mcp-{row['task_id']}",
+                env="mathmcp",
+                responses_create_params=row["responses_create_params"],
+                task_data={"reset": {"task": row}, "controls": controls, "reward": "last"},
+            )
+        )
+    return out
+
+
+async def test_an_openenv_peer_whose_actions_are_mcp_tool_calls_is_bridged_tool_by_tool() -> None:
+    peer = openenv_app(MathEnv(), ResourcesSettings(), [Task.from_row(r) for r in MATH])
+    with serve_in_thread(peer) as url:
+        env = bridge_class("mathmcp", f"openenv+{url}")()
+        names = {t["name"] for t in env.tool_schemas()}
+        assert names == {"calculator", "final_answer"}  # the peer's tools, not one `step`
+        async with in_process_stack(envs={"mathmcp": env}) as stack:
+            calc = {"type": "function_call", "name": "calculator",
+                    "arguments": json.dumps({"expression": "6 * 7"})}  # fmt: skip
+            script = [[calc], [{"type": "message", "content": "42"}]]
+            body = {
+                "task": mcp_tasks()[0].model_dump(),
+                "model_params": {"model": "scripted", "script": script},
+            }
+            run = (await stack.run(body)).json()
+        assert "42" in json.dumps(run["response"]["output"])  # the peer's calculator answered
+        report = await validate_env(env, mcp_tasks(), sample=2, parallel=8)
+    assert report.passed, [(v.name, v.detail) for v in report.verdicts if not v.passed]
