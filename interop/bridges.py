@@ -12,8 +12,10 @@ environment per entry next to the shipped ones (`serve resources`, `up`, `valida
   `/verify`'s reward is the reward. A peer that fails (5xx, unreachable) masks, never a 0.
 
 Neither peer ships controls: a task's `task_data.controls` (proofgym `Control` dicts) are its
-controls, and `task_data.secret_fields` its secrets. Those keys, and `reward`, `require_done`,
-`reward_range`, are proofgym's and never sent to the peer (`reset` is sent as reset kwargs).
+controls, `task_data.secret_fields` its secrets, and `task_data.observes` the peer's tools that
+only show something (validate lets an honest trajectory leave them out). Those keys, and
+`reward`, `require_done`, `reward_range`, are proofgym's and never sent to the peer (`reset`
+is sent as reset kwargs).
 """
 
 from __future__ import annotations
@@ -39,8 +41,20 @@ if TYPE_CHECKING:
     from typing import Self
 
 PROOFGYM_KEYS = frozenset(
-    {"controls", "secret_fields", "reward", "require_done", "reward_range", "reset"}
+    {"controls", "secret_fields", "reward", "require_done", "reward_range", "reset", "observes"}
 )
+
+
+def declared_observing(task: Task) -> frozenset[str]:
+    """The peer's tools a task row says only show something (`task_data.observes`)."""
+    names = task.task_data.get("observes") or []
+    return (
+        frozenset(n for n in names if isinstance(n, str))
+        if isinstance(names, list)
+        else frozenset()
+    )
+
+
 TIMEOUT_S = 60.0
 
 
@@ -140,6 +154,9 @@ class OpenEnvEpisode:
 
 class OpenEnvBridge(Environment[OpenEnvEpisode]):
     """An OpenEnv server as a proofgym environment (one subclass per bridge: `bridge_class`)."""
+
+    def observing_tools(self, task: Task) -> frozenset[str]:
+        return declared_observing(task)
 
     url: ClassVar[str] = ""
     external_tools = True
@@ -318,6 +335,9 @@ class NemoSession:
 
 class NemoGymBridge(Environment[NemoSession]):
     """A NeMo Gym resources server as a proofgym environment (per bridge: `bridge_class`)."""
+
+    def observing_tools(self, task: Task) -> frozenset[str]:
+        return declared_observing(task)
 
     url: ClassVar[str] = ""
     external_tools = True

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.protocol import Task
 from proofgym_stack.validation.negatives import CLAIM
-from proofgym_stack.validation.scripts import Script, call_arguments
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.runner import _Validator
@@ -133,10 +133,12 @@ def _perturbed(value: Any, pool: list[Any]) -> Any:
     return value
 
 
-def _same_values(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Whether two argument sets hold the same values, whatever names they are under."""
-    return sorted(json.dumps(v, sort_keys=True) for v in a.values()) == sorted(
-        json.dumps(v, sort_keys=True) for v in b.values()
+def _values(script: Script) -> list[str]:
+    """Every argument value of a script's calls, whatever call or name it is under."""
+    return sorted(
+        json.dumps(v, sort_keys=True)
+        for _, _, item in script_calls(script)
+        for v in call_arguments(item).values()
     )
 
 
@@ -172,7 +174,7 @@ def wrong_arguments(
         for key, value in call_arguments(item).items():
             positions.append((t, i, key, json.dumps(value) in fixed))
 
-    def changed(only: tuple[int, int, str] | None) -> Script:
+    def changed(only: tuple[int, int, str] | None, pooled: bool = True) -> Script:
         turns: Script = []
         for t, turn in enumerate(script):
             items = []
@@ -182,30 +184,32 @@ def wrong_arguments(
                     items.append(item)
                     continue
                 new = {
-                    k: _perturbed(v, pools.get((item["name"], k), []))
+                    k: _perturbed(v, pools.get((item["name"], k), []) if pooled else [])
                     if only is None or only == (t, i, k)
                     else v
                     for k, v in args.items()
                 }
-                if new != args and _same_values(new, args):
-                    # the call's own values swapped may be the same act (add(a, b) is add(b,
-                    # a)): no perturbation of the truth, so a pass would prove nothing
-                    new = {
-                        k: _perturbed(v, []) if only is None or only == (t, i, k) else v
-                        for k, v in args.items()
-                    }
                 items.append({**item, "arguments": new})
             turns.append(items)
         return turns
 
+    def perturbed(only: tuple[int, int, str] | None) -> Script:
+        out = changed(only)
+        if out != script and _values(out) == _values(script):
+            # the script's own values moved between its calls or arguments (add 1 then 2 is
+            # add 2 then 1; add(a, b) is add(b, a)): the same acts, no perturbation of the
+            # truth, so a pass would prove nothing; each value moved on its own instead
+            out = changed(only, pooled=False)
+        return out
+
     out = []
-    every = changed(None)
+    every = perturbed(None)
     if every != script:
         calls_only = [[i for i in turn if i.get("type") == "function_call"] for turn in every]
         out.append([*[t for t in calls_only if t], [{"type": "message", "content": CLAIM}]])
     for t, i, key, is_fixed in positions:
         if is_fixed:
-            one = changed((t, i, key))
+            one = perturbed((t, i, key))
             if one != script:
                 out.append(one)
     return out[:5]

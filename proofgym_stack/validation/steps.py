@@ -59,9 +59,8 @@ def _looking(script: Script, looks: list[dict[str, Any]]) -> Script:
     return out
 
 
-def _observes(v: _Validator, tool: str) -> bool:
-    spec = v.env.tools().get(tool)
-    return bool(spec is not None and spec.observes)
+def _observes(v: _Validator, task: Task, tool: str) -> bool:
+    return tool in v.env.observing_tools(task)
 
 
 def reference_script(v: _Validator, task: Task) -> Script | None:
@@ -82,7 +81,7 @@ async def check_each_step_needed(v: _Validator) -> None:
         if script is None:
             continue
         for t, i, item in script_calls(script):
-            if _observes(v, str(item.get("name"))):
+            if _observes(v, task, str(item.get("name"))):
                 continue
             tried += 1
             result = await v.run(task, without(script, t, i), "the reference less one step")
@@ -174,7 +173,7 @@ def observations(v: _Validator, task: Task, reference: Script) -> list[dict[str,
             "arguments": ordinary_arguments(tool, task, reference),
         }
         for tool in v.env.task_tool_schemas(task)
-        if _observes(v, tool["name"])
+        if _observes(v, task, tool["name"])
     ]
 
 

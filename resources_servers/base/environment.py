@@ -132,6 +132,12 @@ class Environment(ABC, Generic[S]):
         """OpenAI function-tool schemas of every tool."""
         return [spec.schema for spec in cls._tools.values()]
 
+    def observing_tools(self, task: Task) -> frozenset[str]:
+        """The tools on `task` that only show the policy something (`@tool(observes=True)`):
+        an honest trajectory may leave their calls out. A bridge, whose peer's tools carry no
+        such mark, reads them from the task (`task_data.observes`)."""
+        return frozenset(name for name, spec in self.tools().items() if spec.observes)
+
     def task_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
         """The tools a policy has on `task`: the environment's, and for an environment whose
         tools come with each task (a bridged NeMo Gym server), the task's. `validate` attacks

@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -499,6 +500,58 @@ def play(skyrl_gym: Any, resources_url: str, row: dict[str, Any], script: list[A
     return result
 
 
+def counter_tasks(source: Path, path: Path) -> None:
+    """NeMo Gym's example_session_state_mgmt rows ("add 1 then add 2 then get the count") with a
+    reference, a violation that adds only once, and a no-op claim."""
+    lines = []
+    for i, row in enumerate(rows(source)):
+        text = row["responses_create_params"]["input"][0]["content"]
+        first, second = (int(n) for n in re.findall(r"\d+", text)[:2])
+
+        def add(n: int) -> list[dict[str, Any]]:
+            return [
+                {
+                    "type": "function_call",
+                    "name": "increment_counter",
+                    "arguments": json.dumps({"count": n}),
+                }
+            ]
+
+        get = [{"type": "function_call", "name": "get_counter_value", "arguments": "{}"}]
+        done = [{"type": "message", "content": f"The count is {row['expected_count']}."}]
+        row.update(env="counter", task_id=f"counter-{i}", observes=["get_counter_value"], controls=[
+            {"name": "reference", "expect": "pass", "script": [add(first), add(second), get, done]},
+            {"name": "violation_adds_once", "expect": "fail", "script": [add(first), get, done]},
+            {"name": "noop_claim", "expect": "fail", "script": [done]}])  # fmt: skip
+        lines.append(json.dumps(row))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def nemo_counter(peers: Path, work: Path) -> None:
+    """NeMo Gym's example_session_state_mgmt through the bridge: every verdict of validate is
+    its own business; none may be a false alarm on this sound server (its two addends swapped
+    are the same sum, which the plausible-wrong-arguments attack once took for a cheat)."""
+    site = next((peers / "nemo/lib").glob("python3.*/site-packages"))
+    folder = site / "resources_servers/example_session_state_mgmt"
+    port = free_port()
+    cfg = nemo_config(counter_rs={"resources_servers": {"example_session_state_mgmt": {
+        "entrypoint": "app.py", "domain": "agent", "verified": False, "description": "counter",
+        "host": "127.0.0.1", "port": port}}})  # fmt: skip
+    env = {**os.environ, "NEMO_GYM_CONFIG_DICT": cfg, "NEMO_GYM_CONFIG_PATH": "counter_rs"}
+    with started(
+        [str(peers / "nemo/bin/python"), "app.py"], work / "counter.log", cwd=folder, env=env
+    ):
+        url = f"http://127.0.0.1:{port}"
+        check("nemo bridge: example_session_state_mgmt is up", wait_http(f"{url}/openapi.json"))
+        tasks = work / "counter.jsonl"
+        counter_tasks(folder / "data/example.jsonl", tasks)
+        bridges = {**os.environ, "PROOFGYM_BRIDGES": json.dumps({"counter": f"nemo-gym+{url}"})}
+        got = validate("counter", tasks, bridges, work)
+        failed = sorted(name for name, ok in got.items() if not ok)
+        check("nemo bridge: example_session_state_mgmt validates with no false alarm",
+              bool(got) and not failed, ", ".join(failed))  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=ROOT / ".interop")
@@ -510,6 +563,7 @@ def main() -> int:
         steps: list[Callable[[Path, Path], None]] = [
             direction_openenv_clients,
             directions_bridges_and_nemo,
+            nemo_counter,
         ]
         for step in steps:
             try:
