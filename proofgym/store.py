@@ -2,7 +2,9 @@
 
 Every row is committed on its own, in WAL mode, so a killed collection loses nothing it had
 stored. A `(task_id, repeat)` pair is stored once: a new result for a pair replaces the old
-one, which is how a rerun completes rollouts that were stored masked.
+one, which is how a rerun completes rollouts that were stored masked. `proofgym reverify`
+replaces a rollout's verdict in place and keeps the verdict it replaced, with both
+environment versions, in the `reverified` table.
 """
 
 from __future__ import annotations
@@ -28,6 +30,22 @@ COLUMNS = {
     "trainable": int,
     "created_at": float,
     "record": str,
+}
+
+#: one row per verdict a re-verification replaced (`proofgym reverify`)
+REVERIFIED_COLUMNS = {
+    "id": int,
+    "rollout_id": str,
+    "reverified_at": float,
+    "outcome": str,
+    "env_version_before": str,
+    "env_version": str,
+    "reward_before": float,
+    "reward": float,
+    "mask_before": int,
+    "mask_sample": int,
+    "checks_moved": str,
+    "record_before": str,
 }
 
 
@@ -77,6 +95,44 @@ class RolloutStore:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    def replace_verdict(self, result: RunResult, history: dict[str, Any]) -> None:
+        """Put `result`'s verdict in place of its stored rollout's (same rollout id) and add
+        `history` (REVERIFIED_COLUMNS but `id`) to the `reverified` table, in one transaction."""
+        reverified = Table(self.conn, "reverified")
+        if not reverified.exists():
+            reverified.create(REVERIFIED_COLUMNS, pk="id", not_null={"rollout_id"})
+            reverified.create_index(["rollout_id"])
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            changed = conn.execute(
+                "UPDATE rollouts SET env_version = ?, reward = ?, failure_kind = ?, "
+                "mask_sample = ?, trainable = ?, record = ? WHERE rollout_id = ?",
+                [
+                    result.env_version,
+                    result.reward,
+                    result.failure_kind,
+                    int(result.mask_sample),
+                    int(result.trainable),
+                    result.model_dump_json(exclude_none=True),
+                    result.rollout_id,
+                ],
+            ).rowcount
+            if changed != 1:
+                raise KeyError(f"no stored rollout {result.rollout_id}")
+            reverified.insert(history)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def reverified(self) -> dict[str, dict[str, Any]]:
+        """rollout id -> the latest verdict a re-verification replaced (empty when none)."""
+        table = Table(self.conn, "reverified")
+        if not table.exists():
+            return {}
+        return {row["rollout_id"]: row for row in table.rows_where(order_by="id")}
 
     def done_pairs(self) -> set[tuple[str, int]]:
         """Pairs stored with a usable (not masked) result: a rerun skips these."""

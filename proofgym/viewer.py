@@ -189,10 +189,27 @@ def create_viewer(path: Path) -> FastAPI:
             row = conn.execute(
                 "SELECT record FROM rollouts WHERE rollout_id = ?", [rollout_id]
             ).fetchone()
+            history = []
+            if (
+                row is not None
+                and conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reverified'"
+                ).fetchone()
+            ):
+                history = [
+                    dict(h)
+                    for h in conn.execute(
+                        "SELECT reverified_at, outcome, env_version_before, env_version, "
+                        "reward_before, reward, mask_before, mask_sample, checks_moved "
+                        "FROM reverified WHERE rollout_id = ? ORDER BY id",
+                        [rollout_id],
+                    )
+                ]
         if row is None:
             raise NotFound(f"no rollout {rollout_id!r} in {path.name}", kind="not_found")
         record = json.loads(row[0])
-        return {"record": record, "turns": turns(record)}
+        # `reverified`: the verdicts `proofgym reverify` replaced, oldest first
+        return {"record": record, "turns": turns(record), "reverified": history}
 
     @app.get("/api/groups/{task_id}")
     def group(task_id: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from proofgym_stack import (
     cli_interop,
     cli_model,
     cli_profile,
+    cli_reverify,
     cli_rollouts,
     cli_services,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "cli_interop",
     "cli_model",
     "cli_profile",
+    "cli_reverify",
     "cli_rollouts",
     "cli_services",
     "main",

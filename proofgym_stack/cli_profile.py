@@ -84,6 +84,21 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
         console.print(table)
 
 
+def _reverified(db: Path) -> dict[str, int]:
+    """How many rollouts of `db` were re-verified and how many of those changed ({} none)."""
+    from proofgym.store import RolloutStore
+
+    store = RolloutStore(db)
+    try:
+        history = store.reverified()
+    finally:
+        store.close()
+    if not history:
+        return {}
+    changed = sum(1 for h in history.values() if h["outcome"] == "changed")
+    return {"rollouts": len(history), "changed": changed}
+
+
 def run_profile(
     db: Path, other: Path | None, out: Path | None, as_json: bool, title: str | None = None
 ) -> dict[str, Any]:
@@ -99,6 +114,9 @@ def run_profile(
     if not samples:
         fail(f"{db} holds no rollouts")
     result = profile(samples)
+    reverified = _reverified(db)
+    if reverified:
+        result["reverified"] = reverified
     comparison = None
     if other is not None:
         comparison = compare(samples, load_samples(other, thresholds.get))
@@ -108,6 +126,12 @@ def run_profile(
         console.print_json(json.dumps(result))
     else:
         _print_profile(result, comparison)
+        if reverified:
+            err.print(
+                f"re-verified store: {reverified['rollouts']} rollouts judged again by "
+                f"`proofgym reverify`, {reverified['changed']} of them changed (the figures "
+                "above are the current verdicts; the replaced ones are in table `reverified`)"
+            )
     if out is not None:
         page = render(
             result,

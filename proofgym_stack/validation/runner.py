@@ -23,9 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Control, RunResult, Task
-from proofgym.responses import function_calls, output_items
 from proofgym.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from proofgym_stack.validation.adversarial import (
@@ -48,7 +46,7 @@ from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, sec
 from proofgym_stack.validation.negatives import generic_negatives
 from proofgym_stack.validation.replay import check_cross_task_replay
 from proofgym_stack.validation.scripts import tool_outputs
-from proofgym_stack.validation.sessions import HandSession
+from proofgym_stack.validation.sessions import HandSession, replay_calls
 from proofgym_stack.validation.signature import signature
 from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
 
@@ -281,23 +279,10 @@ class _Validator:
             return ["the replay's session could not be seeded"]
         problems = []
         try:
-            recorded = {
-                i["call_id"]: i.get("output")
-                for i in output_items(original.response)
-                if i.get("type") == "function_call_output"
-            }
             tool_names = {t["name"] for t in self.env.task_tool_schemas(task)}
-            for call in function_calls(original.response):
-                try:
-                    args = loads_limited(call.get("arguments") or "{}")
-                except ValueError:
-                    continue  # the agent answered these itself; they never reached the server
-                if not isinstance(args, dict) or call.get("name") not in tool_names:
-                    continue
-                answer = await session.call(call["name"], args)
-                same = answer["output"] == recorded.get(call.get("call_id"))
-                if self.env.deterministic_tools and not same:
-                    problems.append(f"{call['name']} answered differently on replay")
+            for name, now, then in await replay_calls(session, original.response, tool_names):
+                if self.env.deterministic_tools and now != then:
+                    problems.append(f"{name} answered differently on replay")
             response = original.response.model_dump(mode="json")
             first = await session.verify(response)
             second = await session.verify(response)

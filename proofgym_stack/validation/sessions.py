@@ -5,11 +5,16 @@ leak scan of what a seed shows."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from proofgym.jsonlimits import loads_limited
 from proofgym.protocol import Task
+from proofgym.responses import function_calls, output_items
+
+if TYPE_CHECKING:
+    from openai.types.responses import Response
 
 
 class HandSession:
@@ -56,3 +61,28 @@ class HandSession:
     async def close(self) -> None:
         """Close the session (idempotent)."""
         await self.post("close_session", {"session_id": self.sid}, self.headers())
+
+
+async def replay_calls(
+    session: HandSession, response: Response, tool_names: set[str]
+) -> list[tuple[str, Any, Any]]:
+    """Make each tool call of a recorded `response` again in `session`, in order: (tool name,
+    what it answers now, what it answered then) per call. Calls that never reached a server
+    (arguments that are not a JSON object, a tool the task does not offer: the agent answered
+    those itself) are not made."""
+    recorded = {
+        i["call_id"]: i.get("output")
+        for i in output_items(response)
+        if i.get("type") == "function_call_output"
+    }
+    made = []
+    for call in function_calls(response):
+        try:
+            args = loads_limited(call.get("arguments") or "{}")
+        except ValueError:
+            continue
+        if not isinstance(args, dict) or call.get("name") not in tool_names:
+            continue
+        answer = await session.call(call["name"], args)
+        made.append((str(call["name"]), answer["output"], recorded.get(call.get("call_id"))))
+    return made
