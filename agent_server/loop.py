@@ -29,6 +29,7 @@ from proofgym.errors import (
 from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
 from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
 from proofgym.output_items import check_output
+from proofgym.proofs import ProofBook
 from proofgym.protocol import (
     CLOSE_HEADER,
     CLOSED_HEADER,
@@ -43,6 +44,9 @@ from proofgym.protocol import (
 from proofgym.responses import build_response, function_call_output, normalize_input
 from proofgym.settings import AgentSettings
 from proofgym.tokens import is_trainable
+
+#: seconds before an unproven environment version is looked up again
+PROOF_RECHECK_S = 5.0
 
 log = logging.getLogger("proofgym.agent")
 
@@ -98,6 +102,7 @@ class _Rollout:
         self.response: Response | None = None  # built once the loop ends
         self.sent: dict[str, Any] = {}  # what the policy was sent at the first step
         self.closed = False  # the resources server closed the session with its verdict
+        self.env_version: str | None = None  # as the serving resources server names it
 
 
 class RolloutRunner:
@@ -111,6 +116,9 @@ class RolloutRunner:
         self.running: set[str] = set()  # rollout ids (= session ids) in flight
         self.leased: dict[str, str] = {}  # rollout id -> env URL of its (maybe) open session
         self.keys: dict[str, str] = {}  # rollout id -> its owned session's key
+        self.proofs = ProofBook(settings.proofs_dir) if settings.proofs_dir else None
+        # proofs are only ever added: a yes is kept, a no is asked again after a while
+        self.proven: dict[tuple[str, str], float] = {}
         self.limits = settings.guard_limits()  # what the services' guards take (same settings)
 
     async def env_url(self, env: str, session_id: str, unreachable: Unreached | None = None) -> str:
@@ -168,6 +176,7 @@ class RolloutRunner:
                             raise
                         seed = await self._seed(env_url, rollout_id, request)
                     seeded = True
+                    state.env_version = seed.get("env_version") or request.task.env_version
                     params = await self._params(request, env_url, seed)
                     await self._loop(request, params, env_url, rollout_id, state)
                     verify_start = time.perf_counter()
@@ -438,6 +447,22 @@ class RolloutRunner:
         }
         return build_response(state.outputs, model=state.model_name, usage=usage)
 
+    def _proven(self, env: str, version: str | None) -> bool | None:
+        """Whether `env` at `version` is proven (None: this agent keeps no proofs)."""
+        if self.proofs is None:
+            return None
+        if not version:
+            return False
+        now = time.monotonic()
+        key = (env, version)
+        if self.proven.get(key, -1.0) == float("inf"):
+            return True
+        if now - self.proven.get(key, -60.0) < PROOF_RECHECK_S:
+            return False
+        ok = self.proofs.is_proven(env, version)
+        self.proven[key] = float("inf") if ok else now
+        return ok
+
     def _result(
         self,
         request: RunRequest,
@@ -463,7 +488,8 @@ class RolloutRunner:
             rollout_id=rollout_id,
             task_id=request.task.task_id,
             env=request.task.env,
-            env_version=request.task.env_version,
+            env_version=state.env_version or request.task.env_version,
+            env_proven=self._proven(request.task.env, state.env_version),
             reward=verdict.reward,
             reward_components=verdict.reward_components,
             checks=verdict.checks,

@@ -126,6 +126,8 @@ def main() -> None:
         eval_samples=args.eval,
         on_step=lambda n, r: print(f"step {n}: reward {r:.3f}", flush=True),
         on_phase=lambda text: print(text, flush=True),
+        # the bench measures speed and learning signal; math's proof is `make validate`'s
+        allow_unproven=True,
     )
     out["learn"] = {**result.to_json(), "wall_seconds": round(time.perf_counter() - start, 1)}
     write_png(result.rewards, args.plot)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,7 +66,12 @@ def _prompt(result: RunResult) -> list[dict[str, Any]]:
 
 
 def _base(result: RunResult) -> dict[str, Any]:
-    return {"rollout_id": result.rollout_id, "task_id": result.task_id, "env": result.env}
+    return {
+        "rollout_id": result.rollout_id,
+        "task_id": result.task_id,
+        "env": result.env,
+        "env_version": result.env_version,
+    }
 
 
 def sft_rows(results: list[RunResult], passed: Callable[[RunResult], bool]) -> list[dict[str, Any]]:
@@ -140,15 +145,33 @@ def rl_rows(results: list[RunResult]) -> list[dict[str, Any]]:
     return rows
 
 
+#: the fields of a row that name the rollouts it was made of
+ID_FIELDS = ("rollout_id", "chosen_rollout_id", "rejected_rollout_id")
+
+
 def rows_of(
-    kind: Kind, results: list[RunResult], passed: Callable[[RunResult], bool]
+    kind: Kind,
+    results: list[RunResult],
+    passed: Callable[[RunResult], bool],
+    proven: Mapping[str, bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """The rows of one kind."""
+    """The rows of one kind; with `proven` (rollout id -> whether its environment version is
+    proven, `ProofBook.admit`), each row says `proven` (a pair: both of its rollouts)."""
     if kind == "sft":
-        return sft_rows(results, passed)
-    if kind == "preference":
-        return preference_pairs(results, passed)
-    return rl_rows(results)
+        rows = sft_rows(results, passed)
+    elif kind == "preference":
+        rows = preference_pairs(results, passed)
+    else:
+        rows = rl_rows(results)
+    if proven is not None:
+        for row in rows:
+            ids = [
+                row[k]
+                for k in ("rollout_id", "chosen_rollout_id", "rejected_rollout_id")
+                if k in row
+            ]
+            row["proven"] = all(proven[i] for i in ids)
+    return rows
 
 
 def write_rows(rows: list[dict[str, Any]], path: Path, fmt: Literal["jsonl", "parquet"]) -> None:

@@ -220,6 +220,9 @@ class SeedResponse(StrictModel):
     session_key: str
     tools: list[dict[str, Any]]
     instructions: str | None = None
+    #: the version of the environment that serves the session (its identity hash): what a
+    #: rollout records, so a trainer can tell whether that version was proven
+    env_version: str | None = None
 
 
 class ToolResult(StrictModel):
@@ -387,7 +390,11 @@ class RunResult(StrictModel):
     rollout_id: str
     task_id: str
     env: str
+    #: the version of the environment the rollout ran on, as its server named it at the seed
     env_version: str | None = None
+    #: whether that version had passed `proofgym validate` when the agent ran the rollout
+    #: (None: the agent keeps no proofs). A trainer checks the proofs itself, never this.
+    env_proven: bool | None = None
     reward: float
     reward_components: dict[str, float] = Field(default_factory=dict)
     checks: list[Check] = Field(default_factory=list)

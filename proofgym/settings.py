@@ -158,6 +158,15 @@ class ClientSettings(ProofgymSettings):
     )
 
 
+class ProofSettings(ProofgymSettings):
+    """Where the proof certificates are (`proofgym.proofs`): `validate` writes them, `export`,
+    `learn` and the trainer adapters read them."""
+
+    proofs_dir: Path = Field(
+        default=Path("runs/proofs"), description="one certificate per proven env version"
+    )
+
+
 class CollectorSettings(ClientSettings):
     """Settings of `proofgym rollout` and other clients of the agent."""
 
@@ -251,6 +260,12 @@ class AgentSettings(CommonSettings, ClientSettings):
     rollout_timeout_s: float = Field(default=1800.0, gt=0)
     ui_store: Path | None = Field(
         default=None, description="a rollout store the agent shows under /ui (the viewer)"
+    )
+    proofs_dir: Path | None = Field(
+        default=Path("runs/proofs"),
+        description="the proof certificates `proofgym validate` writes: each rollout is "
+        "stamped `env_proven` from them (None: not stamped; trainers check the proofs "
+        "themselves either way)",
     )
 
 

@@ -15,16 +15,23 @@ from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
     from proofgym.protocol import Task
+    from proofgym_stack.validation import EnvReport
 
 
 @app.command()
 def envs() -> None:
-    """List the shipped environments with their versions and tools."""
-    from proofgym.settings import ResourcesSettings
+    """List the shipped environments with their versions (proven or not) and tools."""
+    from proofgym.proofs import ProofBook
+    from proofgym.settings import ProofSettings, ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
-    table = new_table("environment", "version", "tools", "runs policy code", "description")
+    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    table = new_table(
+        "environment", "version", "proven", "tools", "runs policy code", "description"
+    )
+    table.columns[1].no_wrap = True  # a version is copied whole (`validate` names it)
+    table.columns[1].min_width = 16
     try:
         available = available_environments(settings)
     except ValueError as exc:
@@ -36,13 +43,53 @@ def envs() -> None:
     for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
-        table.add_row(name, cls.version(), ", ".join(cls.tools()), sandbox, cls.description)
+        proven = "yes" if book.is_proven(name, cls.version()) else "[yellow]no[/yellow]"
+        tools = ", ".join(cls.tools())
+        table.add_row(name, cls.version(), proven, tools, sandbox, cls.description)
         env.shutdown()
     console.print(table)
+    older = [
+        p for p in book.proofs() if p.env in available and p.version != available[p.env].version()
+    ]
+    if older:
+        err.print(
+            f"{len(older)} proofs of earlier versions in {book.root} (rollouts of those versions "
+            "stay admitted): " + ", ".join(f"{p.env} {p.version}" for p in older[:8])
+        )
+    if any(not book.is_proven(n, c.version()) for n, c in available.items()):
+        err.print(
+            f"unproven versions reach no trainer: `proofgym validate` proves them ({book.root})"
+        )
 
 
 def _progress(env: str, check: str) -> None:
     err.print(f"  {env}: {check} ...")
+
+
+def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> None:
+    """Write the proof certificate of each environment version that passed every check."""
+    from importlib.metadata import version as installed
+
+    from proofgym.proofs import ProofBook
+    from proofgym.settings import ProofSettings
+
+    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    for report in reports:
+        if not report.passed:
+            continue
+        path = book.certify(
+            report.env,
+            report.version,
+            {
+                **report.to_json(),
+                "run_with": {
+                    "tasks": sources.get(report.env, ""),
+                    "sample": sample,
+                    "proofgym": installed("proofgym"),
+                },
+            },
+        )
+        err.print(f"  proven: {report.env} {report.version} ({path})")
 
 
 @app.command()
@@ -77,7 +124,7 @@ def validate(
     from proofgym.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
     from proofgym_stack.examples import NoExamples, example_tasks
-    from proofgym_stack.validation import EnvReport, validate_env
+    from proofgym_stack.validation import validate_env
 
     try:
         available = available_environments(ResourcesSettings.from_env())
@@ -123,6 +170,8 @@ def validate(
                 )
             )
         )
+    if not quick:  # a quick run proves nothing: it skips most attacks
+        _certify(reports, {n: str(tasks_file or "example tasks") for n, _ in plan}, sample)
     if as_json:
         console.print_json(json.dumps([r.to_json() for r in reports]))
     else:
@@ -386,6 +435,14 @@ def learn_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="print the result as JSON (every step's reward, seconds)")
     ] = False,
+    allow_unproven: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unproven",
+            help="train on an environment version that never passed `validate` (counted as "
+            "`unproven` in the result)",
+        ),
+    ] = False,
 ) -> None:
     """Does a model get a learning signal here? GRPO (TRL) through the real services; prints
     the reward curve and the mean reward over the first and the last 10% of steps.
@@ -402,6 +459,8 @@ def learn_command(
         fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
     if model is not None and not (model / "config.json").is_file():
         fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
+    from proofgym.proofs import ProofBook, UnprovenRollouts
+    from proofgym.settings import ProofSettings
     from proofgym_stack.learn import learn, write_png
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -436,9 +495,13 @@ def learn_command(
                 eval_samples=evaluate,
                 on_step=step,
                 on_phase=phase,
+                proofs=ProofBook(ProofSettings.from_env().proofs_dir),
+                allow_unproven=allow_unproven,
             )
-        except RuntimeError as exc:
+        except (UnprovenRollouts, RuntimeError) as exc:
             fail(str(exc), 1)
+    if result.unproven:
+        err.print(f"[yellow]{result.unproven} rollouts of an unproven version trained on[/yellow]")
     if plot is not None:
         write_png(result.rewards, plot)
         err.print(f"reward curve: {plot}")

@@ -235,12 +235,24 @@ def export_command(
     out: Annotated[Path, typer.Option(help="folder for KIND.jsonl / KIND.parquet")] = Path(
         "runs/export"
     ),
+    allow_unproven: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unproven",
+            help="export rollouts of environment versions that never passed `validate` too, "
+            "each row marked proven=false",
+        ),
+    ] = False,
 ) -> None:
     """Training data from a store: SFT chats of passing rollouts, preference pairs of the same
-    task, prompt/completion/reward rows (with token ids when they are token-exact)."""
+    task, prompt/completion/reward rows (with token ids when they are token-exact). Rollouts
+    of environment versions without a proof (`proofgym validate`) are refused, unless
+    --allow-unproven."""
     from proofgym.export import rows_of, write_rows
     from proofgym.profiling import passes
+    from proofgym.proofs import ProofBook, UnprovenRollouts
     from proofgym.protocol import RunResult
+    from proofgym.settings import ProofSettings
     from proofgym.store import RolloutStore
 
     if fmt not in ("jsonl", "parquet"):
@@ -258,11 +270,22 @@ def export_command(
     finally:
         store.close()
 
+    try:
+        admitted = ProofBook(ProofSettings.from_env().proofs_dir).admit(results, allow_unproven)
+    except UnprovenRollouts as exc:
+        fail(str(exc), 1)
+    proven = {r.rollout_id: ok for r, ok in admitted}
+    if not all(proven.values()):
+        err.print(
+            f"[yellow]{sum(not ok for ok in proven.values())} rollouts of unproven environment "
+            "versions exported, marked proven=false (--allow-unproven)[/yellow]"
+        )
+
     def passed(r: RunResult) -> bool:
         return passes(r.reward, (c.passed for c in r.checks), r.mask_sample, thresholds.get(r.env))
 
     for name in kinds:
-        rows = rows_of(name, results, passed)  # type: ignore[arg-type]
+        rows = rows_of(name, results, passed, proven)  # type: ignore[arg-type]
         target = out / f"{name}.{fmt}"
         try:
             write_rows(rows, target, fmt)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofgym.proofs import ProofBook, unproven_count
 from proofgym.protocol import RunResult, Task
 from proofgym_stack.up import Stack, free_port
 
@@ -96,6 +97,9 @@ class LearnResult:
     eval_samples: int = 0
     eval_before: Evaluation | None = None
     eval_after: Evaluation | None = None
+    #: rollouts of an environment version without a proof that were trained on, as the
+    #: caller allowed (`allow_unproven`); 0 otherwise (such a run is refused)
+    unproven: int = 0
 
     @property
     def reward_first(self) -> float:
@@ -123,6 +127,7 @@ class LearnResult:
             "eval_samples": self.eval_samples,
             "eval_before": self.eval_before.to_json() if self.eval_before else None,
             "eval_after": self.eval_after.to_json() if self.eval_after else None,
+            "unproven": self.unproven,
             "per_step": [
                 {
                     "step": n + 1,
@@ -276,6 +281,8 @@ def learn(
     eval_samples: int = 0,
     on_step: Callable[[int, float], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
+    proofs: ProofBook | None = None,
+    allow_unproven: bool = False,
 ) -> LearnResult:
     """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve.
 
@@ -287,8 +294,20 @@ def learn(
     those that use a tool when there are any (teaching a model the tools before reinforcing
     it). `eval_samples` > 0 plays every reinforced task that many times, sampling as GRPO
     does, before GRPO and after it (`eval_before`, `eval_after`). `db` keeps every rollout
-    (warm-up references and evaluations included) in a rollout store."""
+    (warm-up references and evaluations included) in a rollout store.
+
+    `proofs` (default `runs/proofs`): the environment's current version must have passed
+    `proofgym validate` there, or UnprovenRollouts is raised before anything trains, unless
+    `allow_unproven` (then `unproven` counts the rollouts trained on)."""
     import transformers
+
+    from proofgym.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    book = proofs or ProofBook()
+    version = available_environments(ResourcesSettings())[env].version()
+    if not allow_unproven:  # before a model is loaded or a service started
+        book.require(env, version)
 
     from model_interface.live import LiveModel
     from proofgym.store import RolloutStore
@@ -323,7 +342,13 @@ def learn(
             keep(results)
             tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
 
-        rollouts = ProofgymRollouts(task_list, max_steps=max_steps, on_results=batch)
+        rollouts = ProofgymRollouts(
+            task_list,
+            max_steps=max_steps,
+            on_results=batch,
+            proofs=book,
+            allow_unproven=allow_unproven,
+        )
         last = {"t": 0.0}
 
         class Curve(transformers.TrainerCallback):  # type: ignore[misc]
@@ -356,6 +381,7 @@ def learn(
                     if sft_steps > 0:
                         say(f"collecting the passing controls on {len(warmup_list)} tasks")
                         references = warmup_trajectories(rollouts.client, warmup_list, keep)
+                        result.unproven += unproven_count(book.admit(references, allow_unproven))
                         data = sft_dataset(references)
                         result.sft_rows = len(data)
                         if not result.sft_rows:
@@ -407,6 +433,7 @@ def learn(
                     trainer.train()
                     if eval_samples:
                         result.eval_after = measure("after GRPO")
+                    result.unproven += rollouts.unproven
                 finally:
                     stack.stop()
                     rollouts.client.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(KEEP_ENV) != "1":
         for key in [k for k in os.environ if k.startswith("PROOFGYM_")]:
             del os.environ[key]
+        # what a `proofgym validate` a test runs proves is written here, not into the checkout
+        os.environ["PROOFGYM_PROOFS_DIR"] = tempfile.mkdtemp(prefix="proofgym-test-proofs-")
 
 
 @pytest.fixture

@@ -129,3 +129,18 @@ def session_headers(session_id: str) -> dict[str, str]:
 def workspaces(root: Path) -> list[Path]:
     """The session folders under `root` (a resources server names them, never the caller)."""
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+async def prove(env: Any, root: Path, tasks: list[Any] | None = None) -> Any:
+    """`env` (an instance) validated for real on two of its example tasks (or `tasks`) and,
+    as it must pass, certified in a ProofBook at `root`, which is returned."""
+    from proofgym.proofs import ProofBook
+    from proofgym_stack.examples import example_tasks
+    from proofgym_stack.validation import validate_env
+
+    chosen = tasks if tasks is not None else example_tasks(env.name)[0]
+    report = await validate_env(env, chosen, sample=2, parallel=16)
+    assert report.passed, report.summary()
+    book = ProofBook(root)
+    book.certify(env.name, report.version, report.to_json())
+    return book

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import pytest
+from helpers import prove
 from typer.testing import CliRunner
 
 from proofgym.agent_client import AgentClient
@@ -18,6 +20,7 @@ from proofgym.responses import assistant_message, function_call, function_call_o
 from proofgym.store import RolloutStore
 from proofgym_stack.cli import app
 from proofgym_stack.testing import InProcessStack
+from resources_servers.file_edit.env import FileEditEnv
 
 
 async def runs(stack: InProcessStack, rows: list[dict[str, Any]]) -> list[RunResult]:
@@ -96,14 +99,31 @@ def test_rl_rows_carry_the_token_view_when_it_exists() -> None:
 
 
 async def test_the_command_writes_jsonl_and_parquet(
-    stack: InProcessStack, file_edit_tasks: list[dict[str, Any]], tmp_path: Path
+    stack: InProcessStack,
+    file_edit_tasks: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     results = await runs(stack, file_edit_tasks[:2])
+    assert {r.env_version for r in results} == {FileEditEnv.version()}  # as the server named it
     store = RolloutStore(tmp_path / "runs.db")
     for n, r in enumerate(results):
         store.put(r, repeat=n)  # one store row per rollout
     store.close()
     runner = CliRunner()
+    monkeypatch.setenv("PROOFGYM_PROOFS_DIR", str(tmp_path / "proofs"))
+    export = ["export", str(tmp_path / "runs.db"), "--out", str(tmp_path / "unproven")]
+    # file_edit as it is never passed `validate` here: no training data comes out
+    refused = runner.invoke(app, export)
+    assert refused.exit_code == 1 and "never passed `proofgym validate`" in refused.output
+    assert not (tmp_path / "unproven").exists()
+    marked = runner.invoke(app, [*export, "--allow-unproven"])
+    assert marked.exit_code == 0, marked.output
+    rl = [
+        json.loads(line) for line in (tmp_path / "unproven" / "rl.jsonl").read_text().splitlines()
+    ]
+    assert rl and all(row["proven"] is False for row in rl)
+    await prove(FileEditEnv(), tmp_path / "proofs")
     for fmt in ("jsonl", "parquet"):
         out = tmp_path / fmt
         done = runner.invoke(
@@ -118,5 +138,7 @@ async def test_the_command_writes_jsonl_and_parquet(
             else:
                 counts[kind] = pq.read_table(path).num_rows
         assert counts == {"sft": 4, "preference": 4, "rl": 6}
+        rows = pq.read_table(out / "rl.parquet").to_pylist() if fmt == "parquet" else []
+        assert all(r["proven"] is True for r in rows)
     bad = runner.invoke(app, ["export", str(tmp_path / "runs.db"), "--format", "csv"])
     assert bad.exit_code == 2 and "jsonl or parquet" in bad.output

@@ -3,6 +3,7 @@ environment through the real services, with TRL's GRPOTrainer, on 2 CPU cores.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import struct
@@ -12,24 +13,46 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import prove
 
+from proofgym.proofs import ProofBook, UnprovenRollouts
 from proofgym_stack.learn import LearnResult, learn, write_png
+from resources_servers.letters.env import LettersEnv
+from resources_servers.math.env import MathEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_tiny_model_learns_letters(tmp_path: Path) -> None:
     plot = tmp_path / "curve.png"
-    run = subprocess.run(
-        [sys.executable, "-m", "proofgym_stack.cli", "learn", "--json", "--plot", str(plot)],
+    env = {
+        **os.environ,
+        "TRL_EXPERIMENTAL_SILENCE": "1",
+        "PROOFGYM_PROOFS_DIR": str(tmp_path / "proofs"),
+    }
+    cli = [sys.executable, "-m", "proofgym_stack.cli"]
+    learn_letters = [*cli, "learn", "--json", "--plot", str(plot)]
+    # letters as it is now never passed `validate` here: nothing trains
+    refused = subprocess.run(
+        learn_letters, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 1 and "never passed `proofgym validate`" in refused.stderr
+    assert not plot.exists()
+    proven = subprocess.run(
+        [*cli, "validate", "letters", "--sample", "2", "--parallel", "16"],
         cwd=tmp_path,
-        env={**os.environ, "TRL_EXPERIMENTAL_SILENCE": "1"},
+        env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=300,
+    )
+    assert proven.returncode == 0 and "proven: letters" in proven.stderr, proven.stderr[-2000:]
+    run = subprocess.run(
+        learn_letters, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
+    assert result["unproven"] == 0
     assert {"env", "steps", "reward_first", "reward_last", "seconds", "per_step"} <= set(result)
     assert result["env"] == "letters" and result["steps"] == 100
     assert result["learning_rate"] == 5e-3  # the tiny model's default, not a pretrained one's
@@ -41,9 +64,18 @@ def test_the_tiny_model_learns_letters(tmp_path: Path) -> None:
     assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_the_optimizer_moves_the_weights() -> None:
-    result = learn("letters", steps=2, tasks=8)
-    assert result.weights_changed and len(result.rewards) == 2
+def test_the_optimizer_moves_the_weights(tmp_path: Path) -> None:
+    book = asyncio.run(prove(LettersEnv(), tmp_path / "proofs"))
+    result = learn("letters", steps=2, tasks=8, proofs=book)
+    assert result.weights_changed and len(result.rewards) == 2 and result.unproven == 0
+
+
+def test_an_unproven_environment_trains_only_when_asked_and_counted(tmp_path: Path) -> None:
+    empty = ProofBook(tmp_path / "none")
+    with pytest.raises(UnprovenRollouts, match="letters"):
+        learn("letters", steps=1, tasks=2, generations=2, proofs=empty)
+    result = learn("letters", steps=1, tasks=2, generations=2, proofs=empty, allow_unproven=True)
+    assert result.unproven == 2 and result.to_json()["unproven"] == 2
 
 
 def test_first_and_last_tenths_and_the_png() -> None:
@@ -65,9 +97,11 @@ def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) ->
     from proofgym.store import RolloutStore
 
     db = tmp_path / "learn.db"
+    book = asyncio.run(prove(MathEnv(), tmp_path / "proofs"))
     result = learn(
-        "math", steps=2, tasks=4, generations=2, sft_steps=2, db=db, max_steps=2, eval_samples=1
-    )
+        "math", steps=2, tasks=4, generations=2, sft_steps=2, db=db, max_steps=2, eval_samples=1,
+        proofs=book,
+    )  # fmt: skip
     # math's alternative control uses the calculator: the warm-up learns from those 4
     assert result.sft_rows == 4 and len(result.sft_loss) == 2
     assert len(result.rewards) == 2 and len(result.step_seconds) == 2
@@ -114,7 +148,8 @@ def test_several_task_groups_per_step(tmp_path: Path) -> None:
     from proofgym.store import RolloutStore
 
     db = tmp_path / "groups.db"
-    result = learn("letters", steps=2, tasks=4, generations=2, groups=2, db=db)
+    book = asyncio.run(prove(LettersEnv(), tmp_path / "proofs"))
+    result = learn("letters", steps=2, tasks=4, generations=2, groups=2, db=db, proofs=book)
     assert len(result.rewards) == 2
     store = RolloutStore(db)
     rows = list(store.rows())

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from fake_nemo_rl import fake_nemo_rl
+from helpers import prove
 
 from model_interface.app import build_backend, create_app
 from proofgym.http import HttpxTransport
@@ -18,6 +19,7 @@ from proofgym.protocol import RunResult, Task
 from proofgym.settings import AgentSettings, ModelSettings
 from proofgym.trajectory import trajectory
 from proofgym_stack.testing import RoutingTransport, in_process_stack
+from resources_servers.file_edit.env import FileEditEnv
 from sdg.file_edit import generate
 from trainers.nemo_rl import (
     ProofgymNemoGymActor,
@@ -120,17 +122,20 @@ async def test_the_contract_catches_what_nemo_rl_would_reject(
 
 
 async def test_the_example_actor_returns_what_grpo_consumes(
-    tiny_model_dir: Path, tokenizer: Any, file_edit_tasks: list[dict[str, Any]]
+    tiny_model_dir: Path, tokenizer: Any, file_edit_tasks: list[dict[str, Any]], tmp_path: Path
 ) -> None:
+    book = await prove(FileEditEnv(), tmp_path / "proofs")
     seen: list[dict[str, Any]] = []
     agent = AgentSettings(
         resources_urls=["http://resources"], model_url="http://nemo-model", max_steps=4
     )
     apps = {"nemo-model": nemo_rl_model_app(tokenizer, tiny_model_dir, seen)}
     async with in_process_stack(agent_settings=agent, extra_apps=apps) as stack:
-        actor = ProofgymNemoGymActor("http://agent", transport=HttpxTransport(stack.client))
+        actor = ProofgymNemoGymActor(
+            "http://agent", proofs=book, transport=HttpxTransport(stack.client)
+        )
         out = await actor.run_rollouts(file_edit_tasks[:2], model_params={"model": "policy"})
-        assert len(out) == 2
+        assert len(out) == 2 and all(item["proven"] for item in out)
         for item in out:
             assert item["full_result"]["instance_config"]["mask_sample"] is False
             assert [m["role"] for m in item["message_log"]] == ["user", "assistant"] * 2

@@ -3,16 +3,19 @@ server as processes, the trainer's own model served live from its process."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 import transformers
+from helpers import prove
 from trl import GRPOConfig, GRPOTrainer
 
 from model_interface.live import LiveModel
 from proofgym.protocol import Task
 from proofgym_stack.up import Stack, free_port
+from resources_servers.file_edit.env import FileEditEnv
 from sdg.file_edit import generate
 from trainers.trl import ProofgymRollouts, reward_functions, task_dataset, task_id_of
 
@@ -23,7 +26,8 @@ def test_two_optimizer_steps_through_the_stack(
     tokenizer = transformers.AutoTokenizer.from_pretrained(tool_calling_model_dir)
     model = transformers.AutoModelForCausalLM.from_pretrained(tool_calling_model_dir)
     tasks = [Task.model_validate(t) for t in generate(2, seed=5)]
-    rollouts = Recording(tasks, max_steps=2)
+    book = asyncio.run(prove(FileEditEnv(), tmp_path / "proofs"))
+    rollouts = Recording(tasks, max_steps=2, proofs=book)
     funcs, weights = reward_functions()
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"),
@@ -63,7 +67,7 @@ def test_two_optimizer_steps_through_the_stack(
     # one rollout per prompt entry, token-exact; the tool's answers masked out of the loss,
     # and only where a tool answered
     batch = rollouts.last
-    assert len(batch) == 4 and len(rollouts.seen) == 8
+    assert len(batch) == 4 and len(rollouts.seen) == 8 and rollouts.unproven == 0
     assert all(t.trainable for t in rollouts.seen), [t.reason for t in rollouts.seen]
     for t, tool_turns in zip(rollouts.seen, rollouts.tool_turns, strict=True):
         assert len(t.completion_ids) == len(t.completion_mask) == len(t.logprobs)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from proofgym.agent_client import AgentClient
+from proofgym.proofs import ProofBook
 from proofgym.protocol import RunResult, Task
 
 NEMO_RL_COMMIT = "00420a153d2c45366226de1eedf44609b5a7b144"
@@ -121,8 +122,20 @@ class ProofgymNemoGymActor:
     and mask NeMo RL's GRPO reads.
     """
 
-    def __init__(self, agent_url: str = "http://127.0.0.1:8000", **client: Any) -> None:
+    def __init__(
+        self,
+        agent_url: str = "http://127.0.0.1:8000",
+        *,
+        proofs: ProofBook | None = None,
+        allow_unproven: bool = False,
+        **client: Any,
+    ) -> None:
+        """`proofs` (default `runs/proofs`): rollouts of environment versions not proven there
+        raise UnprovenRollouts instead of reaching GRPO, unless `allow_unproven` (then each
+        result says `proven: False`)."""
         self.client = AgentClient(agent_url, **client)
+        self.proofs = proofs or ProofBook()
+        self.allow_unproven = allow_unproven
 
     async def run_rollouts(
         self, rows: Sequence[dict[str, Any]], model_params: dict[str, Any] | None = None
@@ -132,7 +145,7 @@ class ProofgymNemoGymActor:
         tasks = [Task.from_row(row) for row in rows]
         results = await self.client.run_many(tasks, model_params=model_params or {})
         out = []
-        for result in results:
+        for result, proven in self.proofs.admit(results, self.allow_unproven):
             full = to_nemo_gym_result(result)
             log = message_log(full) if not result.mask_sample else []
             out.append(
@@ -142,6 +155,7 @@ class ProofgymNemoGymActor:
                     "full_result": full,
                     "total_reward": result.reward,
                     "mask_sample": result.mask_sample,
+                    "proven": proven,
                 }
             )
         return out

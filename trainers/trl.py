@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from proofgym.agent_client import AgentClient
+from proofgym.proofs import ProofBook, unproven_count
 from proofgym.protocol import RunResult, Task
 from proofgym.trajectory import Trajectory, trajectory
 
@@ -93,8 +94,16 @@ class ProofgymRollouts:
         model: str = "live",
         max_steps: int | None = None,
         on_results: Callable[[list[RunResult]], None] | None = None,
+        proofs: ProofBook | None = None,
+        allow_unproven: bool = False,
     ) -> None:
+        """`proofs` (default `runs/proofs`): only rollouts of environment versions proven
+        there reach the trainer; a batch with any other raises UnprovenRollouts before TRL
+        sees it, unless `allow_unproven` (then `unproven` counts them)."""
         self.tasks = {t.task_id: t for t in tasks}
+        self.proofs = proofs or ProofBook()
+        self.allow_unproven = allow_unproven
+        self.unproven = 0  # rollouts of unproven versions trained on, as allowed
         self.client = client or AgentClient(agent_url)
         self.model = model
         self.max_steps = max_steps
@@ -105,8 +114,9 @@ class ProofgymRollouts:
         tasks = [self.tasks[task_id_of(p)] for p in prompts]
         params = {"model": self.model, **sampling_of(trainer.args)}
         results = self.client.run_batch(tasks, model_params=params, max_steps=self.max_steps)
-        if self.on_results is not None:
+        if self.on_results is not None:  # stored even when refused below: nothing is lost
             self.on_results(results)
+        self.unproven += unproven_count(self.proofs.admit(results, self.allow_unproven))
         stand_in = _stand_in_token(trainer)
         out: dict[str, list[Any]] = {
             "prompt_ids": [],

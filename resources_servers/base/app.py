@@ -365,6 +365,7 @@ def create_app(
             session_key=session.key,
             tools=environment.tool_schemas(),
             instructions=environment.instructions(session.task),
+            env_version=environment.version(),
         )
 
     async def call_tool(env: str, tool_name: str, raw: bytes, request: Request) -> Response:
