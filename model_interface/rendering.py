@@ -124,6 +124,26 @@ class Renderer:
         )
         return str(text)
 
+    @property
+    def closing(self) -> str:
+        """What the template writes after an assistant turn's content (`<|im_end|>\\n`)."""
+        return self._closing
+
+    @property
+    def eos_text(self) -> str:
+        """The end-of-sequence token as text ("" without one)."""
+        return self._eos_text
+
+    def render(
+        self,
+        messages: list[dict[str, Any]],
+        generation: bool,
+        tools: list[dict[str, Any]] | None = None,
+    ) -> str:
+        """`messages` as the chat template renders them (with the generation prompt when
+        `generation`)."""
+        return self._render(messages, generation, tools)
+
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`, special tokens written in it included, no BOS added."""
         return list(self.tokenizer.encode(text, add_special_tokens=False))

@@ -48,6 +48,8 @@ class Sample:
     output_length: int
     tool_calls: int
     checks: tuple[tuple[str, bool], ...]
+    turns: int = 0  # model calls the rollout made
+    truncated: bool = False  # ended by the step or length limit, not by a final message
 
 
 def _generated_text_length(output: list[dict[str, Any]]) -> int:
@@ -76,6 +78,33 @@ def passes(
     return reward >= pass_threshold - 1e-9
 
 
+#: the ways a rollout ends that are a limit, not the policy's own end
+TRUNCATED = frozenset({"max_steps", "length"})
+
+
+def env_figures(samples: list[Sample]) -> dict[str, Any]:
+    """What a mix is judged by, for one environment's rollouts: how many, the mean reward of
+    the usable ones, the mean turns, and the shares truncated (of the usable) and masked."""
+    usable = [s for s in samples if not s.masked]
+    n = len(usable)
+    return {
+        "rollouts": len(samples),
+        "reward": _round(sum(s.reward for s in usable) / n) if n else None,
+        "pass_rate": _round(sum(s.passed for s in usable) / n) if n else None,
+        "turns": _round(sum(s.turns for s in usable) / n) if n else None,
+        "truncated_share": _round(sum(s.truncated for s in usable) / n) if n else None,
+        "masked_share": _round((len(samples) - n) / len(samples)) if samples else None,
+    }
+
+
+def figures_by_env(samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
+    """`env_figures` of each environment in `samples`, by name."""
+    by_env: dict[str, list[Sample]] = defaultdict(list)
+    for s in samples:
+        by_env[s.env].append(s)
+    return {env: env_figures(group) for env, group in sorted(by_env.items())}
+
+
 def sample_of(record: dict[str, Any], pass_threshold: float | None) -> Sample:
     """The Sample of one RunResult record. A rollout passes when it is not masked and its
     reward reaches `pass_threshold` (None: a positive reward with every check passed)."""
@@ -95,6 +124,8 @@ def sample_of(record: dict[str, Any], pass_threshold: float | None) -> Sample:
         output_length=tokens or _generated_text_length(output),
         tool_calls=sum(1 for i in output if i.get("type") == "function_call"),
         checks=checks,
+        turns=int(record.get("num_steps") or 0),
+        truncated=record.get("termination_reason") in TRUNCATED,
     )
 
 
@@ -224,10 +255,14 @@ def profile_env(env: str, samples: list[Sample]) -> dict[str, Any]:
             check_runs[name] += 1
             check_passes[name] += ok
     graded = [t for t in tasks if t["pass_rate"] is not None]
+    figures = env_figures(samples)
     return {
         "env": env,
         "rollouts": len(samples),
         "usable": len(usable),
+        "turns": figures["turns"],
+        "truncated_share": figures["truncated_share"],
+        "masked_share": figures["masked_share"],
         "tasks": len(tasks),
         "masked": dict(Counter(s.failure_kind or "unknown" for s in samples if s.masked)),
         "reward": {

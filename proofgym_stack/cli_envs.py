@@ -393,7 +393,13 @@ def tiny_model(
 
 @app.command("learn")
 def learn_command(
-    env: Annotated[str, typer.Argument(help="environment to learn (default: letters)")] = "letters",
+    env: Annotated[
+        str,
+        typer.Argument(
+            help="environment to learn, or a mix with weights (letters=3,math=1: the share of "
+            "training tasks); default letters"
+        ),
+    ] = "letters",
     model: Annotated[
         Path | None, typer.Option(help="model folder (default: the tiny model, built now)")
     ] = None,
@@ -459,9 +465,15 @@ def learn_command(
         fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
     if model is not None and not (model / "config.json").is_file():
         fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
+    from proofgym.mixes import Mix, MixError
     from proofgym.proofs import ProofBook, UnprovenRollouts
     from proofgym.settings import ProofSettings
     from proofgym_stack.learn import learn, write_png
+
+    try:
+        mix = Mix.parse(env)
+    except MixError as exc:
+        fail(str(exc))
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     columns = (
@@ -481,7 +493,7 @@ def learn_command(
 
         try:
             result = learn(
-                env,
+                mix,
                 model_dir=model,
                 steps=steps,
                 learning_rate=learning_rate,
@@ -522,3 +534,17 @@ def learn_command(
             f"{a.reward:.3f} after; calling a tool {b.tool_call_share:.0%} -> "
             f"{a.tool_call_share:.0%}"
         )
+    if len(result.per_env) > 1 or len(result.weights) > 1:
+        table = new_table("env", "weight", "rollouts", "reward first -> last", "turns",
+                          "truncated", "masked", title="per environment of the mix")  # fmt: skip
+        for name, f in result.per_env.items():
+            table.add_row(
+                name,
+                f"{result.weights.get(name, 0):g}",
+                str(f["rollouts"]),
+                f"{f['reward_first']} -> {f['reward_last']}",
+                str(f["turns"]),
+                f"{f['truncated_share']}",
+                f"{f['masked_share']}",
+            )
+        console.print(table)

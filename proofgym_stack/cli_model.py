@@ -1,4 +1,5 @@
-"""`proofgym model import`: a GGUF file (or the packaged SmolLM2) as a model folder to serve."""
+"""`proofgym model import`: a GGUF file (or the packaged SmolLM2) as a model folder to serve;
+`proofgym model check`: a model's chat template proven fit for multi-turn RL."""
 
 from __future__ import annotations
 
@@ -118,4 +119,83 @@ def judge_check(
         verdict = "fit to judge" if report.fit else "NOT fit to judge: do not train on its rewards"
         console.print(verdict, style="green" if report.fit else "red")
     if not report.fit:
+        raise typer.Exit(1)
+
+
+@model_app.command("check")
+def check_model_command(
+    model: Annotated[Path, typer.Argument(help="a model folder (tokenizer and chat template)")],
+    env: Annotated[
+        list[str] | None, typer.Option(help="check on this environment only (repeatable)")
+    ] = None,
+    sample: Annotated[
+        int,
+        typer.Option(
+            min=0, help="rollouts of each environment the model also plays itself (local backend)"
+        ),
+    ] = 0,
+    chat_template: Annotated[
+        Path | None, typer.Option(help="check this Jinja chat template instead of the folder's")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Is this model's chat template fit for multi-turn RL? Plays the shipped environments'
+    controls through the real services and proves, turn by turn, that each prompt is the
+    previous prompt plus the generation plus only the new messages (the template agrees with
+    a fresh rendering), that tool calls render and parse back to the same call, and that
+    special tokens survive decoding; names the conversation and turn where it breaks."""
+    import asyncio
+
+    from model_interface.template_check import Finding
+    from proofgym_stack.model_check import check_model
+
+    if not (model / "tokenizer_config.json").is_file():
+        fail(f"{model}: not a model folder (no tokenizer_config.json)")
+    if chat_template is not None and not chat_template.is_file():
+        fail(f"--chat-template {chat_template}: no such file")
+    if env:
+        from resources_servers.base.registry import discover
+
+        unknown = [e for e in env if e not in discover()]
+        if unknown:
+            fail(f"--env {', '.join(unknown)}: no such environment")
+    try:
+        result = asyncio.run(
+            check_model(
+                model,
+                envs=env or None,
+                sample=sample,
+                template=chat_template.read_text() if chat_template else None,
+                progress=lambda text: err.print(text),
+            )
+        )
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        console.print_json(json.dumps(result.to_json()))
+    else:
+        from proofgym_stack.console import new_table
+
+        table = new_table("check", "turns passed", "failed", title=f"model check of {model}")
+        for check, row in result.template.counts().items():
+            table.add_row(check, str(row["passed"]), str(row["failed"]))
+        console.print(table)
+        first: dict[str, Finding] = {}
+        for f in result.template.failures():
+            first.setdefault(f.conversation, f)  # the first break; later turns follow from it
+        for f in first.values():
+            console.print(f"[red]{f.conversation}, turn {f.turn}: {f.check}[/red]: {f.detail}")
+        if result.sampled:
+            console.print(
+                f"{result.sampled} rollouts played by the model: "
+                f"{result.sampled - len(result.untrainable)} trainable"
+            )
+            for line in result.untrainable[:5]:
+                console.print(f"[red]{line}[/red]")
+        console.print(
+            "[green]fit for token-exact multi-turn training[/green]"
+            if result.passed
+            else "[red]NOT fit: fix the template (or choose another) before training[/red]"
+        )
+    if not result.passed:
         raise typer.Exit(1)

@@ -13,7 +13,39 @@ from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
+    from proofgym.mixes import Mix
     from proofgym.protocol import Task
+
+MIX_HELP = (
+    "weights of a mix of environments (letters=3,math=1): the mix's score is the weighted "
+    "mean of their mean rewards"
+)
+
+
+def _mix(text: str | None) -> Mix | None:
+    from proofgym.mixes import Mix, MixError
+
+    if text is None:
+        return None
+    try:
+        return Mix.parse(text)
+    except MixError as exc:
+        fail(str(exc))
+
+
+def mix_summary(mix: Mix, envs: dict[str, Any]) -> dict[str, Any]:
+    """The `mix` section of a profile: the weights, each environment's share of the usable
+    rollouts, and the score (None while an environment of the mix has no usable rollout)."""
+    missing = [e for e in mix.envs if e not in envs]
+    if missing:
+        fail(f"the mix names {', '.join(missing)}, which the store holds no rollout of")
+    usable = sum(envs[e]["usable"] for e in mix.envs) or 1
+    return {
+        "weights": dict(mix.weights),
+        "rollout_share": {e: round(envs[e]["usable"] / usable, 4) for e in mix.envs},
+        "score": mix.score({e: envs[e]["reward"]["mean"] for e in mix.envs}),
+        "left_out": sorted(set(envs) - set(mix.envs)),
+    }
 
 
 def _thresholds() -> dict[str, float]:
@@ -28,8 +60,9 @@ def _fmt(value: Any) -> str:
 
 def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
     table = new_table(
-        "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "alarms"
-    )
+        "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "turns",
+        "truncated", "masked", "alarms",
+    )  # fmt: skip
     for env, p in result["envs"].items():
         r = p["reward"]
         curve = p["pass_at_k"]
@@ -49,9 +82,19 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
             f"@{k}: {_fmt(curve[k])}" if k else "n/a",
             _fmt(p["zero_variance_share"]),
             _fmt(p["reward_vs_length"]),
+            _fmt(p["turns"]),
+            _fmt(p["truncated_share"]),
+            _fmt(p["masked_share"]),
             "[red]" + "; ".join(alarms) + "[/red]" if alarms else "",
         )
     console.print(table)
+    if "mix" in result:
+        m = result["mix"]
+        console.print(
+            f"mix {', '.join(f'{e}={w:g}' for e, w in m['weights'].items())}: score "
+            f"{_fmt(m['score'])} (weighted mean of the environments' mean rewards)"
+            + (f"; not in the mix: {', '.join(m['left_out'])}" if m["left_out"] else "")
+        )
     for env, p in result["envs"].items():
         failing = [(n, v) for n, v in sorted(p["checks"].items(), key=lambda kv: kv[1]) if v < 1]
         if failing:  # failure rates, not counts: "100% of rollouts", never "1 fail"
@@ -100,9 +143,15 @@ def _reverified(db: Path) -> dict[str, int]:
 
 
 def run_profile(
-    db: Path, other: Path | None, out: Path | None, as_json: bool, title: str | None = None
+    db: Path,
+    other: Path | None,
+    out: Path | None,
+    as_json: bool,
+    title: str | None = None,
+    mix: Mix | None = None,
 ) -> dict[str, Any]:
-    """Profile `db` (and compare with `other`), print it, write the report; the JSON."""
+    """Profile `db` (and compare with `other`), print it, write the report; the JSON. With
+    `mix`, the profile has a `mix` section (`mix_summary`)."""
     from proofgym.profiling import compare, load_samples, profile
     from proofgym_stack.report import render
 
@@ -114,6 +163,8 @@ def run_profile(
     if not samples:
         fail(f"{db} holds no rollouts")
     result = profile(samples)
+    if mix is not None:
+        result["mix"] = mix_summary(mix, result["envs"])
     reverified = _reverified(db)
     if reverified:
         result["reverified"] = reverified
@@ -154,10 +205,12 @@ def profile_command(
     ] = None,
     out: Annotated[Path | None, typer.Option(help="write a self-contained HTML report")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the profile as JSON")] = False,
+    mix: Annotated[str | None, typer.Option(help=MIX_HELP)] = None,
 ) -> None:
     """Reward profile per environment and task: distribution, pass@k, zero-variance groups,
-    reward against length, checks, too easy and too hard tasks; --compare two policies."""
-    result = run_profile(db, compare_with, out, as_json)
+    reward against length, turns, truncated and masked shares, checks, too easy and too hard
+    tasks; --compare two policies; --mix weights the environments into one score."""
+    result = run_profile(db, compare_with, out, as_json, mix=_mix(mix))
     if "compare" in result and not all(c["separated"] for c in result["compare"].values()):
         raise typer.Exit(1)
 
@@ -172,7 +225,9 @@ def instance_key(task: Task) -> str:
 
 @app.command("eval")
 def eval_command(
-    tasks_file: Annotated[Path, typer.Argument(help="JSONL tasks of the eval split")],
+    tasks_files: Annotated[
+        list[Path], typer.Argument(help="JSONL tasks of the eval split (several: a mix)")
+    ],
     repeats: Annotated[int, typer.Option(min=1, help="rollouts per task")] = 4,
     train: Annotated[
         Path | None, typer.Option(help="the train split: no eval instance may be in it")
@@ -183,13 +238,16 @@ def eval_command(
     concurrency: Annotated[int, typer.Option(min=1, help="rollouts at once")] = 16,
     out: Annotated[Path | None, typer.Option(help="write a self-contained HTML report")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the profile as JSON")] = False,
+    mix: Annotated[str | None, typer.Option(help=MIX_HELP)] = None,
 ) -> None:
-    """Evaluate: collect K rollouts of each eval task (the reward as a metric), then profile.
-    Refuses tasks that are not of the eval split, or that the train split also holds."""
+    """Evaluate: collect K rollouts of each eval task (the reward as a metric), then profile,
+    per environment (and, with --mix, one weighted score). Refuses tasks that are not of the
+    eval split, or that the train split also holds."""
     from proofgym.collect import TaskFileError, load_tasks
 
+    weights = _mix(mix)
     try:
-        tasks = load_tasks(tasks_file)
+        tasks = [t for f in tasks_files for t in load_tasks(f)]
         train_tasks = load_tasks(train) if train is not None else []
     except TaskFileError as exc:
         fail(str(exc))
@@ -200,11 +258,15 @@ def eval_command(
     leaked = [t.task_id for t in tasks if t.task_id in seen or instance_key(t) in seen]
     if leaked:
         fail(f"{len(leaked)} eval tasks are also in {train} (first: {leaked[0]}): refusing")
-    summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, None, None)
-    if not as_json:
-        _print_summary(f"eval of {tasks_file.name}, policy {policy}", summary, db)
-    run_profile(db, None, out, as_json, title=f"eval of {tasks_file.name}")
-    if summary.not_collected or summary.failures:
+    names = ", ".join(f.name for f in tasks_files)
+    incomplete = False
+    for tasks_file in tasks_files:
+        summary = _collect(tasks_file, db, agent_url, repeats, concurrency, policy, None, None)
+        if not as_json:
+            _print_summary(f"eval of {tasks_file.name}, policy {policy}", summary, db)
+        incomplete = incomplete or bool(summary.not_collected or summary.failures)
+    run_profile(db, None, out, as_json, title=f"eval of {names}", mix=weights)
+    if incomplete:
         raise typer.Exit(1)
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofgym.mixes import Mix
+from proofgym.profiling import Sample, figures_by_env, sample_of
 from proofgym.proofs import ProofBook, unproven_count
 from proofgym.protocol import RunResult, Task
 from proofgym_stack.up import Stack, free_port
@@ -42,6 +44,8 @@ class Evaluation:
     #: per task: its mean reward, usable rollouts and masked ones (GRPO learns only from a
     #: task whose rollouts disagree; this shows which moved)
     per_task: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: per environment of the mix: `proofgym.profiling.env_figures`
+    per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """As `learn --json` prints it."""
@@ -51,7 +55,34 @@ class Evaluation:
             "tool_call_share": round(self.tool_call_share, 3),
             "masked": self.masked,
             "per_task": self.per_task,
+            "per_env": self.per_env,
         }
+
+
+def samples_of(results: list[RunResult]) -> list[Sample]:
+    """`results` as profiling reads them, each judged by its environment's pass threshold."""
+    from proofgym.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    registry = available_environments(ResourcesSettings())
+    return [
+        sample_of(r.model_dump(mode="json"), registry[r.env].passing_reward())
+        if r.env in registry
+        else sample_of(r.model_dump(mode="json"), None)
+        for r in results
+    ]
+
+
+def per_env_curves(results: list[RunResult]) -> dict[str, dict[str, Any]]:
+    """Each environment's figures over `results` (in the order played), with the mean reward
+    of its first and last 10% of usable rollouts: which environment of a mix moved."""
+    out = figures_by_env(samples_of(results))
+    for env, figures in out.items():
+        rewards = [r.reward for r in results if r.env == env and not r.mask_sample]
+        k = max(1, len(rewards) // 10)
+        figures["reward_first"] = round(sum(rewards[:k]) / k, 4) if rewards else None
+        figures["reward_last"] = round(sum(rewards[-k:]) / k, 4) if rewards else None
+    return out
 
 
 def evaluate(results: list[RunResult]) -> Evaluation:
@@ -74,6 +105,7 @@ def evaluate(results: list[RunResult]) -> Evaluation:
         tool_call_share=sum(map(calls_a_tool, usable)) / n,
         masked=len(results) - len(usable),
         per_task=dict(sorted(per_task.items())),
+        per_env=figures_by_env(samples_of(results)),
     )
 
 
@@ -100,6 +132,10 @@ class LearnResult:
     #: rollouts of an environment version without a proof that were trained on, as the
     #: caller allowed (`allow_unproven`); 0 otherwise (such a run is refused)
     unproven: int = 0
+    #: the mix's weights (one environment: weight 1) and, per environment, what its GRPO
+    #: rollouts showed (`per_env_curves`)
+    weights: dict[str, float] = field(default_factory=dict)
+    per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def reward_first(self) -> float:
@@ -128,6 +164,8 @@ class LearnResult:
             "eval_before": self.eval_before.to_json() if self.eval_before else None,
             "eval_after": self.eval_after.to_json() if self.eval_after else None,
             "unproven": self.unproven,
+            "weights": self.weights,
+            "per_env": self.per_env,
             "per_step": [
                 {
                     "step": n + 1,
@@ -250,6 +288,28 @@ def sft_warmup(
     return losses
 
 
+def mixed_tasks(mix: Mix, n: int, seed: int) -> tuple[list[Task], list[Task]]:
+    """`disjoint_tasks` of each environment of `mix`, `n` split by weight; the reinforced ones
+    interleaved in proportion (each next task from the environment furthest behind its share),
+    so that no environment has the first steps alone."""
+    per_env: dict[str, list[Task]] = {}
+    warmup: list[Task] = []
+    for env, count in mix.counts(n).items():
+        first, second = disjoint_tasks(env, count, seed)
+        per_env[env] = first
+        warmup += second
+    reinforced: list[Task] = []
+    taken = dict.fromkeys(per_env, 0)
+    while len(reinforced) < sum(len(ts) for ts in per_env.values()):
+        env = min(
+            (e for e in per_env if taken[e] < len(per_env[e])),
+            key=lambda e: ((taken[e] + 1) / len(per_env[e]), mix.envs.index(e)),
+        )
+        reinforced.append(per_env[env][taken[env]])
+        taken[env] += 1
+    return reinforced, warmup
+
+
 def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]:
     """`n` tasks to reinforce on and `n` others to warm up on: the warm-up never shows the
     policy a reinforced task's solution (it would learn the answers, not the tools). Tasks
@@ -265,7 +325,7 @@ def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]
 
 
 def learn(
-    env: str = "letters",
+    env: str | Mix = "letters",
     *,
     model_dir: Path | None = None,
     steps: int = 100,
@@ -284,7 +344,9 @@ def learn(
     proofs: ProofBook | None = None,
     allow_unproven: bool = False,
 ) -> LearnResult:
-    """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve.
+    """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve. `env` may be
+    a mix (`letters=3,math=1`, `proofgym.mixes`): `tasks` split by weight, and `per_env`
+    reports each environment's figures.
 
     Each step plays `groups` tasks `generations` times each and makes one update.
     `learning_rate` defaults to one that suits the model: 5e-3 for the random tiny model, 1e-5
@@ -304,10 +366,17 @@ def learn(
     from proofgym.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
+    mix = env if isinstance(env, Mix) else Mix.parse(env)
+    registry = available_environments(ResourcesSettings())
+    unknown = [e for e in mix.envs if e not in registry]
+    if unknown:
+        raise RuntimeError(
+            f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
+        )
     book = proofs or ProofBook()
-    version = available_environments(ResourcesSettings())[env].version()
     if not allow_unproven:  # before a model is loaded or a service started
-        book.require(env, version)
+        for name in mix.envs:
+            book.require(name, registry[name].version())
 
     from model_interface.live import LiveModel
     from proofgym.store import RolloutStore
@@ -315,7 +384,7 @@ def learn(
 
     say = on_phase or (lambda text: None)
     transformers.set_seed(seed)
-    task_list, warmup_list = disjoint_tasks(env, tasks, seed)
+    task_list, warmup_list = mixed_tasks(mix, tasks, seed)
     rate = learning_rate or (TINY_LEARNING_RATE if model_dir is None else PRETRAINED_LEARNING_RATE)
     store = RolloutStore(db) if db is not None else None
     counts: dict[str, int] = {}
@@ -335,11 +404,19 @@ def learn(
             model_dir = build(Path(tmp) / "tiny", seed=seed)
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
-        result = LearnResult(env=env, steps=steps, learning_rate=rate, eval_samples=eval_samples)
+        result = LearnResult(
+            env=mix.label(),
+            steps=steps,
+            learning_rate=rate,
+            eval_samples=eval_samples,
+            weights=dict(mix.weights),
+        )
         tool_share: list[float] = []
+        trained: list[RunResult] = []
 
         def batch(results: list[RunResult]) -> None:
             keep(results)
+            trained.extend(results)
             tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
 
         rollouts = ProofgymRollouts(
@@ -373,7 +450,10 @@ def learn(
                     agent_port=free_port(),
                     resources_ports=[free_port()],
                     model_url=live.url,
-                    env={"PROOFGYM_ENVS": json.dumps([env]), "PROOFGYM_MAX_STEPS": str(max_steps)},
+                    env={
+                        "PROOFGYM_ENVS": json.dumps(mix.envs),
+                        "PROOFGYM_MAX_STEPS": str(max_steps),
+                    },
                 )
                 stack.start()
                 rollouts.client.url = stack.agent_url
@@ -385,7 +465,7 @@ def learn(
                         data = sft_dataset(references)
                         result.sft_rows = len(data)
                         if not result.sft_rows:
-                            raise RuntimeError(f"{env}'s reference control passed no task")
+                            raise RuntimeError(f"{mix.label()}: no reference control passed a task")
                         say(f"supervised warm-up: {sft_steps} steps on {len(data)} trajectories")
                         result.sft_loss = sft_warmup(
                             model, tokenizer, data, sft_steps, SFT_LEARNING_RATE,
@@ -434,6 +514,7 @@ def learn(
                     if eval_samples:
                         result.eval_after = measure("after GRPO")
                     result.unproven += rollouts.unproven
+                    result.per_env = per_env_curves(trained)
                 finally:
                     stack.stop()
                     rollouts.client.close()

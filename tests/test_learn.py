@@ -158,3 +158,31 @@ def test_several_task_groups_per_step(tmp_path: Path) -> None:
     assert len(rows) == 2 * 2 * 2
     first_step = rows[:4]
     assert len({r["task_id"] for r in first_step}) == 2
+
+
+def test_a_mix_trains_on_both_environments_and_reports_each(tmp_path: Path) -> None:
+    book = asyncio.run(prove(LettersEnv(), tmp_path / "proofs"))
+    with pytest.raises(UnprovenRollouts, match="math"):  # each environment of a mix is proven
+        learn("letters,math", steps=1, tasks=2, generations=2, proofs=book)
+    asyncio.run(prove(MathEnv(), tmp_path / "proofs"))
+    result = learn(
+        "letters=3,math=1", steps=2, tasks=4, generations=2, groups=2, max_steps=1, proofs=book
+    )
+    out = result.to_json()
+    assert out["env"] == "letters=3,math=1" and out["weights"] == {"letters": 3.0, "math": 1.0}
+    assert set(out["per_env"]) <= {"letters", "math"} and out["per_env"]
+    for figures in out["per_env"].values():
+        assert {"rollouts", "reward", "turns", "truncated_share", "masked_share"} <= set(figures)
+        assert {"reward_first", "reward_last"} <= set(figures)
+    assert sum(f["rollouts"] for f in out["per_env"].values()) == 2 * 2 * 2
+
+
+def test_a_mix_splits_the_tasks_by_weight_and_interleaves_them() -> None:
+    from proofgym.mixes import Mix
+    from proofgym_stack.learn import mixed_tasks
+
+    reinforced, warmup = mixed_tasks(Mix.parse("letters=3,math=1"), 8, seed=0)
+    envs = [t.env for t in reinforced]
+    assert envs.count("letters") == 6 and envs.count("math") == 2
+    assert envs[:4].count("math") == 1  # in proportion from the start, not math last
+    assert {t.env for t in warmup} == {"letters", "math"}

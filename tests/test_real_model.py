@@ -165,3 +165,15 @@ def test_the_demo_shows_the_real_model_per_environment(
     shown = " ".join(capsys.readouterr().out.split())
     assert "letters" in shown and "math" in shown and f"proofgym view {store}" in shown
     assert "trainable" in shown
+
+
+def test_model_check_proves_the_real_models_template(smollm2: tuple[Path, ImportReport]) -> None:
+    import asyncio
+
+    from proofgym_stack.model_check import check_model
+
+    out, _ = smollm2
+    result = asyncio.run(check_model(out, envs=["math", "file_edit", "workflow"]))
+    assert result.passed, [f.detail for f in result.template.failures()][:2]
+    counts = result.template.counts()
+    assert counts["append_only"]["passed"] >= 5 and counts["tool_calls_round_trip"]["passed"] >= 8

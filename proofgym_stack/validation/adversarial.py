@@ -105,7 +105,9 @@ async def check_hostile_arguments(v: _Validator) -> None:
     problems = []
     tools = v.env.task_tool_schemas(task)
     for tool in tools:
-        result = await v.run(task, hostile_script(tool), f"hostile arguments to {tool['name']}")
+        result = await v.run(
+            task, hostile_script(tool), f"hostile arguments to {tool['name']}", expect="fail"
+        )
         if result.mask_sample:
             problems.append(
                 f"{tool['name']}: masked ({result.failure_kind}: {result.failure_reason})"
@@ -150,7 +152,9 @@ async def check_claims(v: _Validator) -> None:
             claims.append(own)
         for text in claims:
             tried += 1
-            result = await v.run(task, [[{"type": "message", "content": text}]], "bare claim")
+            result = await v.run(
+                task, [[{"type": "message", "content": text}]], "bare claim", expect="fail"
+            )
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 problems.append(f"{task.task_id}: {how} for the bare claim {text[:60]!r}")
@@ -207,7 +211,12 @@ async def check_call_flood(v: _Validator) -> None:
     rng = random.Random(f"{v.seed}:flood")
     calls = [item for turn in random_tool_calls(tools, rng, turns=FLOOD_CALLS) for item in turn]
     task = v.tasks[0]
-    result = await v.run(task, [calls, [{"type": "message", "content": CLAIM}]], "call flood")
+    result = await v.run(
+        task,
+        [calls, [{"type": "message", "content": CLAIM}]],
+        "call flood",
+        expect=None if v.env.random_play_can_pass else "fail",
+    )
     problem = (
         f"masked ({result.failure_kind}: {result.failure_reason})"
         if result.mask_sample
@@ -248,7 +257,7 @@ async def check_hostile_generations(v: _Validator) -> None:
     generations = hostile_generations(tool)
     for name, text in generations.items():
         script = [[{"type": "text", "content": text}], [{"type": "message", "content": CLAIM}]]
-        result = await v.run(v.tasks[0], script, f"hostile generation {name}")
+        result = await v.run(v.tasks[0], script, f"hostile generation {name}", expect="fail")
         if result.mask_sample:
             problems.append(f"{name}: masked ({result.failure_kind}: {result.failure_reason})")
         elif v.passes(result):

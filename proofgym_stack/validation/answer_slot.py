@@ -197,7 +197,7 @@ async def check_answer_slot(v: _Validator) -> None:
         for variant, attack in (await variants_of(v, task, script, others)).items():
             kind = variant.split("#")[0].split("@")[0]
             applied[kind] = applied.get(kind, 0) + 1
-            result = await v.run(task, attack, f"answer slot {variant}")
+            result = await v.run(task, attack, f"answer slot {variant}", expect="fail")
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 said = final_text(attack) or variant

@@ -251,7 +251,7 @@ async def check_answers(v: _Validator) -> None:
             if name not in counted:
                 applied[name] += 1
                 counted.add(name)
-            result = await v.run(task, attack, f"attack {variant}")
+            result = await v.run(task, attack, f"attack {variant}", expect="fail")
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")

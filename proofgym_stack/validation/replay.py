@@ -53,7 +53,7 @@ async def check_cross_task_replay(v: _Validator) -> None:
                 continue  # the target's answer is right for the source too: no other truth known
             tried += 1
             label = f"replay of {source.task_id}'s reference"
-            result = await v.run(target, script, label)
+            result = await v.run(target, script, label, expect="fail")
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")

@@ -40,6 +40,11 @@ from proofgym_stack.validation.answer_slot import check_answer_slot
 from proofgym_stack.validation.answers import check_answers
 from proofgym_stack.validation.collisions import check_colliding_sessions
 from proofgym_stack.validation.floor import check_lying_pays_no_more, check_negatives_at_floor
+from proofgym_stack.validation.honest_variants import (
+    ErrorRate,
+    check_honest_variants,
+    false_positives,
+)
 from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
@@ -79,6 +84,10 @@ class EnvReport:
     rollouts: int = 0
     seconds: float = 0.0
     verdicts: list[Verdict] = field(default_factory=list)
+    #: how often the verifier was wrong each way: `false_negative` (honest variants of passing
+    #: controls that failed) and `false_positive` (rollouts that had to fail, paid a pass),
+    #: each `{judged, wrong, rate}`
+    error_rates: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (what each rollout was, its task, reward, masked): for comparing two validations of
     #: the same environment (the mutation bench); not in `to_json`
     rollouts_seen: list[tuple[str, str, float, bool]] = field(default_factory=list, repr=False)
@@ -102,10 +111,21 @@ class EnvReport:
         total = len(self.verdicts)
         na = sum(1 for v in self.verdicts if not v.applicable)
         if self.passed:
-            return f"{self.env}: {total - na}/{total - na} verdicts pass" + (
+            line = f"{self.env}: {total - na}/{total - na} verdicts pass" + (
                 f" ({na} n/a)" if na else ""
             )
-        return f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
+        else:
+            line = f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
+        return line + self.rates()
+
+    def rates(self) -> str:
+        """`; false negatives 0/12, false positives 0/340` (empty before any was measured)."""
+        shown = [
+            f"{kind.replace('_', ' ')}s {rate['wrong']}/{rate['judged']}"
+            for kind, rate in self.error_rates.items()
+            if rate.get("judged")
+        ]
+        return "; " + ", ".join(shown) if shown else ""
 
 
 class _Validator:
@@ -143,8 +163,14 @@ class _Validator:
         return r.json()
 
     async def run(
-        self, task: Task, script: list[list[dict[str, Any]]], label: str = "a rollout"
+        self,
+        task: Task,
+        script: list[list[dict[str, Any]]],
+        label: str = "a rollout",
+        expect: str | None = None,
     ) -> RunResult:
+        """Play `script` on `task` through the agent; `expect` ("fail": an attack, a negative)
+        counts the rollout in the false-positive rate when it is paid a pass."""
         body = {
             "task": task.model_dump(mode="json"),
             "model_params": {"model": "scripted", "script": script},
@@ -152,6 +178,8 @@ class _Validator:
         result = RunResult.model_validate(await self.post("http://agent/run", body))
         self.results.append(result)
         self.labels[result.rollout_id] = label
+        if expect is not None:
+            self.expected[result.rollout_id] = expect
         return result
 
     def verdict(self, name: str, passed: bool, detail: str = "") -> None:
@@ -212,10 +240,12 @@ class _Validator:
             top = -math.inf
             tools = self.env.task_tool_schemas(task)
             for name, script in generic_negatives(task, tools, self.seed).items():
-                result = await self.run(task, script, f"negative {name}")
+                chance = name == "random_tool_calls" and self.env.random_play_can_pass
+                result = await self.run(
+                    task, script, f"negative {name}", expect=None if chance else "fail"
+                )
                 top = max(top, result.reward)
                 failures.setdefault(name, [])
-                chance = name == "random_tool_calls" and self.env.random_play_can_pass
                 if self.passes(result) and not chance:
                     failures[name].append(f"{task.task_id}: reward {result.reward:g}")
             for control in self.controls.get(task.task_id, []):
@@ -465,9 +495,14 @@ async def validate_env(
         async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
             v = _Validator(stack, env, tasks, parallel, margin, seed)
             best: dict[str, float] = {}
+            honest = ErrorRate()
 
             async def negatives() -> None:
                 best.update(await v.check_negatives())
+
+            async def honest_variants() -> None:
+                found = await check_honest_variants(v)
+                honest.judged, honest.wrong = found.judged, found.wrong
 
             checks: list[tuple[str, Callable[[], Awaitable[None] | None]]] = [
                 ("sandbox_limits", v.check_sandbox_limits),
@@ -487,6 +522,7 @@ async def validate_env(
                 ("adversarial:hostile_generations", lambda: check_hostile_generations(v)),
                 ("attacks", lambda: check_answers(v)),
                 ("answer_slot", lambda: check_answer_slot(v)),
+                ("honest_variants", honest_variants),
                 ("replay:cross_task", lambda: check_cross_task_replay(v)),
                 ("steps:each_needed", lambda: check_each_step_needed(v)),
                 ("steps:no_tool_rescues_a_failure", lambda: check_no_tool_rescues(v)),
@@ -514,6 +550,10 @@ async def validate_env(
                     )
             report.verdicts = v.verdicts
             report.rollouts = len(v.results)
+            report.error_rates = {
+                "false_negative": honest.to_json(),
+                "false_positive": false_positives(v).to_json(),
+            }
             report.rollouts_seen = sorted(
                 (v.labels.get(r.rollout_id, ""), r.task_id, r.reward, r.mask_sample)
                 for r in v.results

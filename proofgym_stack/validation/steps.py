@@ -84,7 +84,9 @@ async def check_each_step_needed(v: _Validator) -> None:
             if _observes(v, task, str(item.get("name"))):
                 continue
             tried += 1
-            result = await v.run(task, without(script, t, i), "the reference less one step")
+            result = await v.run(
+                task, without(script, t, i), "the reference less one step", expect="fail"
+            )
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"still reward {result.reward:g}"
                 shown = json.dumps(call_arguments(item))[:60]

@@ -7,7 +7,9 @@ state, a verifier and controls. The base server does the rest: sessions, TTL, HT
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from openai.types.responses import Response
@@ -83,6 +85,15 @@ class Environment(ABC, Generic[S]):
     #: not compare a claim's reward with an admission's. Left False, every negative must
     #: score `reward_range[0]`: partial reward for a failure is a bug.
     partial_credit: ClassVar[bool] = False
+    #: forms of an honest final message the environment claims to accept beyond the ones
+    #: every verifier must (surrounding whitespace, CRLF, doubled spaces): names from
+    #: `proofgym_stack.validation.honest_variants.CLAIMABLE` ("preamble", "closing",
+    #: "upper_case", "lower_case", "markdown_bold", "number_form"). `validate` plays each on
+    #: every passing control and reports the false-negative rate.
+    honest_forms: ClassVar[tuple[str, ...]] = ()
+    #: forms (universal or claimable) the verifier refuses on purpose, with why: reported by
+    #: `validate`, not played.
+    refused_forms: ClassVar[Mapping[str, str]] = MappingProxyType({})
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
     _tools: ClassVar[dict[str, ToolSpec]]
@@ -175,6 +186,12 @@ class Environment(ABC, Generic[S]):
     def controls(self, task: Task) -> list[Control]:
         """Scripted trajectories for this task with the outcome each must get."""
         return []
+
+    def honest_variants(self, task: Task, message: str) -> dict[str, str]:
+        """Honest final messages of this environment's own, by name (other phrasings of the
+        answer, the languages it claims), given a passing control's `message`: `validate`
+        requires each to pass and counts those that fail as false negatives."""
+        return {}
 
     @classmethod
     def passing_reward(cls) -> float:

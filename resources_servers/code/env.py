@@ -97,6 +97,7 @@ class CodeEnv(Environment[Workspace]):
     reward_range = (0.0, 1.0)
     needs_workdir = True
     secret_fields = ("hidden_tests", "solution", "alternative")
+    honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
 
     def __init__(self, sandbox: Sandbox | None = None) -> None:
         self._owns_sandbox = sandbox is None  # a sandbox handed in is its owner's to close

@@ -64,6 +64,7 @@ class FileEditEnv(Environment[Workspace]):
     task_data_model = FileEditTask
     description = "Edit one value in a workspace of config files without touching anything else."
     reward_range = (0.0, 1.0)
+    honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
     needs_workdir = True
 
     def create_state(self, task: Task, workdir: Path | None) -> Workspace:

@@ -31,6 +31,7 @@ class GameEnv(Environment[Game]):
     description = "Blackjack (hit or stand) from a seeded shoe; reward is the mean outcome."
     reward_range = (-1.0, 1.5)
     partial_credit = True  # the mean outcome of the hands
+    honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
     pass_threshold = 0.2
     random_play_can_pass = True  # a lucky run of random moves wins real hands
     secret_fields = ("seed",)  # the seed is the whole deal: a policy that knew it could peek

@@ -53,6 +53,7 @@ class LettersEnv(Environment[None]):
     description = "Write text made of one letter; reward is that letter's share (learnability)."
     reward_range = (0.0, 1.0)
     partial_credit = True  # the letter's share of the text
+    honest_forms = ("upper_case", "lower_case")  # the letter in either case
     truth_fields = ("letter",)  # what is right; the minimum length only shapes the reference
     pass_threshold = 0.5
     task_data_model = LettersTask

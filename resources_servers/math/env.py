@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 
 from openai.types.responses import Response
 
@@ -32,6 +33,24 @@ class MathEnv(Environment[MathState]):
     reward_range = (0.0, 1.0)
     secret_fields = ("answer", "expression")
     inline_verify = True  # regexes over at most MAX_ANSWER_CHARS of the final message
+    #: what `validate` checks an honest answer may look like (its false-negative rate)
+    honest_forms = (
+        "preamble",
+        "closing",
+        "upper_case",
+        "lower_case",
+        "markdown_bold",
+        "number_form",
+    )
+
+    refused_forms = MappingProxyType(
+        {
+            "answer_is_without_colon": "the instructions ask for a line 'Answer: N'; 'the answer "
+            "is N' without a colon is reasoning, or a draft stated before the answer would "
+            "count as a second answer",
+            "number_in_words": "'forty-two' is not read: one number in digits is what is asked",
+        }
+    )
 
     def create_state(self, task: Task, workdir: Path | None) -> MathState:
         return MathState()
@@ -65,9 +84,25 @@ class MathEnv(Environment[MathState]):
             ]
         )
 
+    def honest_variants(self, task: Task, message: str) -> dict[str, str]:
+        """The answer statements the instructions and docs promise to read, each with the
+        task's number: `validate` requires every one to pass."""
+        shown = _shown(task.task_data["answer"])
+        work = "Working through the quantities step by step."
+        return {
+            "final_answer": f"{work}\nFinal answer: {shown}",
+            "so_the_answer_is": f"{work}\nSo the answer is: {shown}",
+            "boxed": f"{work}\n\\boxed{{{shown}}}",
+            "bold_label": f"{work}\n**Answer:** {shown}",
+            "full_stop": f"{work}\nAnswer: {shown}.",
+            "working_shown": f"Answer: {task.task_data.get('expression', shown)} = {shown}",
+            "the_answer_is": f"{work}\nThe answer is: {shown}",
+            "answer_is_without_colon": f"{work}\nThe answer is {shown}.",
+        }
+
     def controls(self, task: Task) -> list[Control]:
         answer = task.task_data["answer"]
-        shown = f"{answer:g}" if isinstance(answer, float) else str(answer)
+        shown = _shown(answer)
         expression = task.task_data.get("expression", shown)
 
         calc = call("calculator", expression=expression)
@@ -98,3 +133,7 @@ class MathEnv(Environment[MathState]):
                 script=[say("Done: I solved the problem.")],
             ),
         ]
+
+
+def _shown(answer: float | int) -> str:
+    return f"{answer:g}" if isinstance(answer, float) else str(answer)

@@ -113,6 +113,7 @@ class SupportEnv(Environment[SupportState]):
     task_data_model = SupportTask
     reward_range = (0.0, 1.0)
     partial_credit = True  # a judge's weighted score
+    honest_forms = ("preamble", "closing", "markdown_bold")
     pass_threshold = 0.75
 
     def __init__(self, judge: Judge | None = None) -> None:

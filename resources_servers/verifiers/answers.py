@@ -10,9 +10,10 @@ from resources_servers.verifiers.statements import denied_numbers, equated_value
 
 # An answer statement starts its line ("Answer: 42", "**Final answer:** 42", "So the answer is:
 # 42"): "answer:" in the middle of a reasoning line ("to find the answer: multiply") is not one.
+# Markdown emphasis around the statement (`**Answer: 42**`) is not part of what it states.
 _ANSWER_LINE = re.compile(
     r"(?im)^[\s*_#>-]*(?:(?:so|thus|hence|therefore|the|my|final),?\s+){0,3}answer"
-    r"(?:\s+is)?[\s*_]*[:=][\s*_]*(.+?)\s*$"
+    r"(?:\s+is)?[\s*_]*[:=][\s*_]*(.+?)[\s*_]*$"
 )
 # A number an answer may state: ASCII digits, plain (12345) or grouped by commas in threes
 # (12,345), an optional fraction (.5, 0.5) and exponent (1e5), an optional sign (- or +, or

@@ -72,6 +72,36 @@ def key_terms(text: str) -> set[str]:
     return terms
 
 
+# Greetings and service phrases ("Here is my answer", "Let me know if you need anything
+# else"), as `key_terms` cuts them: a polite answer is not off topic for being polite.
+COURTESY = frozenset(
+    [
+        "hello",
+        "dear",
+        "thanks",
+        "thank",
+        "please",
+        "here",
+        "answer",
+        "anythi",
+        "else",
+        "need",
+        "know",
+        "hope",
+        "helps",
+        "help",
+        "glad",
+        "happy",
+        "questi",
+        "furthe",
+        "assist",
+        "welcom",
+        "regard",
+        "sincer",
+        "best",
+    ]
+)
+
 _FUNCTION_WORDS = frozenset(
     re.findall(
         r"\S+",
@@ -137,7 +167,7 @@ class ReferenceOverlapJudge:
             return 0.0  # no answer, or one that talks to the grader, not the customer
         if not is_prose(candidate):
             return 0.0  # a bag of keywords states facts but answers nobody
-        said = key_terms(candidate)
+        said = key_terms(candidate) - COURTESY
         on_topic = said & (key_terms(reference) | key_terms(question))
         off_topic = len(said) - len(on_topic)
         if off_topic >= 6 and len(on_topic) < 0.75 * len(said):

@@ -61,6 +61,7 @@ class WorkflowEnv(Environment[Office]):
     name = "workflow"
     # the references end "I told the customer": a denial is a success too
     success_words = ("told the customer", "notified")
+    honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
     task_data_model = WorkflowTask
     description = "A customer-support back office on SQLite: refunds, addresses, messages."
     reward_range = (0.0, 1.0)
