@@ -9,7 +9,9 @@ client does only what those calls need:
 - plain `http://` (an `https://` URL goes to `proofgym.http.AiohttpTransport`);
 - at most `limit_per_host` connections to one host and port, the rest waiting in order; an
   idle connection is dropped after `KEEPALIVE_S` (before servers drop theirs), and one the
-  server has closed is never reused;
+  server has closed is never reused; a reused connection the server closes without a byte of
+  answer (it closed the idle connection as the request went out) is retried once on a new
+  connection, so that a race of keep-alive timers never counts as a failed call;
 - bodies by Content-Length, chunked, or up to the server's close; no redirects, proxies or
   compression (none of our hops uses them);
 - the same errors as the aiohttp transport: `ConnectFailed` when nothing reached the server
@@ -57,6 +59,10 @@ class ResponseTooLarge(ConnectionError):
     come again: not a call to retry)."""
 
 
+class _Unanswered(ConnectionError):
+    """The server closed the connection before a byte of the answer came."""
+
+
 class _Connection(asyncio.Protocol):
     """One connection: writes a request, parses its answer, and says whether it can be reused."""
 
@@ -67,6 +73,7 @@ class _Connection(asyncio.Protocol):
         self.answer: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] | None = None
         self.lost = False
         self.reusable = False
+        self.reused = False  # this request went out on a connection kept from an earlier one
         self.idle_since = 0.0
         self._reset()
 
@@ -105,7 +112,7 @@ class _Connection(asyncio.Protocol):
         if self.headers_done and not self.delimited:  # a body that ends with the connection
             self._finish()
         elif not self.received:
-            self._fail(ConnectionError("the server closed the connection without answering"))
+            self._fail(_Unanswered("the server closed the connection without answering"))
         else:
             self._fail(ConnectionError("the server closed the connection mid-answer"))
 
@@ -204,12 +211,14 @@ class _Pool:
             self.resolved_at = now
         return self.addresses
 
-    async def connect(self) -> _Connection:
-        """A connection: an idle one still usable, else a new one; ConnectFailed if none."""
+    async def connect(self, fresh: bool = False) -> _Connection:
+        """A connection: an idle one still usable (unless `fresh`), else a new one (its
+        `reused` False); ConnectFailed if none."""
         now = time.monotonic()
-        while self.idle:
+        while self.idle and not fresh:
             conn = self.idle.pop()  # the most recent: the least likely to be closing
             if conn.usable(now):
+                conn.reused = True
                 return conn
             conn.close()
         loop = asyncio.get_running_loop()
@@ -312,6 +321,17 @@ class LeanClient:
             conn = await pool.connect()
             try:
                 status, got, answer = await conn.request(head + body)
+            except _Unanswered:
+                conn.close()
+                if not conn.reused:
+                    raise
+                # a kept-alive connection the server had closed: once more on a new one
+                conn = await pool.connect(fresh=True)
+                try:
+                    status, got, answer = await conn.request(head + body)
+                except BaseException:
+                    conn.close()
+                    raise
             except BaseException:
                 conn.close()  # cancelled, timed out or broken: never reused
                 raise

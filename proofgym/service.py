@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.utils import floatToGoString
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from proofgym import VERSION
@@ -233,8 +234,53 @@ ERROR_STATUSES = {
 }
 
 
+def document_raw_route(
+    app: FastAPI, path: str, summary: str, body: dict[str, Any], answer: type[BaseModel]
+) -> None:
+    """Put a POST route that FastAPI does not see (a Starlette `Route` that reads its body
+    raw) into the OpenAPI document, with the path's parameters, `body` (a JSON schema) and
+    `answer`'s schema; its error answers are documented like every other route's."""
+    params = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in (part[1:-1] for part in path.split("/") if part.startswith("{"))
+    ]
+    raw: dict[str, Any] = app.state.__dict__.setdefault("raw_routes", {})
+    raw[path] = (summary, params, body, answer)
+
+
+def _raw_paths(app: FastAPI, schemas: dict[str, Any]) -> dict[str, Any]:
+    paths = {}
+    for path, (summary, params, body, answer) in app.state.__dict__.get("raw_routes", {}).items():
+        full = answer.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in full.pop("$defs", {}).items():
+            schemas.setdefault(name, sub)
+        schemas[answer.__name__] = full
+        paths[path] = {
+            "post": {
+                "summary": summary,
+                "parameters": params,
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": body}},
+                },
+                "responses": {
+                    "200": {
+                        "description": "Successful Response",
+                        "content": {
+                            "application/json": {
+                                "schema": {"$ref": f"#/components/schemas/{answer.__name__}"}
+                            }
+                        },
+                    }
+                },
+            }
+        }
+    return paths
+
+
 def document_errors(app: FastAPI) -> None:
-    """Make the OpenAPI document name every error answer (status, meaning, `ErrorBody`)."""
+    """Make the OpenAPI document name every error answer (status, meaning, `ErrorBody`), and
+    hold the raw routes (`document_raw_route`)."""
     original = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -242,6 +288,7 @@ def document_errors(app: FastAPI) -> None:
             return app.openapi_schema
         schema = original()
         schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        schema.setdefault("paths", {}).update(_raw_paths(app, schemas))
         full = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
         for name, sub in full.pop("$defs", {}).items():
             schemas.setdefault(name, sub)

@@ -15,7 +15,7 @@ from proofgym_stack import (
 )
 from proofgym_stack.cli_services import vllm_command
 from proofgym_stack.console import app
-from proofgym_stack.entry import start_early
+from proofgym_stack.prestart import start_early
 
 __all__ = [
     "app",

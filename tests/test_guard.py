@@ -198,6 +198,12 @@ async def test_openapi_documents_the_error_answers_of_every_operation() -> None:
             ref = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
             assert ref.endswith("/ErrorBody")
         assert "HTTPValidationError" not in json.dumps(op)
+    # the tool route, a Starlette route that reads its body raw, is documented all the same
+    tool = schema["paths"]["/{env}/tools/{tool_name}"]["post"]
+    assert [p["name"] for p in tool["parameters"]] == ["env", "tool_name"]
+    assert tool["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/ToolResult"
+    )
 
 
 async def test_metrics_name_every_route_the_tool_route_included() -> None:

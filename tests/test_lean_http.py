@@ -307,3 +307,34 @@ async def test_an_answer_over_the_limit_is_not_read_and_fails_the_call_once(
         await service.aclose()
         await client.aclose()
         await small.aclose()
+
+
+async def test_a_kept_alive_connection_the_server_closed_is_retried_once_on_a_new_one() -> None:
+    seen: list[bytes] = []
+
+    async def closes_when_reused(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        # answers the first request, then closes the connection as the next one arrives (its
+        # idle timer fired in the same instant): no byte of answer
+        _, body = await read_request(reader)
+        seen.append(body)
+        writer.write(ok(b"first"))
+        await writer.drain()
+        _, body = await read_request(reader)
+        seen.append(body)
+
+    async with raw_server(closes_when_reused) as (url, conns):
+        client = LeanClient()
+        assert (await client.request("POST", url, b"a", {}, 5)).body == b"first"
+        assert (await client.request("POST", url, b"b", {}, 5)).body == b"first"  # retried
+        assert len(conns) == 2 and seen == [b"a", b"b", b"b"]
+
+    # a new connection that closes unanswered is a failure at once: no retry hides a dead server
+    async def never_answers(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+
+    async with raw_server(never_answers) as (url, conns):
+        with pytest.raises(ConnectionError, match="without answering"):
+            await LeanClient().request("POST", url, b"x", {}, 5)
+        assert len(conns) == 1

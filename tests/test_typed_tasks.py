@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from proofgym_stack.testing import InProcessStack
+from proofgym.protocol import Control, Task
+from proofgym_stack.testing import InProcessStack, in_process_stack
+from resources_servers.math.env import MathEnv, MathState
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVS = ["file_edit", "math", "code", "workflow", "game", "letters", "support"]
@@ -61,3 +63,42 @@ async def test_a_bad_field_is_a_400_that_names_it(
     # and through the agent: the caller's input to fix, not a masked outage
     run = await stack.run({"task": task, "control": "reference"})
     assert run.status_code == 400 and field in run.json()["error"]["message"]
+
+
+class ReadsAFieldItNeverDeclared(MathEnv):
+    """Its data passed its model, then its own code reads a key the model does not hold."""
+
+    def create_state(self, task: Task, workdir: Path | None) -> MathState:
+        task.task_data["units"]
+        return MathState()
+
+    def controls(self, task: Task) -> list[Control]:
+        return [
+            Control(
+                name="reference", expect="pass", script=[[]], description=task.task_data["units"]
+            )
+        ]
+
+
+class Untyped(ReadsAFieldItNeverDeclared):
+    task_data_model = None  # nothing checked: a missing key is the task's to fix
+
+
+async def test_an_environments_own_bug_is_a_500_not_the_callers_invalid_task(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    task = example("math")
+    for env, status in ((ReadsAFieldItNeverDeclared(), 500), (Untyped(), 400)):
+        async with in_process_stack(envs={"math": env}) as stack:
+            seeded = await stack.client.post(
+                "http://resources/math/seed_session",
+                json={"session_id": "typed-task-bug-0001", "task": task},
+            )
+            controls = await stack.client.post(
+                "http://resources/math/controls", json={"task": task}
+            )
+        for r in (seeded, controls):
+            assert r.status_code == status, r.text
+            kind = r.json()["error"]["kind"]
+            assert kind == ("invalid_task" if status == 400 else "internal"), kind
+    assert "KeyError" in caplog.text  # the 500 is logged with its cause

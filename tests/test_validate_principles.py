@@ -299,7 +299,7 @@ async def test_a_tool_that_wipes_the_evidence_is_caught_by_insertion() -> None:
 
 
 def test_every_check_says_n_a_where_it_cannot_apply() -> None:
-    from proofgym_stack.validation.runner import Verdict
+    from proofgym_stack.validation import Verdict
 
     assert Verdict("x", True, "why", applicable=False).outcome == "n/a"
     report = EnvReport(env="e", version="v", tasks=1)

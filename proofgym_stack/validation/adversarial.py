@@ -30,7 +30,7 @@ from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
 from resources_servers.base.scratch import sweep
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 DEEP = "[" * 10_000 + "]" * 10_000
 BIG = 1_100_000  # over every shipped tool's size limit
@@ -99,7 +99,7 @@ def hostile_script(tool: dict[str, Any]) -> list[list[dict[str, Any]]]:
     return [*turns, [{"type": "message", "content": CLAIM}]]
 
 
-async def check_hostile_arguments(v: _Validator) -> None:
+async def check_hostile_arguments(v: Context) -> None:
     """Each tool attacked with hostile arguments: scored, unmasked, and not passing."""
     task = v.tasks[0]
     problems = []
@@ -132,13 +132,13 @@ GENERIC_CLAIMS = (
 )
 
 
-def _declares_silent_pass(v: _Validator, task_id: str) -> bool:
+def _declares_silent_pass(v: Context, task_id: str) -> bool:
     """Whether a passing control of the task makes no tool call: then answering without
     acting is honest there, and a bare answer may pass."""
     return any(c.expect == "pass" and actions(c.script) == 0 for c in v.controls.get(task_id, []))
 
 
-async def check_claims(v: _Validator) -> None:
+async def check_claims(v: Context) -> None:
     """Success claims with no action behind them fail, whatever the checks are named: generic
     ones (negated phrasings included) and ones in the environment's own success words always,
     and the reference's own final message where the reference had to act to pass."""
@@ -162,7 +162,7 @@ async def check_claims(v: _Validator) -> None:
     v.verdict("adversarial:claim_without_action", not problems, detail)
 
 
-def check_claim_recognised(v: _Validator) -> None:
+def check_claim_recognised(v: Context) -> None:
     """A claim check (kind "claim") must read the reference's own final message as a claim:
     one that never does reports "no success claimed" on every rollout and checks nothing."""
     missed, seen = [], 0
@@ -187,7 +187,7 @@ def check_claim_recognised(v: _Validator) -> None:
     v.verdict("claim_check_recognises_reference", not missed, detail)
 
 
-def check_violation_declared(v: _Validator) -> None:
+def check_violation_declared(v: Context) -> None:
     """Every environment ships at least one `violation_*` control: the goal reached by a
     forbidden path, which must fail."""
     names = {c.name for cs in v.controls.values() for c in cs if c.expect == "fail"}
@@ -202,7 +202,7 @@ def check_violation_declared(v: _Validator) -> None:
     )
 
 
-async def check_call_flood(v: _Validator) -> None:
+async def check_call_flood(v: Context) -> None:
     """One turn with more tool calls than any turn may run: scored, unmasked, not passing."""
     tools = v.env.task_tool_schemas(v.tasks[0])
     if not tools:
@@ -248,7 +248,7 @@ def hostile_generations(tool: str) -> dict[str, str]:
     }
 
 
-async def check_hostile_generations(v: _Validator) -> None:
+async def check_hostile_generations(v: Context) -> None:
     """Hostile raw generations through the real tool-call parser: every rollout ends scored,
     never masked, never passing."""
     tools = v.env.task_tool_schemas(v.tasks[0])
@@ -269,7 +269,7 @@ async def check_hostile_generations(v: _Validator) -> None:
     )
 
 
-def check_canary(v: _Validator, canary: Canary) -> None:
+def check_canary(v: Context, canary: Canary) -> None:
     """No rollout of the whole validation showed the planted canary anywhere."""
     leaks = [
         f"{r.task_id}: the canary shows in the rollout"

@@ -29,7 +29,7 @@ from proofgym_stack.validation.answers import final_text, with_final
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 # a number as answers write it: an optional sign, digits (grouped or not), a fraction
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w])")
@@ -146,13 +146,13 @@ def argument_variants(script: Script, task: Task, by: str = "one") -> dict[str, 
     return out
 
 
-async def _fails(v: _Validator, task: Task, script: Script, label: str) -> bool:
+async def _fails(v: Context, task: Task, script: Script, label: str) -> bool:
     result = await v.run(task, script, f"probe: {label}")
     return not v.passes(result) and not result.mask_sample
 
 
 async def variants_of(
-    v: _Validator, task: Task, script: Script, others: list[str]
+    v: Context, task: Task, script: Script, others: list[str]
 ) -> dict[str, Script]:
     """The answer-slot variants that apply to `task` (see the module for when)."""
     right = final_text(script)
@@ -179,7 +179,7 @@ async def variants_of(
     return out
 
 
-async def check_answer_slot(v: _Validator) -> None:
+async def check_answer_slot(v: Context) -> None:
     """Run every answer-slot variant of each sampled task's reference; each must fail."""
     found: dict[str, list[str]] = {}
     applied: dict[str, int] = {}

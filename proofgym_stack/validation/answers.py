@@ -25,7 +25,7 @@ from proofgym_stack.validation.negatives import CLAIM
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 PADDED_CHARS = 6000
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -228,7 +228,7 @@ def argument_pools(scripts: list[Script]) -> dict[tuple[str, str], list[Any]]:
     return pools
 
 
-async def check_answers(v: _Validator) -> None:
+async def check_answers(v: Context) -> None:
     """Run the four attacks on each sampled task; each must fail where it applies."""
     rng = random.Random(f"{v.seed}:answers")
     refs: dict[str, Script] = {}
@@ -299,7 +299,7 @@ _NOT_APPLICABLE = {
 
 
 async def _attacks(
-    v: _Validator,
+    v: Context,
     task: Task,
     script: Script,
     others: list[str],

@@ -25,7 +25,7 @@ from proofgym_stack.validation.sessions import HandSession
 from proofgym_stack.validation.signature import signature
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 Path = tuple[str | int, ...]
 MAX_PAIRS = 10
@@ -132,7 +132,7 @@ class _Played:
 class _Session(HandSession):
     """One session on the resources server, played by hand, keeping what its tools showed."""
 
-    def __init__(self, v: _Validator, task: Task) -> None:
+    def __init__(self, v: Context, task: Task) -> None:
         super().__init__(v.stack.client, v.base, task, "collide")
         self.outputs: list[str] = []
 
@@ -141,7 +141,7 @@ class _Session(HandSession):
         self.outputs.append(str(answer.get("output", "")))
 
 
-def _calls(v: _Validator, task: Task, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
+def _calls(v: Context, task: Task, run: RunResult) -> list[tuple[str, dict[str, Any]]]:
     tools = {t["name"] for t in v.env.task_tool_schemas(task)}
     calls = []
     for call in function_calls(run.response):
@@ -154,7 +154,7 @@ def _calls(v: _Validator, task: Task, run: RunResult) -> list[tuple[str, dict[st
     return calls
 
 
-async def _alone(v: _Validator, task: Task, run: RunResult) -> _Played | None:
+async def _alone(v: Context, task: Task, run: RunResult) -> _Played | None:
     s = _Session(v, task)
     if not await s.seed():
         return None
@@ -166,7 +166,7 @@ async def _alone(v: _Validator, task: Task, run: RunResult) -> _Played | None:
         await s.close()
 
 
-async def _together(v: _Validator, first: Task, second: Task, run: RunResult) -> list[_Played]:
+async def _together(v: Context, first: Task, second: Task, run: RunResult) -> list[_Played]:
     a, b = _Session(v, first), _Session(v, second)
     await a.seed()
     await b.seed()
@@ -182,7 +182,7 @@ async def _together(v: _Validator, first: Task, second: Task, run: RunResult) ->
         await b.close()
 
 
-async def check_colliding_sessions(v: _Validator) -> None:
+async def check_colliding_sessions(v: Context) -> None:
     """Sessions whose task data collide on purpose get, side by side, what they get alone."""
     rng = random.Random(f"{v.seed}:collide")
     per_task = []

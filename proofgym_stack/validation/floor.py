@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from proofgym_stack.validation.negatives import CLAIM
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 ADMISSIONS = (
     "I could not do this task. Nothing was changed.",
@@ -34,7 +34,7 @@ CLAIMS = (
 EPSILON = 1e-9
 
 
-def check_negatives_at_floor(v: _Validator) -> None:
+def check_negatives_at_floor(v: Context) -> None:
     """Every failing rollout the validation ran from a failing control or a generic negative
     scored the environment's floor."""
     name = "floor:negatives_at_floor"
@@ -66,7 +66,7 @@ def check_negatives_at_floor(v: _Validator) -> None:
     )
 
 
-async def check_lying_pays_no_more(v: _Validator) -> None:
+async def check_lying_pays_no_more(v: Context) -> None:
     """A bare claim scores no more than a bare admission, on every sampled task."""
     name = "floor:lying_pays_no_more_than_admitting"
     if v.env.partial_credit:

@@ -16,7 +16,7 @@ with why (`Environment.refused_forms`) and reported, not run. The false-negative
 share of variants run that failed.
 
 **False positives.** Every rollout the validation ran that had to fail (failing controls,
-generic negatives, attacks: `expect="fail"` in `_Validator.run`) and was paid a pass counts;
+generic negatives, attacks: `expect="fail"` in `Context.run`) and was paid a pass counts;
 the rate is their share.
 """
 
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym_stack.validation.answers import final_text, with_final
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 Form = Callable[[str], str | None]  # a message in another form; None: does not apply
 
@@ -149,12 +149,12 @@ class ErrorRate:
         return {"judged": self.judged, "wrong": self.wrong, "rate": self.rate}
 
 
-def _own_variants(v: _Validator, task: Any, text: str) -> dict[str, str]:
+def _own_variants(v: Context, task: Any, text: str) -> dict[str, str]:
     hook = getattr(v.env, "honest_variants", None)  # a bridged peer may not define it
     return dict(hook(task, text)) if callable(hook) else {}
 
 
-async def check_honest_variants(v: _Validator) -> ErrorRate:
+async def check_honest_variants(v: Context) -> ErrorRate:
     """Run each honest variant of every passing control's final message; each must pass.
     One verdict per form (n/a where no message could take it, or the environment refuses it),
     and the false-negative rate over all of them."""
@@ -213,7 +213,7 @@ async def check_honest_variants(v: _Validator) -> ErrorRate:
     return rate
 
 
-def false_positives(v: _Validator) -> ErrorRate:
+def false_positives(v: Context) -> ErrorRate:
     """Among the rollouts that had to fail and were scored (not masked), those paid a pass."""
     rate = ErrorRate()
     for result in v.results:

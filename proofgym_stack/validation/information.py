@@ -28,7 +28,7 @@ from proofgym_stack.validation.scripts import Script, call_arguments, script_cal
 from proofgym_stack.validation.steps import ordinary_arguments, reference_script
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 MAX_TASKS = 2
 MAX_VALUES = 6
@@ -85,7 +85,7 @@ def shown(value: Any, text: str) -> bool:
     return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
 
 
-def honest_view(v: _Validator, task: Task) -> str:
+def honest_view(v: Context, task: Task) -> str:
     """What the policy sees on the honest path: the prompt, the instructions, and every tool
     output of the task's passing controls."""
     parts = [prompt_text(task), v.env.instructions(task) or ""]
@@ -115,7 +115,7 @@ def candidate_values(
     return ordered[:MAX_VALUES]
 
 
-def probes(v: _Validator, task: Task, reference: Script) -> list[dict[str, Any]]:
+def probes(v: Context, task: Task, reference: Script) -> list[dict[str, Any]]:
     """Calls off the honest path: every tool with ordinary arguments and the word list."""
     honest = {
         (item.get("name"), json.dumps(call_arguments(item), sort_keys=True))
@@ -154,7 +154,7 @@ def _typed(schema: Any, word: str, number: int) -> Any:
     return word
 
 
-async def _observe(v: _Validator, task: Task, calls: list[dict[str, Any]]) -> list[list[str]]:
+async def _observe(v: Context, task: Task, calls: list[dict[str, Any]]) -> list[list[str]]:
     """What each chunk of calls answers on `task`, one rollout per chunk."""
     seen = []
     for start in range(0, len(calls), CALLS_PER_PROBE):
@@ -165,7 +165,7 @@ async def _observe(v: _Validator, task: Task, calls: list[dict[str, Any]]) -> li
     return seen
 
 
-async def check_information_flow(v: _Validator) -> None:
+async def check_information_flow(v: Context) -> None:
     """No call off the honest path answers differently when a value that decides the reward
     is moved."""
     name = "information_flow:truth_unreadable"

@@ -34,7 +34,7 @@ def judge_of(env: Any) -> Judge | None:
 
 
 def check_judge(v: Any) -> None:
-    """Add the judge verdicts to validator `v` (a `runner._Validator` after its controls)."""
+    """Add the judge verdicts to validator `v` (a `runner.Context` after its controls)."""
     judge = judge_of(v.env)
     if judge is None:
         return

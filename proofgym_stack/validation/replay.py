@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from proofgym_stack.validation.leaks import secrets_of
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 MAX_PAIRS = 8
 
 
-async def check_cross_task_replay(v: _Validator) -> None:
+async def check_cross_task_replay(v: Context) -> None:
     """Each reference replayed on the other sampled tasks with another truth fails there."""
     name = "replay:cross_task"
     if v.env.random_play_can_pass:

@@ -25,8 +25,9 @@ from typing import Any
 
 from proofgym.protocol import Control, RunResult, Task
 from proofgym.settings import ResourcesSettings
-from proofgym_stack.testing import InProcessStack, in_process_stack
+from proofgym_stack.testing import in_process_stack
 from proofgym_stack.validation.adversarial import (
+    Canary,
     check_call_flood,
     check_canary,
     check_claim_recognised,
@@ -39,6 +40,7 @@ from proofgym_stack.validation.adversarial import (
 from proofgym_stack.validation.answer_slot import check_answer_slot
 from proofgym_stack.validation.answers import check_answers
 from proofgym_stack.validation.collisions import check_colliding_sessions
+from proofgym_stack.validation.context import Context, Verdict
 from proofgym_stack.validation.floor import check_lying_pays_no_more, check_negatives_at_floor
 from proofgym_stack.validation.honest_variants import (
     ErrorRate,
@@ -54,24 +56,6 @@ from proofgym_stack.validation.scripts import tool_outputs
 from proofgym_stack.validation.sessions import HandSession, replay_calls
 from proofgym_stack.validation.signature import signature
 from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
-
-
-@dataclass
-class Verdict:
-    """One check of the validation and what it found. A check that could not apply to this
-    environment (`applicable` False) passes and says why: never a "pass" that tested nothing."""
-
-    name: str
-    passed: bool
-    detail: str = ""
-    applicable: bool = True
-
-    @property
-    def outcome(self) -> str:
-        """`pass`, `fail` or `n/a`."""
-        if not self.applicable:
-            return "n/a"
-        return "pass" if self.passed else "fail"
 
 
 @dataclass
@@ -128,66 +112,16 @@ class EnvReport:
         return "; " + ", ".join(shown) if shown else ""
 
 
-class _Validator:
-    def __init__(
-        self,
-        stack: InProcessStack,
-        env: Any,
-        tasks: list[Task],
-        parallel: int,
-        margin: float,
-        seed: int,
-    ) -> None:
-        self.stack = stack
-        self.env = env
-        self.tasks = tasks
-        self.parallel = parallel
-        self.margin = margin
-        self.seed = seed
-        self.base = f"http://resources/{env.name}"
-        self.threshold = env.passing_reward()
-        self.results: list[RunResult] = []
-        self.labels: dict[str, str] = {}  # rollout id -> what the rollout was (for verdicts)
-        self.expected: dict[str, str] = {}  # rollout id -> a control's expected outcome
-        self.controls: dict[str, list[Control]] = {}
-        self.solo: dict[tuple[str, str], RunResult] = {}
-        self.verdicts: list[Verdict] = []
+class _Validator(Context):
+    """The core checks of a validation, on the context every attack receives, and what
+    one check leaves for a later one (the negatives' best reward for the floor gap, the
+    honest variants' false negatives for the report, the planted canary)."""
 
-    def passes(self, result: RunResult) -> bool:
-        return not result.mask_sample and result.reward >= self.threshold - 1e-9
-
-    async def post(self, url: str, body: Any, **kw: Any) -> Any:
-        r = await self.stack.client.post(url, json=body, **kw)
-        if r.status_code != 200:
-            raise RuntimeError(f"{url} answered {r.status_code}: {r.text[:300]}")
-        return r.json()
-
-    async def run(
-        self,
-        task: Task,
-        script: list[list[dict[str, Any]]],
-        label: str = "a rollout",
-        expect: str | None = None,
-    ) -> RunResult:
-        """Play `script` on `task` through the agent; `expect` ("fail": an attack, a negative)
-        counts the rollout in the false-positive rate when it is paid a pass."""
-        body = {
-            "task": task.model_dump(mode="json"),
-            "model_params": {"model": "scripted", "script": script},
-        }
-        result = RunResult.model_validate(await self.post("http://agent/run", body))
-        self.results.append(result)
-        self.labels[result.rollout_id] = label
-        if expect is not None:
-            self.expected[result.rollout_id] = expect
-        return result
-
-    def verdict(self, name: str, passed: bool, detail: str = "") -> None:
-        self.verdicts.append(Verdict(name, passed, detail))
-
-    def not_applicable(self, name: str, why: str) -> None:
-        """Record that check `name` could not apply here, and why."""
-        self.verdicts.append(Verdict(name, True, why, applicable=False))
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.best_negative: dict[str, float] = {}
+        self.false_negatives = ErrorRate()
+        self.canary: Canary | None = None
 
     async def check_controls(self) -> None:
         by_name: dict[str, list[str]] = {}
@@ -465,6 +399,57 @@ def at_capacity(result: RunResult) -> bool:
     return result.mask_sample and ("at_capacity" in reason or " 429" in reason)
 
 
+async def _negatives(v: _Validator) -> None:
+    v.best_negative = await v.check_negatives()
+
+
+async def _honest_variants(v: _Validator) -> None:
+    v.false_negatives = await check_honest_variants(v)
+
+
+async def _judge(v: _Validator) -> None:
+    await asyncio.to_thread(check_judge, v)  # a judge model is called synchronously
+
+
+#: one check of a validation: its name (what `progress` is told) and what runs it
+Check = tuple[str, Callable[[_Validator], Awaitable[None] | None]]
+
+#: every check `validate_env` runs, in order. Order matters only where a check reads what an
+#: earlier one left on the context: the controls first (the attacks start from them), the
+#: negatives before the floor gap, and the checks that read every rollout at the end.
+CHECKS: tuple[Check, ...] = (
+    ("sandbox_limits", _Validator.check_sandbox_limits),
+    ("controls", _Validator.check_controls),
+    ("negatives", _negatives),
+    ("floor_gap", lambda v: v.check_floor_gap(v.best_negative)),
+    ("judge", _judge),
+    ("determinism", _Validator.check_determinism),
+    ("isolation", _Validator.check_isolation),
+    ("isolation_colliding", check_colliding_sessions),
+    ("violation_declared", check_violation_declared),
+    ("claim_check_recognises_reference", check_claim_recognised),
+    ("adversarial:hostile_arguments", check_hostile_arguments),
+    ("adversarial:claim_without_action", check_claims),
+    ("adversarial:call_flood", check_call_flood),
+    ("adversarial:hostile_generations", check_hostile_generations),
+    ("attacks", check_answers),
+    ("answer_slot", check_answer_slot),
+    ("honest_variants", _honest_variants),
+    ("replay:cross_task", check_cross_task_replay),
+    ("steps:each_needed", check_each_step_needed),
+    ("steps:no_tool_rescues_a_failure", check_no_tool_rescues),
+    ("information_flow", check_information_flow),
+    ("floor:lying_pays_no_more_than_admitting", check_lying_pays_no_more),
+    # last of the rollouts' checks: they read every rollout run before them
+    ("leakage", _Validator.check_leakage),
+    ("reward_well_formed", _Validator.check_well_formed),
+    ("floor:negatives_at_floor", check_negatives_at_floor),
+    (
+        "adversarial:no_host_secret_revealed",
+        lambda v: check_canary(v, v.canary) if v.canary else None,
+    ),
+)
+
 QUICK = frozenset({"controls", "negatives", "floor_gap", "reward_well_formed"})
 
 
@@ -494,46 +479,8 @@ async def validate_env(
     with planted_canary() as canary:
         async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
             v = _Validator(stack, env, tasks, parallel, margin, seed)
-            best: dict[str, float] = {}
-            honest = ErrorRate()
-
-            async def negatives() -> None:
-                best.update(await v.check_negatives())
-
-            async def honest_variants() -> None:
-                found = await check_honest_variants(v)
-                honest.judged, honest.wrong = found.judged, found.wrong
-
-            checks: list[tuple[str, Callable[[], Awaitable[None] | None]]] = [
-                ("sandbox_limits", v.check_sandbox_limits),
-                ("controls", v.check_controls),
-                ("negatives", negatives),
-                ("floor_gap", lambda: v.check_floor_gap(best)),
-                # a judge model is called synchronously: off the event loop
-                ("judge", lambda: asyncio.to_thread(check_judge, v)),
-                ("determinism", v.check_determinism),
-                ("isolation", v.check_isolation),
-                ("isolation_colliding", lambda: check_colliding_sessions(v)),
-                ("violation_declared", lambda: check_violation_declared(v)),
-                ("claim_check_recognises_reference", lambda: check_claim_recognised(v)),
-                ("adversarial:hostile_arguments", lambda: check_hostile_arguments(v)),
-                ("adversarial:claim_without_action", lambda: check_claims(v)),
-                ("adversarial:call_flood", lambda: check_call_flood(v)),
-                ("adversarial:hostile_generations", lambda: check_hostile_generations(v)),
-                ("attacks", lambda: check_answers(v)),
-                ("answer_slot", lambda: check_answer_slot(v)),
-                ("honest_variants", honest_variants),
-                ("replay:cross_task", lambda: check_cross_task_replay(v)),
-                ("steps:each_needed", lambda: check_each_step_needed(v)),
-                ("steps:no_tool_rescues_a_failure", lambda: check_no_tool_rescues(v)),
-                ("information_flow", lambda: check_information_flow(v)),
-                ("floor:lying_pays_no_more_than_admitting", lambda: check_lying_pays_no_more(v)),
-                # last of the rollouts' checks: it reads every rollout run before it
-                ("leakage", v.check_leakage),
-                ("reward_well_formed", v.check_well_formed),
-                ("floor:negatives_at_floor", lambda: check_negatives_at_floor(v)),
-                ("adversarial:no_host_secret_revealed", lambda: check_canary(v, canary)),
-            ]
+            v.canary = canary
+            checks = list(CHECKS)
             if quick:
                 checks = [c for c in checks if c[0] in QUICK]
             for name, check in checks:
@@ -541,7 +488,7 @@ async def validate_env(
                     progress(name)
                 # One check that crashes fails its own verdict, not the whole validation.
                 try:
-                    outcome = check()
+                    outcome = check(v)
                     if outcome is not None:
                         await outcome
                 except Exception as exc:
@@ -551,7 +498,7 @@ async def validate_env(
             report.verdicts = v.verdicts
             report.rollouts = len(v.results)
             report.error_rates = {
-                "false_negative": honest.to_json(),
+                "false_negative": v.false_negatives.to_json(),
                 "false_positive": false_positives(v).to_json(),
             }
             report.rollouts_seen = sorted(

@@ -31,7 +31,7 @@ from proofgym_stack.validation.negatives import prompt_text, random_tool_calls
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.runner import _Validator
+    from proofgym_stack.validation.context import Context
 
 MAX_TASKS = 2
 
@@ -59,17 +59,17 @@ def _looking(script: Script, looks: list[dict[str, Any]]) -> Script:
     return out
 
 
-def _observes(v: _Validator, task: Task, tool: str) -> bool:
+def _observes(v: Context, task: Task, tool: str) -> bool:
     return tool in v.env.observing_tools(task)
 
 
-def reference_script(v: _Validator, task: Task) -> Script | None:
+def reference_script(v: Context, task: Task) -> Script | None:
     """The task's reference control's script, if it has one."""
     control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
     return control.script if control is not None else None
 
 
-async def check_each_step_needed(v: _Validator) -> None:
+async def check_each_step_needed(v: Context) -> None:
     """The reference without any one of its acting calls must lose its reward."""
     name = "steps:each_needed"
     if v.env.random_play_can_pass:
@@ -140,7 +140,7 @@ def ordinary_arguments(tool: dict[str, Any], task: Task, reference: Script) -> d
 
 
 def _insertions(
-    v: _Validator, task: Task, reference: Script, rng: random.Random
+    v: Context, task: Task, reference: Script, rng: random.Random
 ) -> list[dict[str, Any]]:
     honest = {
         (item.get("name"), json.dumps(call_arguments(item), sort_keys=True))
@@ -166,7 +166,7 @@ def _insertions(
     return out
 
 
-def observations(v: _Validator, task: Task, reference: Script) -> list[dict[str, Any]]:
+def observations(v: Context, task: Task, reference: Script) -> list[dict[str, Any]]:
     """Calls of the environment's `observes` tools (ordinary arguments): what the world shows."""
     return [
         {
@@ -184,7 +184,7 @@ def _last_outputs(result: Any, n: int) -> list[str]:
     return outputs[-n:] if n else []
 
 
-async def check_no_tool_rescues(v: _Validator) -> None:
+async def check_no_tool_rescues(v: Context) -> None:
     """Each offered tool inserted into each failing control must not make it pass, unless the
     world it leaves shows as the reference's does."""
     name = "steps:no_tool_rescues_a_failure"

@@ -38,13 +38,13 @@ from proofgym.protocol import (
     VerifyRequest,
     VerifyResult,
 )
-from proofgym.service import APP_OPTIONS, ServiceApp, install_common
+from proofgym.service import APP_OPTIONS, ServiceApp, document_raw_route, install_common
 from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.executor import CallRefused, FairExecutor
 from resources_servers.base.registry import discover
 from resources_servers.base.scratch import private_dir
-from resources_servers.base.sessions import TASK_FAULTS, SessionRegistry
+from resources_servers.base.sessions import SessionRegistry, task_fault
 from resources_servers.base.verdicts import ClosedVerdicts
 
 log = logging.getLogger("proofgym.resources")
@@ -392,6 +392,13 @@ def create_app(
     tool_route = Route(tool_path, call_tool_route, methods=["POST"])
     app.router.routes.insert(0, tool_route)
     add_fast_route(app, tool_path, call_tool, tool_route)
+    document_raw_route(
+        app,
+        tool_path,
+        "Call one tool in a session (headers X-Session-Id, and X-Session-Key when owned)",
+        {"type": "object", "description": "the tool's arguments (its schema: GET /{env}/info)"},
+        ToolResult,
+    )
 
     @fast_post(app, "/{env}/verify", response_model=VerifyResult)
     async def verify(env: str, body: VerifyRequest, request: Request) -> Response:
@@ -415,10 +422,15 @@ def create_app(
     @app.post("/{env}/controls")
     async def controls(env: str, body: ControlsRequest) -> ControlsResponse:
         environment = host.env(env)
-        try:  # a task the environment cannot use is the caller's to fix, not a 500
+        try:  # a task the environment refuses is the caller's to fix, not a 500
             environment.validate_task(body.task)
+        except ValueError as exc:
+            raise BadRequest(f"task {body.task.task_id}: {exc}", kind="invalid_task") from None
+        try:
             return ControlsResponse(controls=environment.controls(body.task))
-        except TASK_FAULTS as exc:
+        except Exception as exc:
+            if not task_fault(environment, exc):
+                raise  # checked data, and the environment failed on it: its bug, a 500
             raise BadRequest(
                 f"task {body.task.task_id}: {type(exc).__name__}: {str(exc)[:300]}",
                 kind="invalid_task",

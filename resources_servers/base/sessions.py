@@ -37,8 +37,16 @@ async def in_a_thread(session_id: str, step: Callable[[], T]) -> T:
 
 
 # what a task whose data the environment cannot use raises from create_state: the caller's to
-# fix (400 invalid_task), not an outage to mask and retry
+# fix (400 invalid_task), not an outage to mask and retry. Only for an environment that checks
+# no task data (no `task_data_model`): where the data passed its model, the same exception is
+# the environment's own bug, a 500 the server logs (`task_fault`).
 TASK_FAULTS = (KeyError, ValueError, TypeError, IndexError, OverflowError, AttributeError)
+
+
+def task_fault(env: Any, exc: BaseException) -> bool:
+    """Whether `exc`, raised by `env` building a session or its controls from a task, is the
+    task's fault (unchecked data it cannot use) rather than the environment's own bug."""
+    return isinstance(exc, TASK_FAULTS) and getattr(env, "task_data_model", None) is None
 
 
 def same_key(key: str, given: str | None) -> bool:
@@ -192,7 +200,7 @@ class SessionRegistry:
             self.sessions.pop(session_id, None)
             if workdir is not None:
                 shutil.rmtree(workdir, ignore_errors=True)
-            if isinstance(exc, TASK_FAULTS):  # the task's data cannot make a session
+            if task_fault(self.env, exc):  # unchecked task data cannot make a session
                 raise BadRequest(
                     f"task {task.task_id}: {self.env.name} cannot build a session from it: "
                     f"{type(exc).__name__}: {str(exc)[:300]}",

@@ -1,0 +1,107 @@
+"""The context every check of `proofgym validate` receives, and the verdict it reports.
+
+Checks (the attack modules of this package, and the runner's core checks) import this module
+only; the runner imports them: no circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from proofgym.protocol import Control, RunResult, Task
+from proofgym_stack.testing import InProcessStack
+
+
+@dataclass
+class Verdict:
+    """One check of the validation and what it found. A check that could not apply to this
+    environment (`applicable` False) passes and says why: never a "pass" that tested nothing."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+    applicable: bool = True
+
+    @property
+    def outcome(self) -> str:
+        """`pass`, `fail` or `n/a`."""
+        if not self.applicable:
+            return "n/a"
+        return "pass" if self.passed else "fail"
+
+
+class Context:
+    """What every check of one validation receives: the environment, the sampled tasks, the
+    in-process services, and every rollout run so far with what it was.
+
+    Attributes a check reads: `env` (the environment), `tasks`, `seed`, `parallel`,
+    `margin`, `threshold` (the reward that passes), `controls` (task id -> its controls),
+    `solo` ((task id, control) -> that control's rollout, played alone), `results` (every
+    rollout, in order), `labels` (rollout id -> what it was), `expected` (rollout id ->
+    "pass"/"fail" where known). A check runs rollouts with `run`, and reports with `verdict`
+    or `not_applicable`.
+    """
+
+    def __init__(
+        self,
+        stack: InProcessStack,
+        env: Any,
+        tasks: list[Task],
+        parallel: int,
+        margin: float,
+        seed: int,
+    ) -> None:
+        self.stack = stack
+        self.env = env
+        self.tasks = tasks
+        self.parallel = parallel
+        self.margin = margin
+        self.seed = seed
+        self.base = f"http://resources/{env.name}"
+        self.threshold = env.passing_reward()
+        self.results: list[RunResult] = []
+        self.labels: dict[str, str] = {}  # rollout id -> what the rollout was (for verdicts)
+        self.expected: dict[str, str] = {}  # rollout id -> a control's expected outcome
+        self.controls: dict[str, list[Control]] = {}
+        self.solo: dict[tuple[str, str], RunResult] = {}
+        self.verdicts: list[Verdict] = []
+
+    def passes(self, result: RunResult) -> bool:
+        """Whether `result` passes: not masked, and its reward reaches the threshold."""
+        return not result.mask_sample and result.reward >= self.threshold - 1e-9
+
+    async def post(self, url: str, body: Any, **kw: Any) -> Any:
+        """POST to one of the in-process services; its JSON (RuntimeError unless 200)."""
+        r = await self.stack.client.post(url, json=body, **kw)
+        if r.status_code != 200:
+            raise RuntimeError(f"{url} answered {r.status_code}: {r.text[:300]}")
+        return r.json()
+
+    async def run(
+        self,
+        task: Task,
+        script: list[list[dict[str, Any]]],
+        label: str = "a rollout",
+        expect: str | None = None,
+    ) -> RunResult:
+        """Play `script` on `task` through the agent; `expect` ("fail": an attack, a negative)
+        counts the rollout in the false-positive rate when it is paid a pass."""
+        body = {
+            "task": task.model_dump(mode="json"),
+            "model_params": {"model": "scripted", "script": script},
+        }
+        result = RunResult.model_validate(await self.post("http://agent/run", body))
+        self.results.append(result)
+        self.labels[result.rollout_id] = label
+        if expect is not None:
+            self.expected[result.rollout_id] = expect
+        return result
+
+    def verdict(self, name: str, passed: bool, detail: str = "") -> None:
+        """Record the verdict of check `name`."""
+        self.verdicts.append(Verdict(name, passed, detail))
+
+    def not_applicable(self, name: str, why: str) -> None:
+        """Record that check `name` could not apply here, and why."""
+        self.verdicts.append(Verdict(name, True, why, applicable=False))
