@@ -10,13 +10,13 @@ from fastapi import FastAPI
 
 from agent_server.loop import RolloutRunner
 from proofgym import VERSION
-from proofgym.fastroute import fast_post
-from proofgym.http import ServiceClient, Transport
-from proofgym.jsonlimits import MAX_BYTES
-from proofgym.protocol import RunRequest, RunResult
-from proofgym.service import APP_OPTIONS, ServiceApp, install_common
-from proofgym.settings import AgentSettings
-from proofgym.viewer import create_viewer
+from proofgym.clients.http import ServiceClient, Transport
+from proofgym.rollouts.viewer import create_viewer
+from proofgym.serving.fastroute import fast_post
+from proofgym.serving.service import APP_OPTIONS, ServiceApp, install_common
+from proofgym.serving.settings import AgentSettings
+from proofgym.wire.jsonlimits import MAX_BYTES
+from proofgym.wire.protocol import RunRequest, RunResult
 
 
 def create_app(

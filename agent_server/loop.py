@@ -17,8 +17,11 @@ from typing import Any
 from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
-from proofgym import deadline, timeouts
-from proofgym.errors import (
+from proofgym.clients.http import CallFailed, ServiceClient, error_detail, troubles
+from proofgym.rollouts.proofs import ProofBook
+from proofgym.serving import deadline, timeouts
+from proofgym.serving.settings import AgentSettings
+from proofgym.wire.errors import (
     BadRequest,
     Conflict,
     InvalidRequest,
@@ -26,11 +29,9 @@ from proofgym.errors import (
     ProofgymError,
     known_kind,
 )
-from proofgym.http import CallFailed, ServiceClient, error_detail, troubles
-from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
-from proofgym.output_items import check_output
-from proofgym.proofs import ProofBook
-from proofgym.protocol import (
+from proofgym.wire.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
+from proofgym.wire.output_items import check_output
+from proofgym.wire.protocol import (
     CLOSE_HEADER,
     CLOSED_HEADER,
     FailureKind,
@@ -41,9 +42,8 @@ from proofgym.protocol import (
     Usage,
     VerifyResult,
 )
-from proofgym.responses import build_response, function_call_output, normalize_input
-from proofgym.settings import AgentSettings
-from proofgym.tokens import is_trainable
+from proofgym.wire.responses import build_response, function_call_output, normalize_input
+from proofgym.wire.tokens import is_trainable
 
 #: seconds before an unproven environment version is looked up again
 PROOF_RECHECK_S = 5.0

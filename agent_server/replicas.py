@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from agent_server.ray_replicas import SCHEME, RayGroup, lookup
-from proofgym.routing import sticky
+from proofgym.clients.routing import sticky
 
 __all__ = ["ReplicaSet", "resolve_all", "sticky"]
 

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class DirectTransport:
-    """A `proofgym.http.Transport` that calls the ASGI app registered for the URL's host (no
+    """A `proofgym.clients.http.Transport` that calls the ASGI app registered for the URL's host (no
     socket, no HTTP); host `upstream` is the fake model. Bodies are encoded and decoded with
     proofgym's codec, as the production transport does.
 
@@ -54,8 +54,8 @@ class DirectTransport:
     async def send(
         self, method: str, url: str, body: Any, headers: dict[str, str], timeout: float
     ) -> Any:
-        from proofgym.codec import decode, encode
-        from proofgym.http import HttpAnswer
+        from proofgym.clients.http import HttpAnswer
+        from proofgym.wire.codec import decode, encode
 
         host, _, rest = url.split("://", 1)[1].partition("/")
         data = encode(body) if body is not None else b""
@@ -117,8 +117,8 @@ async def measure(rollouts: int, concurrency: int, reps: int) -> list[float]:
     from agent_server.app import create_app as agent_app
     from model_interface.app import build_backend
     from model_interface.app import create_app as model_app
-    from proofgym.serving import tune_gc
-    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+    from proofgym.serving.server import tune_gc
+    from proofgym.serving.settings import AgentSettings, ModelSettings, ResourcesSettings
     from resources_servers.base.app import create_app as resources_app
     from sdg.math import generate
 

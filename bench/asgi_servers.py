@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 from bench.echo_server import start, wait_listening  # noqa: E402
 from bench.hot_path import cpu_seconds  # noqa: E402
 from bench.hot_path_report import markdown_table, save_report  # noqa: E402
-from proofgym.http import ServiceClient  # noqa: E402
-from proofgym.settings import CollectorSettings  # noqa: E402
+from proofgym.clients.http import ServiceClient  # noqa: E402
+from proofgym.serving.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import free_port  # noqa: E402
 from sdg.math import generate  # noqa: E402
 

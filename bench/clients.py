@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench import echo_server  # noqa: E402
 from bench.rollouts import drive  # noqa: E402
-from proofgym.http import AiohttpTransport, HttpxTransport, ServiceClient  # noqa: E402
-from proofgym.settings import ClientSettings  # noqa: E402
+from proofgym.clients.http import AiohttpTransport, HttpxTransport, ServiceClient  # noqa: E402
+from proofgym.serving.settings import ClientSettings  # noqa: E402
 from proofgym_stack.up import free_port  # noqa: E402
 
 

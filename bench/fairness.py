@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proofgym.settings import ResourcesSettings  # noqa: E402
+from proofgym.serving.settings import ResourcesSettings  # noqa: E402
 from resources_servers.base.app import create_app  # noqa: E402
 
 

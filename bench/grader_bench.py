@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.graders import graders as module  # noqa: E402
-from proofgym.protocol import Check, Control, Task, VerifyResult  # noqa: E402
-from proofgym.responses import final_message  # noqa: E402
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult  # noqa: E402
+from proofgym.wire.responses import final_message  # noqa: E402
 from proofgym_stack.validation import validate_env  # noqa: E402
 from resources_servers.base import Environment, say  # noqa: E402
 from sdg.math import generate  # noqa: E402

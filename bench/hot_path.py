@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = Path(os.environ.get("PROOFGYM_BENCH_CODE", ROOT))
 sys.path.insert(0, str(CODE))
 
-from proofgym.http import ServiceClient  # noqa: E402
-from proofgym.serving import raise_nofile  # noqa: E402
-from proofgym.settings import CollectorSettings  # noqa: E402
+from proofgym.clients.http import ServiceClient  # noqa: E402
+from proofgym.serving.server import raise_nofile  # noqa: E402
+from proofgym.serving.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.math import generate  # noqa: E402
 

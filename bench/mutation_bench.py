@@ -158,8 +158,8 @@ class Mutated(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 if code:
     sys.meta_path.insert(0, Mutated())
-from proofgym.settings import ResourcesSettings
-from proofgym.collect import load_tasks
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.rollouts.collect import load_tasks
 from resources_servers.base.registry import discover
 from proofgym_stack.validation import validate_env
 from pathlib import Path

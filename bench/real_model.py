@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from model_interface.model_import import smollm2_folder  # noqa: E402
-from proofgym.agent_client import AgentClient  # noqa: E402
-from proofgym.collect import load_tasks  # noqa: E402
-from proofgym.settings import ClientSettings  # noqa: E402
+from proofgym.clients.agent_client import AgentClient  # noqa: E402
+from proofgym.rollouts.collect import load_tasks  # noqa: E402
+from proofgym.serving.settings import ClientSettings  # noqa: E402
 from proofgym_stack.cli_services import model_environment  # noqa: E402
 from proofgym_stack.learn import calls_a_tool, learn, write_png  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402

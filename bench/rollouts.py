@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import echo_server  # noqa: E402
-from proofgym.http import ServiceClient  # noqa: E402
-from proofgym.protocol import Task  # noqa: E402
-from proofgym.settings import ClientSettings, ResourcesSettings  # noqa: E402
+from proofgym.clients.http import ServiceClient  # noqa: E402
+from proofgym.serving.settings import ClientSettings, ResourcesSettings  # noqa: E402
+from proofgym.wire.protocol import Task  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 from sdg.file_edit import generate  # noqa: E402
 

@@ -2,9 +2,10 @@
 
     python bench/skeleton.py ROLE PORT UPSTREAMS_JSON      (ROLE: agent, resources or model)
 
-Three processes served as `proofgym serve` serves ours (`proofgym.serving.serve`: uvicorn,
+Three processes served as `proofgym serve` serves ours (`proofgym.serving.server.serve`: uvicorn,
 uvloop, httptools, the same protocol and limits) that call each other with the client our
-services use (`proofgym.lean_http.LeanClient`), hop for hop as a rollout of bench/hot_path.py:
+services use (`proofgym.clients.lean_http.LeanClient`), hop for hop as a rollout of
+bench/hot_path.py:
 the agent's `/run` calls the resources' seed, the model twice (each relayed to the same fake
 model the stack uses), a tool and verify. Nothing is validated, stored or scored; the bodies
 are passed on as they came.
@@ -36,7 +37,7 @@ def make_app(role: str, upstreams: dict[str, str]) -> Any:
     to the fake; the resources: none, its body echoed)."""
     from raw_echo import JSON_ANSWER, lifespan, read_body  # bench/, this script's folder
 
-    from proofgym.lean_http import LeanClient
+    from proofgym.clients.lean_http import LeanClient
 
     client = LeanClient()
     headers = {"content-type": "application/json"}
@@ -103,8 +104,8 @@ def main() -> None:
     if role not in ROLES:
         raise SystemExit(f"ROLE must be one of {ROLES}, not {role!r}")
     sys.path.insert(0, str(ROOT))  # this checkout's plumbing, whichever code the stack runs
-    from proofgym.serving import serve
-    from proofgym.settings import CommonSettings
+    from proofgym.serving.server import serve
+    from proofgym.serving.settings import CommonSettings
 
     serve(make_app(role, upstreams), CommonSettings(log_level="error"), port)
 

@@ -30,8 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proofgym.http import ServiceClient  # noqa: E402
-from proofgym.settings import CollectorSettings  # noqa: E402
+from proofgym.clients.http import ServiceClient  # noqa: E402
+from proofgym.serving.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
 
 SLEEP_S = 9  # the sandbox's wall limit is 10 s

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import hot_path  # noqa: E402
 
-from proofgym.http import ServiceClient  # noqa: E402
-from proofgym.settings import CollectorSettings  # noqa: E402
+from proofgym.clients.http import ServiceClient  # noqa: E402
+from proofgym.serving.settings import CollectorSettings  # noqa: E402
 from sdg.math import generate  # noqa: E402
 
 

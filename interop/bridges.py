@@ -32,9 +32,9 @@ from openai.types.responses import Response
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
-from proofgym.errors import AtCapacity, UpstreamError
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.errors import AtCapacity, UpstreamError
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from resources_servers.base.environment import Environment, ToolError
 
 if TYPE_CHECKING:

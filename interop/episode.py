@@ -13,8 +13,8 @@ import json
 import uuid
 from typing import Any
 
-from proofgym.protocol import Task, ToolResult, VerifyRequest, VerifyResult
-from proofgym.responses import (
+from proofgym.wire.protocol import Task, ToolResult, VerifyRequest, VerifyResult
+from proofgym.wire.responses import (
     assistant_message,
     build_response,
     function_call,

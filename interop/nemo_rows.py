@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from resources_servers.base.environment import Environment
 
 # what NeMo's create params accept (the OpenAI Responses create fields, non-streaming)

@@ -37,11 +37,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from proofgym import VERSION
-from proofgym.errors import BadRequest, Conflict, InvalidRequest, NotFound
-from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
-from proofgym.protocol import Task, VerifyRequest
-from proofgym.service import install_common
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.service import install_common
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.errors import BadRequest, Conflict, InvalidRequest, NotFound
+from proofgym.wire.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
+from proofgym.wire.protocol import Task, VerifyRequest
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
 from resources_servers.base.expiring import Expiring

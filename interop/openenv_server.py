@@ -11,7 +11,7 @@ built on them) play it unchanged:
 - `POST /mcp`: JSON-RPC `openenv/session/create`, `openenv/session/close`, `tools/list`,
   `tools/call` (what `MCPToolClient` needs).
 
-Every door is guarded as the services are (`proofgym.service.install_common`): bearer auth
+Every door is guarded as the services are (`proofgym.serving.service.install_common`): bearer auth
 (any case of `Bearer`, compared in constant time, on the WebSocket too), the request guard's
 admission, body size, time and memory limits, and the protocol's error shape on every HTTP
 error (JSON-RPC errors stay JSON-RPC). An MCP session id is minted by the server (128 random
@@ -41,12 +41,12 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 
 from interop.episode import FINAL_ANSWER, Episode, final_answer_schema
 from proofgym import VERSION
-from proofgym.errors import AtCapacity, ProofgymError
-from proofgym.jsonlimits import MAX_BYTES, loads_limited
-from proofgym.protocol import Task
-from proofgym.responses import message_text, normalize_input
-from proofgym.service import install_common, token_accepted
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.service import install_common, token_accepted
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.errors import AtCapacity, ProofgymError
+from proofgym.wire.jsonlimits import MAX_BYTES, loads_limited
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import message_text, normalize_input
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
 

@@ -25,9 +25,9 @@ from typing import Any
 import httpx
 
 from model_interface.hermes import parse_hermes
-from proofgym.jsonlimits import loads_limited
-from proofgym.protocol import Task
-from proofgym.responses import (
+from proofgym.wire.jsonlimits import loads_limited
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import (
     assistant_message,
     build_response,
     function_call,

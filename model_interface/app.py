@@ -17,12 +17,12 @@ from model_interface.backends import Backend
 from model_interface.backends.scripted import ScriptedBackend
 from model_interface.request import ResponsesRequest
 from proofgym import VERSION
-from proofgym.errors import BadRequest, InvalidRequest
-from proofgym.fastroute import fast_post
-from proofgym.http import ServiceClient, Transport
-from proofgym.jsonlimits import scrub_surrogates
-from proofgym.service import APP_OPTIONS, ServiceApp, install_common, while_connected
-from proofgym.settings import ModelSettings
+from proofgym.clients.http import ServiceClient, Transport
+from proofgym.serving.fastroute import fast_post
+from proofgym.serving.service import APP_OPTIONS, ServiceApp, install_common, while_connected
+from proofgym.serving.settings import ModelSettings
+from proofgym.wire.errors import BadRequest, InvalidRequest
+from proofgym.wire.jsonlimits import scrub_surrogates
 
 
 def build_backend(settings: ModelSettings, transport: Transport | None = None) -> Backend:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.errors import InvalidRequest
-from proofgym.responses import (
+from proofgym.wire.errors import InvalidRequest
+from proofgym.wire.responses import (
     assistant_message,
     function_call,
     message_text,

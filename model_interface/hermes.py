@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from model_interface.convert import reasoning_item
-from proofgym.jsonlimits import loads_limited
-from proofgym.responses import assistant_message, function_call
+from proofgym.wire.jsonlimits import loads_limited
+from proofgym.wire.responses import assistant_message, function_call
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)

@@ -19,7 +19,7 @@ import uvicorn
 
 from model_interface.app import create_app
 from model_interface.backends.local import LocalGenerator, backend_for
-from proofgym.settings import ModelSettings
+from proofgym.serving.settings import ModelSettings
 
 
 def _free_port(host: str) -> int:

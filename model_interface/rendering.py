@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from model_interface.backends.scripted import is_model_item
-from proofgym.errors import InvalidRequest
-from proofgym.responses import TOKEN_FIELDS, message_text, normalize_input
+from proofgym.wire.errors import InvalidRequest
+from proofgym.wire.responses import TOKEN_FIELDS, message_text, normalize_input
 
 MARK = "\u2063proofgym-assistant-mark\u2063"
 

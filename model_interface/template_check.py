@@ -28,8 +28,8 @@ from typing import Any
 from model_interface.backends.scripted import is_model_item
 from model_interface.hermes import Parser, parse_hermes
 from model_interface.rendering import Renderer, chat_tools, items_to_messages
-from proofgym.errors import InvalidRequest
-from proofgym.responses import normalize_input
+from proofgym.wire.errors import InvalidRequest
+from proofgym.wire.responses import normalize_input
 
 #: characters of context shown around a difference
 CONTEXT = 60

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.errors import BadRequest, Unavailable, UpstreamError
-from proofgym.http import CallFailed, ServiceClient
+from proofgym.clients.http import CallFailed, ServiceClient
+from proofgym.wire.errors import BadRequest, Unavailable, UpstreamError
 
 REQUEST_REFUSALS = frozenset({400, 413, 422})
 

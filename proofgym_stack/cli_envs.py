@@ -14,15 +14,15 @@ import typer
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
-    from proofgym.protocol import Task
+    from proofgym.wire.protocol import Task
     from proofgym_stack.validation import EnvReport
 
 
 @app.command()
 def envs() -> None:
     """List the shipped environments with their versions (proven or not) and tools."""
-    from proofgym.proofs import ProofBook
-    from proofgym.settings import ProofSettings, ResourcesSettings
+    from proofgym.rollouts.proofs import ProofBook
+    from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
@@ -70,8 +70,8 @@ def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> 
     """Write the proof certificate of each environment version that passed every check."""
     from importlib.metadata import version as installed
 
-    from proofgym.proofs import ProofBook
-    from proofgym.settings import ProofSettings
+    from proofgym.rollouts.proofs import ProofBook
+    from proofgym.serving.settings import ProofSettings
 
     book = ProofBook(ProofSettings.from_env().proofs_dir)
     for report in reports:
@@ -120,8 +120,8 @@ def validate(
     """
     import asyncio
 
-    from proofgym.collect import TaskFileError, load_tasks
-    from proofgym.settings import ResourcesSettings
+    from proofgym.rollouts.collect import TaskFileError, load_tasks
+    from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
     from proofgym_stack.examples import NoExamples, example_tasks
     from proofgym_stack.validation import validate_env
@@ -290,7 +290,7 @@ def _draft(
     import httpx
     from rich.progress import Progress
 
-    from proofgym.settings import CollectorSettings, ResourcesSettings
+    from proofgym.serving.settings import CollectorSettings, ResourcesSettings
     from proofgym_stack.drafting import DraftingError, controls_failing, draft_rows
     from resources_servers.base.registry import discover
 
@@ -465,9 +465,9 @@ def learn_command(
         fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
     if model is not None and not (model / "config.json").is_file():
         fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
-    from proofgym.mixes import Mix, MixError
-    from proofgym.proofs import ProofBook, UnprovenRollouts
-    from proofgym.settings import ProofSettings
+    from proofgym.rollouts.mixes import Mix, MixError
+    from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
+    from proofgym.serving.settings import ProofSettings
     from proofgym_stack.learn import learn, write_png
 
     try:

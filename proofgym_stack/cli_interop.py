@@ -12,8 +12,8 @@ import typer
 from proofgym_stack.console import app, console, fail
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
-    from proofgym.protocol import Task
-    from proofgym.settings import ResourcesSettings
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym.wire.protocol import Task
     from resources_servers.base.environment import Environment
 
 DEFAULT_PORTS = {"openenv": 8004, "nemo-gym": 8005}
@@ -40,10 +40,10 @@ def serve_interop(
     service: str, env_name: str | None, tasks: Path | None, host: str | None, port: int | None
 ) -> None:
     """Run `serve openenv` or `serve nemo-gym` until stopped."""
-    from proofgym.collect import TaskFileError, load_tasks
-    from proofgym.serving import fit_to_descriptors, token_problem
-    from proofgym.serving import serve as run_service
-    from proofgym.settings import AgentSettings, ResourcesSettings
+    from proofgym.rollouts.collect import TaskFileError, load_tasks
+    from proofgym.serving.server import fit_to_descriptors, token_problem
+    from proofgym.serving.server import serve as run_service
+    from proofgym.serving.settings import AgentSettings, ResourcesSettings
 
     overrides: dict[str, Any] = {"port": port or DEFAULT_PORTS[service]}
     if host:
@@ -76,8 +76,8 @@ def serve_interop(
 def tasks_with_envs(path: Path) -> list[tuple[Task, Environment[Any]]]:
     """Each task of the file with its environment (shipped or bridged), one built per name;
     a bad file or an unknown environment ends the command with its reason."""
-    from proofgym.collect import TaskFileError, load_tasks
-    from proofgym.settings import ResourcesSettings
+    from proofgym.rollouts.collect import TaskFileError, load_tasks
+    from proofgym.serving.settings import ResourcesSettings
 
     try:
         rows = load_tasks(path)

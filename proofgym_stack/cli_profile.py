@@ -13,8 +13,8 @@ from proofgym_stack.cli_rollouts import _collect, _print_summary
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
-    from proofgym.mixes import Mix
-    from proofgym.protocol import Task
+    from proofgym.rollouts.mixes import Mix
+    from proofgym.wire.protocol import Task
 
 MIX_HELP = (
     "weights of a mix of environments (letters=3,math=1): the mix's score is the weighted "
@@ -23,7 +23,7 @@ MIX_HELP = (
 
 
 def _mix(text: str | None) -> Mix | None:
-    from proofgym.mixes import Mix, MixError
+    from proofgym.rollouts.mixes import Mix, MixError
 
     if text is None:
         return None
@@ -129,7 +129,7 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
 
 def _reverified(db: Path) -> dict[str, int]:
     """How many rollouts of `db` were re-verified and how many of those changed ({} none)."""
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
 
     store = RolloutStore(db)
     try:
@@ -152,7 +152,7 @@ def run_profile(
 ) -> dict[str, Any]:
     """Profile `db` (and compare with `other`), print it, write the report; the JSON. With
     `mix`, the profile has a `mix` section (`mix_summary`)."""
-    from proofgym.profiling import compare, load_samples, profile
+    from proofgym.rollouts.profiling import compare, load_samples, profile
     from proofgym_stack.report import render
 
     for path in (db, other):
@@ -243,7 +243,7 @@ def eval_command(
     """Evaluate: collect K rollouts of each eval task (the reward as a metric), then profile,
     per environment (and, with --mix, one weighted score). Refuses tasks that are not of the
     eval split, or that the train split also holds."""
-    from proofgym.collect import TaskFileError, load_tasks
+    from proofgym.rollouts.collect import TaskFileError, load_tasks
 
     weights = _mix(mix)
     try:
@@ -279,7 +279,7 @@ def view_command(
     """Serve the trajectory viewer of a store on a local web page (offline, read-only)."""
     import uvicorn
 
-    from proofgym.viewer import create_viewer
+    from proofgym.rollouts.viewer import create_viewer
 
     if not db.is_file():
         fail(f"{db}: no such store")
@@ -310,12 +310,12 @@ def export_command(
     task, prompt/completion/reward rows (with token ids when they are token-exact). Rollouts
     of environment versions without a proof (`proofgym validate`) are refused, unless
     --allow-unproven."""
-    from proofgym.export import rows_of, write_rows
-    from proofgym.profiling import passes
-    from proofgym.proofs import ProofBook, UnprovenRollouts
-    from proofgym.protocol import RunResult
-    from proofgym.settings import ProofSettings
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.export import rows_of, write_rows
+    from proofgym.rollouts.profiling import passes
+    from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
+    from proofgym.rollouts.store import RolloutStore
+    from proofgym.serving.settings import ProofSettings
+    from proofgym.wire.protocol import RunResult
 
     if fmt not in ("jsonl", "parquet"):
         fail("--format is jsonl or parquet")

@@ -11,14 +11,14 @@ import typer
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:
-    from proofgym.protocol import Task
+    from proofgym.wire.protocol import Task
     from proofgym_stack.reverify import ReverifySummary
 
 OUTCOMES = ("same", "changed", "not_reproduced", "failed", "no_task")
 
 
 def _tasks_for(envs: set[str], files: list[Path] | None) -> dict[str, Task]:
-    from proofgym.collect import TaskFileError, load_tasks
+    from proofgym.rollouts.collect import TaskFileError, load_tasks
     from proofgym_stack.examples import NoExamples, example_tasks
 
     tasks: list[Task] = []
@@ -96,9 +96,9 @@ def reverify(
     """
     import asyncio
 
-    from proofgym.protocol import RunResult
-    from proofgym.settings import ResourcesSettings
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym.wire.protocol import RunResult
     from proofgym_stack.environments import available_environments
     from proofgym_stack.reverify import reverify as run
     from proofgym_stack.reverify import write

@@ -10,7 +10,7 @@ import typer
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help` stays quick)
-    from proofgym.collect import Summary
+    from proofgym.rollouts.collect import Summary
 
 
 def _print_summary(title: str, summary: Summary, db: Path) -> None:
@@ -66,11 +66,11 @@ def _collect(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from proofgym.collect import TaskFileError, collect, load_tasks
-    from proofgym.http import ServiceClient
-    from proofgym.serving import raise_nofile
-    from proofgym.settings import CollectorSettings
-    from proofgym.store import RolloutStore
+    from proofgym.clients.http import ServiceClient
+    from proofgym.rollouts.collect import TaskFileError, collect, load_tasks
+    from proofgym.rollouts.store import RolloutStore
+    from proofgym.serving.server import raise_nofile
+    from proofgym.serving.settings import CollectorSettings
 
     try:
         files = tasks_file if isinstance(tasks_file, list) else [tasks_file]
@@ -176,8 +176,8 @@ def show(
     limit: Annotated[int, typer.Option(help="rows to show")] = 20,
 ) -> None:
     """Print the stored rollouts of a store."""
-    from proofgym.protocol import RunResult
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
+    from proofgym.wire.protocol import RunResult
 
     if not db.is_file():
         fail(f"{db}: no such store")

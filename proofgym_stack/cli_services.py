@@ -342,9 +342,9 @@ def _demo_real_model(
     (or the folder `model`) on this CPU: its reward per environment, how many rollouts are
     trainable, and where to look. The store it wrote, or None when it was skipped."""
     from model_interface.model_import import ImportFailed, smollm2_folder
-    from proofgym.protocol import RunResult
-    from proofgym.responses import function_calls
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
+    from proofgym.wire.protocol import RunResult
+    from proofgym.wire.responses import function_calls
     from proofgym_stack.examples import NoExamples, example_tasks
     from resources_servers.base.registry import discover
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx
 
-from proofgym.model_client import ModelRefused, ModelUnavailable, response_text
-from proofgym.protocol import Control, RunResult, Task
-from proofgym.settings import ResourcesSettings
+from proofgym.clients.model_client import ModelRefused, ModelUnavailable, response_text
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.testing import in_process_stack
 from sdg.llm import INSTRUCTIONS, drop_reason, near_duplicates, skeleton, statement, with_statement
 

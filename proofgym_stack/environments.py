@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
 from resources_servers.base.environment import Environment
 from resources_servers.base.registry import discover, problems
 

@@ -12,8 +12,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from proofgym.collect import load_tasks
-from proofgym.protocol import Task
+from proofgym.rollouts.collect import load_tasks
+from proofgym.wire.protocol import Task
 
 GENERATED_EXAMPLES = 8
 

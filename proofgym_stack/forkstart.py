@@ -49,7 +49,12 @@ PR_SET_CHILD_SUBREAPER = 36
 ADOPTION_WAIT_S = 10.0  # how long a forked service waits to become the supervisor's child
 # uvicorn, FastAPI, pydantic and the settings; the guard, fast routes and metrics; openai's
 # Response; and pydantic.v1, which FastAPI imports when a service declares its first route
-SHARED = ("proofgym.serving", "proofgym.service", "proofgym.output_items", "pydantic.v1")
+SHARED = (
+    "proofgym.serving.server",
+    "proofgym.serving.service",
+    "proofgym.wire.output_items",
+    "pydantic.v1",
+)
 HANDOVER_ENV = "PROOFGYM_FORKER"  # prestart's forking process, handed over across the exec
 LOADING = ("PYTHON", "LD_")  # the variables that decide what code a process loads
 ARGS = [sys.executable, "-m", "proofgym_stack.forkstart"]
@@ -301,7 +306,7 @@ def _read_until_closed(fd: int, deadline: float) -> bytes:
 
 def preload() -> None:
     """Import what every service imports before building its app (measured: ~730 modules)."""
-    from proofgym.lean_imports import openai_types_only
+    from proofgym.serving.lean_imports import openai_types_only
 
     openai_types_only()
     with warnings.catch_warnings():  # as FastAPI imports pydantic.v1: quietly

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofgym.mixes import Mix
-from proofgym.profiling import Sample, figures_by_env, sample_of
-from proofgym.proofs import ProofBook, unproven_count
-from proofgym.protocol import RunResult, Task
+from proofgym.rollouts.mixes import Mix
+from proofgym.rollouts.profiling import Sample, figures_by_env, sample_of
+from proofgym.rollouts.proofs import ProofBook, unproven_count
+from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.up import Stack, free_port
 
 #: a learning rate that moves the random tiny model in a few hundred steps; a pretrained
@@ -44,7 +44,7 @@ class Evaluation:
     #: per task: its mean reward, usable rollouts and masked ones (GRPO learns only from a
     #: task whose rollouts disagree; this shows which moved)
     per_task: dict[str, dict[str, float]] = field(default_factory=dict)
-    #: per environment of the mix: `proofgym.profiling.env_figures`
+    #: per environment of the mix: `proofgym.rollouts.profiling.env_figures`
     per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -61,7 +61,7 @@ class Evaluation:
 
 def samples_of(results: list[RunResult]) -> list[Sample]:
     """`results` as profiling reads them, each judged by its environment's pass threshold."""
-    from proofgym.settings import ResourcesSettings
+    from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     registry = available_environments(ResourcesSettings())
@@ -184,7 +184,7 @@ class LearnResult:
 
 def calls_a_tool(result: RunResult) -> bool:
     """Whether the rollout's policy called any tool."""
-    from proofgym.responses import function_calls
+    from proofgym.wire.responses import function_calls
 
     return bool(function_calls(result.response))
 
@@ -201,8 +201,8 @@ def warmup_trajectories(
     it: the environment's own threshold), those that call a tool when there are any (the
     warm-up is there to teach the tools: math's reference answers without the calculator, its
     alternative uses it), else all that passed. Every rollout goes to `keep`."""
-    from proofgym.agent_client import RolloutRefused
-    from proofgym.profiling import passes
+    from proofgym.clients.agent_client import RolloutRefused
+    from proofgym.rollouts.profiling import passes
     from resources_servers.base.registry import discover
 
     registry = discover()
@@ -231,7 +231,7 @@ def sft_dataset(results: list[RunResult]) -> Any:
     import datasets
 
     from model_interface.rendering import chat_tools
-    from proofgym.export import sft_rows
+    from proofgym.rollouts.export import sft_rows
 
     rows = []
     for row in sft_rows(results, passed=lambda r: True):  # chosen already
@@ -345,7 +345,7 @@ def learn(
     allow_unproven: bool = False,
 ) -> LearnResult:
     """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve. `env` may be
-    a mix (`letters=3,math=1`, `proofgym.mixes`): `tasks` split by weight, and `per_env`
+    a mix (`letters=3,math=1`, `proofgym.rollouts.mixes`): `tasks` split by weight, and `per_env`
     reports each environment's figures.
 
     Each step plays `groups` tasks `generations` times each and makes one update.
@@ -363,7 +363,7 @@ def learn(
     `allow_unproven` (then `unproven` counts the rollouts trained on)."""
     import transformers
 
-    from proofgym.settings import ResourcesSettings
+    from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     mix = env if isinstance(env, Mix) else Mix.parse(env)
@@ -379,7 +379,7 @@ def learn(
             book.require(name, registry[name].version())
 
     from model_interface.live import LiveModel
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
     from trainers.trl import ProofgymRollouts, grpo_trainer, sampling_of
 
     say = on_phase or (lambda text: None)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from model_interface.template_check import Conversation, TemplateReport, check_template
-from proofgym.protocol import Control, RunResult, Task
-from proofgym.settings import AgentSettings, ModelSettings
+from proofgym.serving.settings import AgentSettings, ModelSettings
+from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.examples import example_tasks
 from proofgym_stack.testing import in_process_stack
 

@@ -32,9 +32,9 @@ from typing import Any, Literal
 
 import httpx
 
-from proofgym.protocol import RunResult, Task, VerifyResult
-from proofgym.store import RolloutStore
-from proofgym.trajectory import trajectory
+from proofgym.rollouts.store import RolloutStore
+from proofgym.wire.protocol import RunResult, Task, VerifyResult
+from proofgym.wire.trajectory import trajectory
 from proofgym_stack.testing import in_process_stack
 from proofgym_stack.validation.sessions import HandSession, replay_calls
 

@@ -55,8 +55,8 @@ from pathlib import Path
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
@@ -184,7 +184,7 @@ TEST = '''"""{name}: proven by the same validation CI runs on every environment.
 
 from __future__ import annotations
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation import validate_env
 from resources_servers.{name} import Env
 from sdg.{name} import generate

@@ -21,11 +21,11 @@ class ServiceConfigError(ValueError):
 def build(service: str, overrides: dict[str, Any]) -> tuple[Any, Any]:
     """The ASGI app of `service` and its settings (PROOFGYM_ variables, then `overrides`);
     ServiceConfigError when they are unusable."""
-    from proofgym.lean_imports import openai_types_only
+    from proofgym.serving.lean_imports import openai_types_only
 
     openai_types_only()  # before anything imports openai: a service needs only its types
-    from proofgym.serving import fit_to_descriptors, token_problem
-    from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+    from proofgym.serving.server import fit_to_descriptors, token_problem
+    from proofgym.serving.settings import AgentSettings, ModelSettings, ResourcesSettings
 
     settings: AgentSettings | ResourcesSettings | ModelSettings
     try:
@@ -62,7 +62,7 @@ def build(service: str, overrides: dict[str, Any]) -> tuple[Any, Any]:
 
 def run(service: str, overrides: dict[str, Any] | None = None) -> None:
     """Build `service` and serve it until stopped."""
-    from proofgym.serving import serve
+    from proofgym.serving.server import serve
 
     application, settings = build(service, overrides or {})
     logging.basicConfig(level=settings.log_level.upper())

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 
 
 def write_task_file(

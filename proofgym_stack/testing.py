@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from proofgym.http import HttpxTransport
-from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym.clients.http import HttpxTransport
+from proofgym.serving.settings import AgentSettings, ModelSettings, ResourcesSettings
 
 
 class RoutingTransport(httpx.AsyncBaseTransport):

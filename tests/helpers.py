@@ -70,7 +70,7 @@ def requests_by_route(metrics: str) -> dict[str, float]:
 async def tiny_model_rollout(model_dir: Path, task: dict[str, Any], max_steps: int) -> Any:
     """One rollout of `task` by the local backend over `model_dir`, greedy, through the real
     in-process loop; the httpx answer of /run."""
-    from proofgym.settings import AgentSettings, ModelSettings
+    from proofgym.serving.settings import AgentSettings, ModelSettings
     from proofgym_stack.testing import in_process_stack
 
     settings = ModelSettings(
@@ -134,7 +134,7 @@ def workspaces(root: Path) -> list[Path]:
 async def prove(env: Any, root: Path, tasks: list[Any] | None = None) -> Any:
     """`env` (an instance) validated for real on two of its example tasks (or `tasks`) and,
     as it must pass, certified in a ProofBook at `root`, which is returned."""
-    from proofgym.proofs import ProofBook
+    from proofgym.rollouts.proofs import ProofBook
     from proofgym_stack.examples import example_tasks
     from proofgym_stack.validation import validate_env
 

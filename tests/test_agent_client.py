@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from proofgym.agent_client import AgentClient, RolloutRefused
-from proofgym.http import HttpxTransport
-from proofgym.protocol import Task
+from proofgym.clients.agent_client import AgentClient, RolloutRefused
+from proofgym.clients.http import HttpxTransport
+from proofgym.wire.protocol import Task
 from proofgym_stack.testing import InProcessStack
 from proofgym_stack.up import Stack, free_port
 

@@ -15,10 +15,10 @@ from fastapi import FastAPI
 
 from agent_server.app import create_app as agent_app
 from model_interface.app import create_app as model_app
-from proofgym.http import HttpxTransport
-from proofgym.protocol import CLOSE_HEADER, Check, Task, VerifyResult
-from proofgym.responses import assistant_message, build_response
-from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym.clients.http import HttpxTransport
+from proofgym.serving.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym.wire.protocol import CLOSE_HEADER, Check, Task, VerifyResult
+from proofgym.wire.responses import assistant_message, build_response
 from proofgym_stack.testing import RoutingTransport, in_process_stack
 from resources_servers.base import Environment, tool
 from resources_servers.base.app import create_app as resources_app

@@ -14,8 +14,8 @@ import httpx
 from helpers import key_of, serve_in_thread, session_headers
 from openai.types.responses import Response
 
-from proofgym.protocol import Task, VerifyResult
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Task, VerifyResult
 from proofgym_stack.testing import InProcessStack
 from resources_servers.base.app import create_app as resources_app
 from resources_servers.math import Env as MathEnv

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from proofgym.collect import collect
-from proofgym.http import HttpxTransport, ServiceClient
-from proofgym.protocol import RunResult, Task
-from proofgym.responses import build_response
-from proofgym.settings import ClientSettings
-from proofgym.store import RolloutStore
+from proofgym.clients.http import HttpxTransport, ServiceClient
+from proofgym.rollouts.collect import collect
+from proofgym.rollouts.store import RolloutStore
+from proofgym.serving.settings import ClientSettings
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.responses import build_response
 from proofgym_stack.cli_rollouts import _print_summary
 from proofgym_stack.testing import in_process_stack
 

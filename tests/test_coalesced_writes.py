@@ -12,7 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.server import ServerState
 
-from proofgym.serving import CoalescedWrites, HeaderTimeoutProtocol
+from proofgym.serving.server import CoalescedWrites, HeaderTimeoutProtocol
 
 
 class Recording(asyncio.Transport):

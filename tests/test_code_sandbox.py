@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from helpers import patience
 
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.code.cgroups import CgroupSupport
 from resources_servers.code.env import CodeEnv

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.codec import decode, encode
+from proofgym.wire.codec import decode, encode
 
 VALUES: list[Any] = [
     {"a": 1, "b": [1.5, -2, None, True, False], "c": {"d": "é ✓ 𝄞"}},

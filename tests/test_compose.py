@@ -15,7 +15,12 @@ import yaml
 from pydantic_settings import BaseSettings
 from typer.testing import CliRunner
 
-from proofgym.settings import AgentSettings, CollectorSettings, ModelSettings, ResourcesSettings
+from proofgym.serving.settings import (
+    AgentSettings,
+    CollectorSettings,
+    ModelSettings,
+    ResourcesSettings,
+)
 from proofgym_stack.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent

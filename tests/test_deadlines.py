@@ -18,12 +18,17 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from proofgym import deadline
-from proofgym.guard import GuardLimits
-from proofgym.http import CallFailed, HttpAnswer, ServiceClient
-from proofgym.protocol import Task
-from proofgym.service import install_common
-from proofgym.settings import AgentSettings, ClientSettings, ModelSettings, ResourcesSettings
+from proofgym.clients.http import CallFailed, HttpAnswer, ServiceClient
+from proofgym.serving import deadline
+from proofgym.serving.guard import GuardLimits
+from proofgym.serving.service import install_common
+from proofgym.serving.settings import (
+    AgentSettings,
+    ClientSettings,
+    ModelSettings,
+    ResourcesSettings,
+)
+from proofgym.wire.protocol import Task
 from proofgym_stack.testing import in_process_stack
 from resources_servers.base.registry import discover
 from resources_servers.base.sessions import SessionRegistry

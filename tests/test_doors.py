@@ -24,8 +24,8 @@ from interop.nemo_rows import nemo_row
 from interop.nemo_server import COOKIE, KEY_COOKIE
 from interop.nemo_server import create_app as nemo_app
 from interop.openenv_server import create_app as openenv_app
-from proofgym.protocol import Task
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Task
 from resources_servers.base.app import create_app as resources_app
 from resources_servers.file_edit import Env as FileEdit
 from sdg.file_edit import generate

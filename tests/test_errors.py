@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from proofgym.errors import ERROR_KINDS, TOOL_ERROR_KINDS, ProofgymError
-from proofgym.settings import AgentSettings
+from proofgym.serving.settings import AgentSettings
+from proofgym.wire.errors import ERROR_KINDS, TOOL_ERROR_KINDS, ProofgymError
 from proofgym_stack.testing import in_process_stack
 from sdg.file_edit import generate
 

@@ -12,12 +12,12 @@ import pytest
 from helpers import prove
 from typer.testing import CliRunner
 
-from proofgym.agent_client import AgentClient
-from proofgym.export import chat_messages, preference_pairs, rl_rows, sft_rows
-from proofgym.http import HttpxTransport
-from proofgym.protocol import RunResult, Task
-from proofgym.responses import assistant_message, function_call, function_call_output
-from proofgym.store import RolloutStore
+from proofgym.clients.agent_client import AgentClient
+from proofgym.clients.http import HttpxTransport
+from proofgym.rollouts.export import chat_messages, preference_pairs, rl_rows, sft_rows
+from proofgym.rollouts.store import RolloutStore
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.responses import assistant_message, function_call, function_call_output
 from proofgym_stack.cli import app
 from proofgym_stack.testing import InProcessStack
 from resources_servers.file_edit.env import FileEditEnv
@@ -80,7 +80,7 @@ def test_rl_rows_carry_the_token_view_when_it_exists() -> None:
         "generation_token_ids": [3],
         "generation_log_probs": [-1.0],
     }
-    from proofgym.responses import build_response
+    from proofgym.wire.responses import build_response
 
     result = RunResult(
         rollout_id="tokens-rollout-0001",

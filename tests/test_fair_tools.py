@@ -13,8 +13,8 @@ import pytest
 from helpers import key_of, session_headers
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Task, VerifyResult
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Check, Task, VerifyResult
 from resources_servers.base import Environment, tool
 from resources_servers.base.app import create_app
 from resources_servers.base.executor import CallRefused, FairExecutor
@@ -134,7 +134,7 @@ async def test_a_flood_of_slow_calls_ends_in_tool_errors_and_seeding_goes_on() -
 async def test_the_agent_runs_at_most_the_cap_of_calls_of_one_turn(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
-    from proofgym.settings import AgentSettings
+    from proofgym.serving.settings import AgentSettings
     from proofgym_stack.testing import in_process_stack
 
     flood = [{"type": "function_call", "name": "list_files", "arguments": "{}"}] * 40
@@ -188,7 +188,7 @@ def rollout(env: str, n: int, script: list[Any]) -> dict[str, Any]:
 
 
 async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environment() -> None:
-    from proofgym.settings import AgentSettings
+    from proofgym.serving.settings import AgentSettings
     from proofgym_stack.testing import in_process_stack
 
     SlowVerdict.done.clear()
@@ -220,7 +220,7 @@ async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environme
 
 
 async def test_tool_calls_that_would_outlast_the_caller_come_back_as_tool_errors() -> None:
-    from proofgym.settings import AgentSettings
+    from proofgym.serving.settings import AgentSettings
     from proofgym_stack.testing import in_process_stack
 
     # 36 slow calls of one session in one turn run one at a time (0.5 s each): past the
@@ -248,7 +248,7 @@ def test_a_verify_retried_after_its_answer_was_lost_gets_the_verdict() -> None:
     # the session with the verdict; the caller's retry must get that verdict, not a 404
     from helpers import serve_in_thread
 
-    from proofgym.protocol import CLOSE_HEADER, CLOSED_HEADER
+    from proofgym.wire.protocol import CLOSE_HEADER, CLOSED_HEADER
 
     SlowVerdict.done.clear()
     app = create_app(ResourcesSettings(), envs={"slowverdict": SlowVerdict()})

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from openai.types.responses import Response
 from pydantic import ValidationError
 
-from proofgym.responses import ITEM_MODELS, build_response, validate_response
+from proofgym.wire.responses import ITEM_MODELS, build_response, validate_response
 
 ITEMS: list[dict[str, Any]] = [
     {

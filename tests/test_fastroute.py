@@ -10,9 +10,9 @@ import pytest
 from fastapi import FastAPI, Request
 from pydantic import BaseModel
 
-from proofgym.errors import Conflict
-from proofgym.fastroute import FastRoute, fast_post
-from proofgym.service import install_common
+from proofgym.serving.fastroute import FastRoute, fast_post
+from proofgym.serving.service import install_common
+from proofgym.wire.errors import Conflict
 
 
 class Item(BaseModel):
@@ -156,7 +156,7 @@ async def test_a_bytes_parameter_is_the_raw_body() -> None:
         seen.append(body)
         return Echoed(env="e", item=Item(name="x"))
 
-    from proofgym.fastroute import add_fast_route
+    from proofgym.serving.fastroute import add_fast_route
 
     add_fast_route(app, "/raw", raw, None)
     ok = await answer(app, "POST", "/raw", b'{"any": ["json", 1]}')

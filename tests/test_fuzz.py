@@ -15,7 +15,7 @@ from helpers import FUZZ
 
 from agent_server.app import create_app as agent_app
 from model_interface.app import create_app as model_app
-from proofgym.settings import AgentSettings, ResourcesSettings
+from proofgym.serving.settings import AgentSettings, ResourcesSettings
 from resources_servers.base.app import create_app as resources_app
 
 # Upstreams nobody listens on: the agent's calls fail at once, as masked rollouts (200).

@@ -17,9 +17,9 @@ import pytest
 from fastapi import FastAPI, Request
 from helpers import key_of, requests_by_route, session_headers
 
-from proofgym.guard import Admission, GuardLimits, RequestGuard, body_problem
-from proofgym.service import install_common
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.guard import Admission, GuardLimits, RequestGuard, body_problem
+from proofgym.serving.service import install_common
+from proofgym.serving.settings import ResourcesSettings
 from resources_servers.base.app import create_app as resources_app
 from sdg.math import generate as math_tasks
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from proofgym.settings import AgentSettings, ModelSettings, ResourcesSettings
+from proofgym.serving.settings import AgentSettings, ModelSettings, ResourcesSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "proofgym_stack.cli"]

@@ -16,8 +16,8 @@ from test_validate_unseen import (
     validate,
 )
 
-from proofgym.protocol import Check, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from proofgym_stack.examples import example_tasks
 from proofgym_stack.validation.honest_variants import CLAIMABLE, UNIVERSAL
 from resources_servers.letters.env import LettersEnv

@@ -30,8 +30,8 @@ from interop.nemo_rows import nemo_row
 from interop.nemo_server import COOKIE, KEY_COOKIE
 from interop.nemo_server import create_app as nemo_app
 from interop.openenv_server import create_app as openenv_app
-from proofgym.protocol import Task
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Task
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.math import Env as MathEnv
 from sdg.math import generate as math_tasks

@@ -22,8 +22,8 @@ from interop.nemo_rows import CREATE_FIELDS, nemo_row
 from interop.nemo_server import create_app as nemo_app
 from interop.openenv_server import create_app as openenv_app
 from interop.skyrl_env import RemoteEpisode, skyrl_row, task_of
-from proofgym.protocol import Task, VerifyResult
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Task, VerifyResult
 from proofgym_stack.cli import app as cli
 from proofgym_stack.testing import in_process_stack
 from proofgym_stack.validation import EnvReport, validate_env

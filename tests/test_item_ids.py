@@ -1,4 +1,4 @@
-"""Item ids (`proofgym.responses.new_id`) never repeat: not after a caller reseeds `random`,
+"""Item ids (`proofgym.wire.responses.new_id`) never repeat: not after a caller reseeds `random`,
 not across forked services."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 import random
 import re
 
-from proofgym.responses import new_id
+from proofgym.wire.responses import new_id
 
 
 def test_an_id_looks_like_openais() -> None:

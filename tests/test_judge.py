@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from proofgym.protocol import Check, Task
-from proofgym.responses import assistant_message, build_response, function_call
+from proofgym.wire.protocol import Check, Task
+from proofgym.wire.responses import assistant_message, build_response, function_call
 from resources_servers.support import Env as SupportEnv
 from resources_servers.support.env import RUBRIC
 from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID

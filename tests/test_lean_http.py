@@ -13,10 +13,10 @@ import pytest
 from fastapi import FastAPI, Request
 from helpers import serve_in_thread
 
-from proofgym.http import CallFailed, ConnectFailed, LeanTransport, ServiceClient
-from proofgym.lean_http import ConnectFailed as LeanConnectFailed
-from proofgym.lean_http import LeanClient
-from proofgym.settings import ClientSettings
+from proofgym.clients.http import CallFailed, ConnectFailed, LeanTransport, ServiceClient
+from proofgym.clients.lean_http import ConnectFailed as LeanConnectFailed
+from proofgym.clients.lean_http import LeanClient
+from proofgym.serving.settings import ClientSettings
 from proofgym_stack.up import free_port
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -288,7 +288,7 @@ def big_answer(size: int, declared: bool = True) -> bytes:
 async def test_an_answer_over_the_limit_is_not_read_and_fails_the_call_once(
     declared: bool,
 ) -> None:
-    from proofgym.lean_http import ResponseTooLarge
+    from proofgym.clients.lean_http import ResponseTooLarge
 
     async with raw_server(answering(big_answer(3000, declared), keep=False)) as (url, conns):
         client = LeanClient(max_response_bytes=1000)

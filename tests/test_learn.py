@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import prove
 
-from proofgym.proofs import ProofBook, UnprovenRollouts
+from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
 from proofgym_stack.learn import LearnResult, learn, write_png
 from resources_servers.letters.env import LettersEnv
 from resources_servers.math.env import MathEnv
@@ -94,7 +94,7 @@ def test_first_and_last_tenths_and_the_png() -> None:
 
 
 def test_a_supervised_warm_up_then_grpo_keeping_every_rollout(tmp_path: Path) -> None:
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
 
     db = tmp_path / "learn.db"
     book = asyncio.run(prove(MathEnv(), tmp_path / "proofs"))
@@ -145,7 +145,7 @@ def test_the_warm_up_never_sees_a_reinforced_task() -> None:
 
 
 def test_several_task_groups_per_step(tmp_path: Path) -> None:
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
 
     db = tmp_path / "groups.db"
     book = asyncio.run(prove(LettersEnv(), tmp_path / "proofs"))
@@ -178,7 +178,7 @@ def test_a_mix_trains_on_both_environments_and_reports_each(tmp_path: Path) -> N
 
 
 def test_a_mix_splits_the_tasks_by_weight_and_interleaves_them() -> None:
-    from proofgym.mixes import Mix
+    from proofgym.rollouts.mixes import Mix
     from proofgym_stack.learn import mixed_tasks
 
     reinforced, warmup = mixed_tasks(Mix.parse("letters=3,math=1"), 8, seed=0)

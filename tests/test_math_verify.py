@@ -4,8 +4,8 @@ the cheap cheats around the cut score 0."""
 
 from __future__ import annotations
 
-from proofgym.protocol import Task
-from proofgym.responses import assistant_message, build_response
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import assistant_message, build_response
 from resources_servers.math import Env as MathEnv
 from resources_servers.math.env import MAX_ANSWER_CHARS, MathState
 

@@ -11,8 +11,8 @@ import pytest
 from test_profile import _store
 from typer.testing import CliRunner
 
-from proofgym.mixes import Mix, MixError
-from proofgym.profiling import Sample, env_figures, figures_by_env
+from proofgym.rollouts.mixes import Mix, MixError
+from proofgym.rollouts.profiling import Sample, env_figures, figures_by_env
 from proofgym_stack.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from fastapi import FastAPI, Request
 
 from model_interface.app import build_backend, create_app
 from model_interface.convert import input_to_messages
-from proofgym.http import HttpxTransport
-from proofgym.settings import ModelSettings
+from proofgym.clients.http import HttpxTransport
+from proofgym.serving.settings import ModelSettings
 from proofgym_stack.testing import RoutingTransport
 
 TOOLS = [

@@ -14,10 +14,10 @@ from fake_nemo_rl import fake_nemo_rl
 from helpers import prove
 
 from model_interface.app import build_backend, create_app
-from proofgym.http import HttpxTransport
-from proofgym.protocol import RunResult, Task
-from proofgym.settings import AgentSettings, ModelSettings
-from proofgym.trajectory import trajectory
+from proofgym.clients.http import HttpxTransport
+from proofgym.serving.settings import AgentSettings, ModelSettings
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.trajectory import trajectory
 from proofgym_stack.testing import RoutingTransport, in_process_stack
 from resources_servers.file_edit.env import FileEditEnv
 from sdg.file_edit import generate

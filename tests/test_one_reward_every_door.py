@@ -22,10 +22,10 @@ from interop.nemo_rows import nemo_row
 from interop.nemo_server import create_app as nemo_app
 from interop.openenv_server import create_app as openenv_app
 from interop.skyrl_env import RemoteEpisode
-from proofgym.protocol import Task
-from proofgym.responses import assistant_message, build_response, function_call
-from proofgym.responses import function_call_output as output_item
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import assistant_message, build_response, function_call
+from proofgym.wire.responses import function_call_output as output_item
 from proofgym_stack.testing import in_process_stack
 from resources_servers.base.app import create_app as resources_app
 from resources_servers.base.registry import discover

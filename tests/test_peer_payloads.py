@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from interop.nemo_server import create_app as nemo_app
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
 from resources_servers.math import Env as MathEnv
 
 PAYLOADS = Path(__file__).resolve().parent / "peer_payloads"

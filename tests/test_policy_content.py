@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from fastapi import FastAPI, Request, Response
 
-from proofgym.guard import body_problem, has_lone_surrogate_escape
-from proofgym.jsonlimits import MAX_BYTES
-from proofgym.settings import ModelSettings
+from proofgym.serving.guard import body_problem, has_lone_surrogate_escape
+from proofgym.serving.settings import ModelSettings
+from proofgym.wire.jsonlimits import MAX_BYTES
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from sdg.file_edit import generate as file_edit_tasks
 from sdg.math import generate as math_tasks

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from proofgym.collect import collect, load_tasks
-from proofgym.http import HttpxTransport, ServiceClient
-from proofgym.profiling import (
+from proofgym.clients.http import HttpxTransport, ServiceClient
+from proofgym.rollouts.collect import collect, load_tasks
+from proofgym.rollouts.profiling import (
     Sample,
     compare,
     mean_ci,
@@ -22,8 +22,8 @@ from proofgym.profiling import (
     profile_env,
     spearman,
 )
-from proofgym.settings import ClientSettings
-from proofgym.store import RolloutStore
+from proofgym.rollouts.store import RolloutStore
+from proofgym.serving.settings import ClientSettings
 from proofgym_stack.cli import app
 from proofgym_stack.testing import in_process_stack
 

@@ -15,12 +15,12 @@ from helpers import prove
 from openai.types.responses import Response
 from typer.testing import CliRunner
 
-from proofgym.agent_client import AgentClient
-from proofgym.http import HttpxTransport
-from proofgym.proofs import ProofBook, UnprovenRollouts
-from proofgym.protocol import RunResult, Task, VerifyResult
-from proofgym.responses import build_response, final_message
-from proofgym.settings import AgentSettings
+from proofgym.clients.agent_client import AgentClient
+from proofgym.clients.http import HttpxTransport
+from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
+from proofgym.serving.settings import AgentSettings
+from proofgym.wire.protocol import RunResult, Task, VerifyResult
+from proofgym.wire.responses import build_response, final_message
 from proofgym_stack.cli import app
 from proofgym_stack.examples import example_tasks
 from proofgym_stack.testing import in_process_stack
@@ -62,7 +62,7 @@ def test_the_version_covers_what_verify_calls() -> None:
         "resources_servers.verifiers.answers",
         "resources_servers.verifiers.compose",
         "resources_servers.base.environment",
-        "proofgym.responses",
+        "proofgym.wire.responses",
     ):
         assert module in closure, module
     assert not any(m.startswith(("proofgym_stack", "sdg", "tests")) for m in closure)

@@ -62,10 +62,10 @@ PYTHON_API = """
 import asyncio, json, sys
 from pathlib import Path
 import ray
-from proofgym.collect import collect, load_tasks
-from proofgym.http import ServiceClient
-from proofgym.settings import CollectorSettings
-from proofgym.store import RolloutStore
+from proofgym.rollouts.collect import collect, load_tasks
+from proofgym.clients.http import ServiceClient
+from proofgym.serving.settings import CollectorSettings
+from proofgym.rollouts.store import RolloutStore
 from proofgym_stack.ray_stack import RayStack
 
 ray.init(address=sys.argv[1], log_to_driver=False)  # a trainer's process, already connected

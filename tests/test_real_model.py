@@ -22,7 +22,7 @@ from model_interface.model_import import (
     packaged_smollm2,
     template_renders_tools,
 )
-from proofgym.settings import AgentSettings, ModelSettings
+from proofgym.serving.settings import AgentSettings, ModelSettings
 from proofgym_stack.testing import in_process_stack
 from sdg.math import generate as math_tasks
 
@@ -154,7 +154,7 @@ def test_judge_check_against_the_real_model_answers_in_seconds(
 def test_the_demo_shows_the_real_model_per_environment(
     smollm2: tuple[Path, ImportReport], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from proofgym.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore
     from proofgym_stack.cli_services import _demo_real_model
 
     out, _ = smollm2

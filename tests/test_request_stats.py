@@ -1,4 +1,5 @@
-"""`proofgym.service.RequestStats` exposes what prometheus_client's own Counter and Histogram
+"""`proofgym.serving.service.RequestStats` exposes what prometheus_client's own Counter and
+Histogram
 expose for the same requests: same names, labels, buckets, counts and sums."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from proofgym.service import RequestStats
+from proofgym.serving.service import RequestStats
 
 #: (route, status, seconds): on bucket bounds, between them, beyond the last, and a zero
 REQUESTS = [

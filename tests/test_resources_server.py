@@ -12,8 +12,8 @@ import httpx
 import pytest
 from helpers import key_of, session_headers, workspaces
 
-from proofgym.protocol import CLOSE_HEADER, CLOSED_HEADER
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import CLOSE_HEADER, CLOSED_HEADER
 from resources_servers.base.app import create_app
 from resources_servers.file_edit import Env as FileEdit
 

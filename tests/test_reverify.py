@@ -16,9 +16,9 @@ from fastapi.testclient import TestClient
 from openai.types.responses import Response
 from typer.testing import CliRunner
 
-from proofgym.protocol import RunResult, Task, VerifyResult
-from proofgym.store import RolloutStore
-from proofgym.viewer import create_viewer
+from proofgym.rollouts.store import RolloutStore
+from proofgym.rollouts.viewer import create_viewer
+from proofgym.wire.protocol import RunResult, Task, VerifyResult
 from proofgym_stack.cli import app
 from proofgym_stack.examples import example_tasks
 from proofgym_stack.reverify import reverify, write
@@ -35,7 +35,7 @@ class HedgingPaid(MathEnv):
     several candidates earns reward."""
 
     def verify(self, state: MathState, task: Task, response: Response) -> VerifyResult:
-        from proofgym.responses import final_message
+        from proofgym.wire.responses import final_message
         from resources_servers.math.env import MAX_ANSWER_CHARS
         from resources_servers.verifiers.answers import length_guard, numeric_answer_check
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from sdg.sets import build_set
 
 ROOT = Path(__file__).resolve().parent.parent

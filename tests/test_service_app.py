@@ -1,4 +1,5 @@
-"""`proofgym.service.ServiceApp`: after the first request, HTTP enters at proofgym's own outer
+"""`proofgym.serving.service.ServiceApp`: after the first request, HTTP enters at proofgym's own
+outer
 layer, and every answer is what it was through FastAPI's whole stack."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from proofgym.fastroute import fast_post
-from proofgym.service import APP_OPTIONS, ServiceApp, _MetricsAndAuth, install_common
+from proofgym.serving.fastroute import fast_post
+from proofgym.serving.service import APP_OPTIONS, ServiceApp, _MetricsAndAuth, install_common
 
 
 class Ping(BaseModel):

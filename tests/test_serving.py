@@ -22,7 +22,7 @@ import httpx
 import pytest
 from helpers import patience
 
-from proofgym.lean_imports import reexports
+from proofgym.serving.lean_imports import reexports
 from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,15 +48,15 @@ def run_limited(code: str, soft: int, hard: int) -> tuple[str, str]:
 
 def test_a_low_soft_limit_is_raised_to_the_hard_one() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    code = "from proofgym.serving import raise_nofile; print(raise_nofile())"
+    code = "from proofgym.serving.server import raise_nofile; print(raise_nofile())"
     out, _ = run_limited(code, 256, min(hard, 4096))
     assert out.strip() == str((min(hard, 4096), min(hard, 4096)))
 
 
 def test_admission_shrinks_to_the_descriptors_a_low_hard_limit_leaves() -> None:
     code = (
-        "from proofgym.serving import fit_to_descriptors\n"
-        "from proofgym.settings import AgentSettings\n"
+        "from proofgym.serving.server import fit_to_descriptors\n"
+        "from proofgym.serving.settings import AgentSettings\n"
         "s = fit_to_descriptors(AgentSettings(pool_per_upstream=16))\n"
         "print(s.max_inflight, s.max_queue)\n"
     )
@@ -138,7 +138,7 @@ async def test_a_client_that_sent_is_not_cut_off_when_the_server_is_behind() -> 
     event loop is behind, not the client: the timer is re-armed, the connection kept."""
     import asyncio
 
-    from proofgym.serving import HeaderTimeoutProtocol
+    from proofgym.serving.server import HeaderTimeoutProtocol
 
     ours, theirs = socket.socketpair()
     with ours, theirs:
@@ -262,7 +262,7 @@ def test_a_service_started_without_the_cli_refuses_bad_input_clearly(
 def test_openai_types_load_without_the_client_and_the_rest_comes_when_asked() -> None:
     code = (
         "import sys\n"
-        "from proofgym.lean_imports import openai_types_only\n"
+        "from proofgym.serving.lean_imports import openai_types_only\n"
         "assert openai_types_only()\n"
         "from openai.types.responses import Response\n"
         "r = Response.model_validate({'id': 'r', 'object': 'response', 'created_at': 0,\n"

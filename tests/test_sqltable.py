@@ -1,4 +1,5 @@
-"""proofgym.sqltable: the SQLite tables of the rollout store and the workflow environment."""
+"""proofgym.rollouts.sqltable: the SQLite tables of the rollout store and the workflow
+environment."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proofgym.sqltable import Table, connect
+from proofgym.rollouts.sqltable import Table, connect
 
 
 def test_rows_go_in_and_come_out_as_dicts(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_names_are_plain_identifiers(tmp_path: Path) -> None:
 def test_opening_a_store_imports_no_dataframe_library() -> None:
     # sqlite-utils imported pandas and numpy whenever installed: 0.4 s and ~60 MB a process
     code = (
-        "import sys; from proofgym.store import RolloutStore; "
+        "import sys; from proofgym.rollouts.store import RolloutStore; "
         "import resources_servers.workflow.env; "
         "print(sorted(m for m in ('pandas', 'numpy') if m in sys.modules))"
     )

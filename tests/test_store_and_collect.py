@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 import pytest
 
-from proofgym.collect import TaskFileError, collect, load_tasks
-from proofgym.http import HttpxTransport, ServiceClient
-from proofgym.protocol import RunResult
-from proofgym.responses import build_response
-from proofgym.settings import ClientSettings
-from proofgym.store import RolloutStore
+from proofgym.clients.http import HttpxTransport, ServiceClient
+from proofgym.rollouts.collect import TaskFileError, collect, load_tasks
+from proofgym.rollouts.store import RolloutStore
+from proofgym.serving.settings import ClientSettings
+from proofgym.wire.protocol import RunResult
+from proofgym.wire.responses import build_response
 from proofgym_stack.testing import in_process_stack
 
 

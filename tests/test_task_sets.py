@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from model_interface.app import create_app as model_app
 from model_interface.request import ResponsesRequest
-from proofgym.protocol import Control, Task
-from proofgym.responses import assistant_message, build_response
+from proofgym.wire.protocol import Control, Task
+from proofgym.wire.responses import assistant_message, build_response
 from proofgym_stack.cli import app
 from proofgym_stack.drafting import controls_failing
 from resources_servers.math import Env as MathEnv
@@ -135,7 +135,7 @@ class Rewording:
     async def respond(self, request: ResponsesRequest, route_key: str) -> Response:
         text = request.input if isinstance(request.input, str) else ""
         if self.down:
-            from proofgym.errors import Unavailable
+            from proofgym.wire.errors import Unavailable
 
             raise Unavailable("the rewording model is down", kind="backend_unavailable")
         fault = int(hashlib.sha256(text.encode()).hexdigest(), 16) % 5

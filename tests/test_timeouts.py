@@ -1,4 +1,4 @@
-"""`proofgym.timeouts.timeout`: asyncio.timeout's behaviour, long limits kept in a wheel.
+"""`proofgym.serving.timeouts.timeout`: asyncio.timeout's behaviour, long limits kept in a wheel.
 
 The wheel's limits are shrunk here (COARSE_FROM_S, TICK_S) so that coarse limits fire in
 tenths of a second; every case runs against asyncio.timeout too, the behaviour to match.
@@ -12,7 +12,7 @@ from contextlib import AbstractAsyncContextManager
 
 import pytest
 
-from proofgym import timeouts
+from proofgym.serving import timeouts
 
 Limit = Callable[[float], AbstractAsyncContextManager[object]]
 

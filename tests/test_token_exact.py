@@ -17,8 +17,8 @@ from tiny_policy import CALL
 
 from model_interface.app import build_backend, create_app
 from model_interface.rendering import Renderer
-from proofgym.http import HttpxTransport
-from proofgym.settings import ModelSettings
+from proofgym.clients.http import HttpxTransport
+from proofgym.serving.settings import ModelSettings
 from proofgym_stack.testing import RoutingTransport
 from sdg.file_edit import generate
 

@@ -10,14 +10,14 @@ from typing import Any
 import transformers
 from helpers import tiny_model_rollout
 
-from proofgym.protocol import RunResult
-from proofgym.responses import (
+from proofgym.wire.protocol import RunResult
+from proofgym.wire.responses import (
     assistant_message,
     build_response,
     function_call,
     function_call_output,
 )
-from proofgym.trajectory import trajectory
+from proofgym.wire.trajectory import trajectory
 from sdg.file_edit import generate
 
 

@@ -13,7 +13,7 @@ from helpers import prove
 from trl import GRPOConfig, GRPOTrainer
 
 from model_interface.live import LiveModel
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.up import Stack, free_port
 from resources_servers.file_edit.env import FileEditEnv
 from sdg.file_edit import generate

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.protocol import Control, Task
+from proofgym.wire.protocol import Control, Task
 from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.math.env import MathEnv, MathState
 

@@ -18,9 +18,9 @@ import pytest
 from helpers import patience
 from openai.types.responses import Response
 
-from proofgym.canary import ENV_VAR
-from proofgym.protocol import Check, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.canary import ENV_VAR
+from proofgym.wire.protocol import Check, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from proofgym_stack.validation import EnvReport, validate_env
 from resources_servers.base import tool
 from resources_servers.file_edit.config import values_of

@@ -24,8 +24,8 @@ from test_validate_unseen import (
     validate,
 )
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from proofgym_stack.validation import EnvReport
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.claims import claim_check

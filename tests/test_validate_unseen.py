@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message, function_calls
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message, function_calls
 from proofgym_stack.validation import EnvReport, validate_env
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.answers import extract_answers, statement_problem

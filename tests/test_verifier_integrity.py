@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from workflow_phrasings import HONEST, LIES, OUTCOME
 
-from proofgym.settings import AgentSettings
+from proofgym.serving.settings import AgentSettings
 from proofgym_stack.testing import InProcessStack
 from resources_servers.code.env import touches_tests
 from resources_servers.file_edit.config import same_except_key, set_value

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from proofgym.protocol import Check
-from proofgym.responses import assistant_message, build_response, function_call
+from proofgym.wire.protocol import Check
+from proofgym.wire.responses import assistant_message, build_response, function_call
 from resources_servers.verifiers.answers import (
     exact_answer_check,
     extract_answers,

@@ -19,12 +19,12 @@ import pytest
 from cdp import CHROMIUM, browser
 from helpers import patience
 
-from proofgym.collect import collect, load_tasks
-from proofgym.http import HttpxTransport, ServiceClient
-from proofgym.responses import build_response
-from proofgym.settings import AgentSettings, ClientSettings
-from proofgym.store import COLUMNS, RolloutStore
-from proofgym.viewer import create_viewer, turns
+from proofgym.clients.http import HttpxTransport, ServiceClient
+from proofgym.rollouts.collect import collect, load_tasks
+from proofgym.rollouts.store import COLUMNS, RolloutStore
+from proofgym.rollouts.viewer import create_viewer, turns
+from proofgym.serving.settings import AgentSettings, ClientSettings
+from proofgym.wire.responses import build_response
 from proofgym_stack.testing import in_process_stack
 from proofgym_stack.up import free_port
 

@@ -1,4 +1,5 @@
-"""`proofgym.service.while_connected`: work for a caller stops when the caller goes, and only
+"""`proofgym.serving.service.while_connected`: work for a caller stops when the caller goes, and
+only
 then; a cancellation that is not its own passes through untouched."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from proofgym.service import while_connected
+from proofgym.serving.service import while_connected
 
 
 class Caller:

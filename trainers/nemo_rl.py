@@ -26,9 +26,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from proofgym.agent_client import AgentClient
-from proofgym.proofs import ProofBook
-from proofgym.protocol import RunResult, Task
+from proofgym.clients.agent_client import AgentClient
+from proofgym.rollouts.proofs import ProofBook
+from proofgym.wire.protocol import RunResult, Task
 
 NEMO_RL_COMMIT = "00420a153d2c45366226de1eedf44609b5a7b144"
 TOKEN_FIELDS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs")

@@ -31,10 +31,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from proofgym.agent_client import AgentClient
-from proofgym.proofs import ProofBook, unproven_count
-from proofgym.protocol import RunResult, Task
-from proofgym.trajectory import Trajectory, trajectory
+from proofgym.clients.agent_client import AgentClient
+from proofgym.rollouts.proofs import ProofBook, unproven_count
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.trajectory import Trajectory, trajectory
 
 TASK_MARK = "proofgym task: "
 _TASK_ID = re.compile(re.escape(TASK_MARK) + r"(\S+)")
@@ -44,7 +44,7 @@ RewardFunc = Callable[..., list[float | None]]
 def task_prompt(task: Task) -> list[dict[str, str]]:
     """The prompt TRL sees for `task`: a system line naming it, then the task's user text (TRL
     logs it; the policy is sent the task's own input by the agent)."""
-    from proofgym.responses import message_text, normalize_input
+    from proofgym.wire.responses import message_text, normalize_input
 
     items = normalize_input(task.responses_create_params.get("input", ""))
     text = "\n".join(message_text(i) for i in items if i.get("type", "message") == "message")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 
 NO_GPU = (
     "Unsloth trains on a GPU, and torch sees none here (torch.cuda.is_available() is False). "

@@ -14,8 +14,13 @@ from openai.types.responses import Response
 
 from model_interface.hermes import items_from_generation, parse_hermes
 from model_interface.request import ResponsesRequest
-from proofgym.errors import BadRequest
-from proofgym.responses import assistant_message, build_response, function_call, normalize_input
+from proofgym.wire.errors import BadRequest
+from proofgym.wire.responses import (
+    assistant_message,
+    build_response,
+    function_call,
+    normalize_input,
+)
 
 MODEL_ITEMS = ("function_call", "reasoning")
 

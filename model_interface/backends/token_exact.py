@@ -13,8 +13,8 @@ from openai.types.responses import Response
 from model_interface.hermes import Parser, items_from_generation, parse_hermes
 from model_interface.rendering import Renderer
 from model_interface.request import ResponsesRequest
-from proofgym.errors import BadRequest
-from proofgym.responses import assistant_message, build_response
+from proofgym.wire.errors import BadRequest
+from proofgym.wire.responses import assistant_message, build_response
 
 Finish = Literal["stop", "length"]
 

@@ -27,10 +27,10 @@ from model_interface.convert import chat_message_to_items, chat_request
 from model_interface.hermes import PARSERS
 from model_interface.request import ResponsesRequest
 from model_interface.upstream import post_upstream
-from proofgym.errors import UpstreamError
-from proofgym.http import ServiceClient
-from proofgym.responses import build_response
-from proofgym.routing import sticky
+from proofgym.clients.http import ServiceClient
+from proofgym.clients.routing import sticky
+from proofgym.wire.errors import UpstreamError
+from proofgym.wire.responses import build_response
 
 
 def _token_ids(choice: dict[str, Any]) -> list[int]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from proofgym.canary import ENV_VAR, PREFIX
+from proofgym.wire.canary import ENV_VAR, PREFIX
 from proofgym_stack.validation.answers import actions, final_text
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
 from resources_servers.base.scratch import sweep

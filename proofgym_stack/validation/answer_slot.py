@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, with_final
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 

@@ -20,7 +20,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.negatives import CLAIM
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 

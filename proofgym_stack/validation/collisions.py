@@ -18,9 +18,9 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from proofgym.jsonlimits import loads_limited
-from proofgym.protocol import RunResult, Task
-from proofgym.responses import function_calls
+from proofgym.wire.jsonlimits import loads_limited
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.responses import function_calls
 from proofgym_stack.validation.sessions import HandSession
 from proofgym_stack.validation.signature import signature
 

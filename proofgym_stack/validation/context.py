@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from proofgym.protocol import Control, RunResult, Task
+from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.testing import InProcessStack
 
 

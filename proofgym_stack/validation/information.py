@@ -21,7 +21,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text
 from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.responses import final_message
+from proofgym.wire.responses import final_message
 from resources_servers.verifiers.judge import Judge, JudgeFailed
 
 JUDGE_NEGATIVES = {

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from proofgym.protocol import RunResult, Task
-from proofgym.responses import output_items
+from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.responses import output_items
 
 SNIPPET = 40  # characters shown on each side of a leaked value
 

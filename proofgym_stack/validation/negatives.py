@@ -7,8 +7,8 @@ import random
 import string
 from typing import Any
 
-from proofgym.protocol import Task
-from proofgym.responses import message_text, normalize_input
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import message_text, normalize_input
 
 CLAIM = "Done. I have completed the task successfully and verified the result."
 

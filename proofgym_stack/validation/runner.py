@@ -23,8 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from proofgym.protocol import Control, RunResult, Task
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.testing import in_process_stack
 from proofgym_stack.validation.adversarial import (
     Canary,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proofgym.protocol import RunResult
+from proofgym.wire.protocol import RunResult
 
 Script = list[list[dict[str, Any]]]
 

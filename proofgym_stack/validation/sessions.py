@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from proofgym.jsonlimits import loads_limited
-from proofgym.protocol import Task
-from proofgym.responses import function_calls, output_items
+from proofgym.wire.jsonlimits import loads_limited
+from proofgym.wire.protocol import Task
+from proofgym.wire.responses import function_calls, output_items
 
 if TYPE_CHECKING:
     from openai.types.responses import Response

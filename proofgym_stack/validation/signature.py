@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.protocol import RunResult
+from proofgym.wire.protocol import RunResult
 
 
 def signature(result: RunResult | dict[str, Any]) -> tuple[Any, ...]:

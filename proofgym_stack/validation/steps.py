@@ -26,7 +26,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from proofgym.protocol import Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.negatives import prompt_text, random_tool_calls
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
 

@@ -18,10 +18,12 @@ from fastapi import FastAPI, Request, Response
 from starlette.routing import Route
 
 from proofgym import VERSION
-from proofgym.errors import BadRequest, InvalidRequest, NotFound
-from proofgym.fastroute import add_fast_route, fast_post
-from proofgym.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
-from proofgym.protocol import (
+from proofgym.serving.fastroute import add_fast_route, fast_post
+from proofgym.serving.service import APP_OPTIONS, ServiceApp, document_raw_route, install_common
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.errors import BadRequest, InvalidRequest, NotFound
+from proofgym.wire.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
+from proofgym.wire.protocol import (
     CLOSE_HEADER,
     CLOSED_HEADER,
     CloseRequest,
@@ -38,8 +40,6 @@ from proofgym.protocol import (
     VerifyRequest,
     VerifyResult,
 )
-from proofgym.service import APP_OPTIONS, ServiceApp, document_raw_route, install_common
-from proofgym.settings import ResourcesSettings
 from resources_servers.base.environment import Environment, ToolError
 from resources_servers.base.executor import CallRefused, FairExecutor
 from resources_servers.base.registry import discover

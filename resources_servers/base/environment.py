@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from openai.types.responses import Response
 from pydantic import BaseModel, ValidationError
 
-from proofgym.errors import describe_validation
-from proofgym.protocol import Control, Task, VerifyResult
+from proofgym.wire.errors import describe_validation
+from proofgym.wire.protocol import Control, Task, VerifyResult
 from resources_servers.base.identity import source_hash
 from resources_servers.base.tools import ToolSpec, collect_tools
 
 if TYPE_CHECKING:
     from typing import Self
 
-    from proofgym.settings import ResourcesSettings
+    from proofgym.serving.settings import ResourcesSettings
 
 S = TypeVar("S")
 

@@ -10,7 +10,8 @@ work never holds another's, and within it:
   flood from one session delays only that session;
 - a tool call (`limited=True`) that waits in its own session's queue longer than
   `max_wait_s`, that has run for `call_timeout_s`, or that could not end before its caller's
-  deadline (`proofgym.deadline`, less a margin for the answer to travel back), is answered at
+  deadline (`proofgym.serving.deadline`, less a margin for the answer to travel back), is answered
+  at
   once as a tool error (`CallRefused`): the policy's own failure, scored, never an outage that
   masks the rollout. A call past its time keeps its thread until it returns (a thread cannot
   be killed), and its session's later calls wait;
@@ -29,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from proofgym import deadline
+from proofgym.serving import deadline
 
 #: what a call keeps back of its caller's deadline for the answer to travel back
 DEADLINE_MARGIN_S = 1.0

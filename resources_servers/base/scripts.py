@@ -4,7 +4,7 @@ A script is a list of turns; a turn is the list of items the model emits at once
 `say` are whole turns (the common case); `call_item` and `say_item` are single items, for a
 turn that makes several calls at once (`[call_item("a"), call_item("b")]`). They are the
 script form the scripted model replays (no ids: it gives each replayed item its own), not
-`proofgym.responses.function_call`, which builds a finished output item.
+`proofgym.wire.responses.function_call`, which builds a finished output item.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every door (the resources server, `serve nemo-gym`, `serve openenv`) reaches sessions through
 this class, so what it promises holds on all of them:
-- a session id is checked here (`proofgym.protocol.check_id`), whoever passed it on;
+- a session id is checked here (`proofgym.wire.protocol.check_id`), whoever passed it on;
 - no caller's string becomes a path: a session's workspace is named by the server;
 - every session is owned: seeded without a key, it gets one minted here, and nothing touches
   it (tools, verify, close, renew) without that key.
@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from proofgym.errors import AtCapacity, BadRequest, Conflict, NotFound
-from proofgym.protocol import Task, check_id
+from proofgym.wire.errors import AtCapacity, BadRequest, Conflict, NotFound
+from proofgym.wire.protocol import Task, check_id
 from resources_servers.base.environment import Environment
 
 T = TypeVar("T")

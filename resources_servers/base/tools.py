@@ -11,7 +11,7 @@ from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from proofgym.errors import describe_validation
+from proofgym.wire.errors import describe_validation
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_MARK = "__proofgym_tool__"

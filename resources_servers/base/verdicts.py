@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from openai.types.responses import Response
 
-from proofgym.protocol import VerifyResult
+from proofgym.wire.protocol import VerifyResult
 from resources_servers.base.expiring import Expiring
 from resources_servers.base.sessions import same_key
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from proofgym.errors import SandboxUnavailable
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
-from proofgym.settings import ResourcesSettings
+from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.errors import SandboxUnavailable
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call_item, say_item, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.code.exploits import exploit_controls

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proofgym.errors import SandboxUnavailable
-from proofgym.jsonlimits import JSONTooDeep, loads_limited
+from proofgym.wire.errors import SandboxUnavailable
+from proofgym.wire.jsonlimits import JSONTooDeep, loads_limited
 from resources_servers.base.scratch import private_dir
 from resources_servers.code import bwrap
 from resources_servers.code.cgroups import CgroupSupport, RunCgroup

@@ -13,8 +13,8 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, call_item, say, tool
 from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import same_except_key, set_value, values_of

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.game.blackjack import (
     Game,

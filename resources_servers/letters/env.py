@@ -13,8 +13,8 @@ from pathlib import Path
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, Turn, say
 from resources_servers.letters.task import LettersTask
 

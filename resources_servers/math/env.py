@@ -7,8 +7,8 @@ from types import MappingProxyType
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.math.task import MathTask
 from resources_servers.verifiers.answers import length_guard, numeric_answer_check

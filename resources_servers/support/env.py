@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
 from resources_servers.support.task import SupportTask
@@ -42,7 +42,7 @@ from resources_servers.verifiers.statements import figures_check
 from resources_servers.verifiers.trajectory import calls
 
 if TYPE_CHECKING:
-    from proofgym.settings import ResourcesSettings
+    from proofgym.serving.settings import ResourcesSettings
 
 log = logging.getLogger("proofgym.support")
 MAX_ANSWER_CHARS = 1200

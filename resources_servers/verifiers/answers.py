@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from proofgym.protocol import Check
+from proofgym.wire.protocol import Check
 from resources_servers.verifiers.statements import denied_numbers, equated_values, retraction
 
 # An answer statement starts its line ("Answer: 42", "**Final answer:** 42", "So the answer is:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from proofgym.protocol import Check
+from proofgym.wire.protocol import Check
 
 SUCCESS_WORDS = (
     "done",

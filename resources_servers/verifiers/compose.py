@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from proofgym.protocol import Check, VerifyResult
+from proofgym.wire.protocol import Check, VerifyResult
 
 
 def all_or_nothing(

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from proofgym.model_client import ModelRefused, ModelUnavailable, response_text
-from proofgym.protocol import Check, VerifyResult
+from proofgym.clients.model_client import ModelRefused, ModelUnavailable, response_text
+from proofgym.wire.protocol import Check, VerifyResult
 
 if TYPE_CHECKING:  # httpx only when a judge model is asked (50 ms of a server's start)
     import httpx

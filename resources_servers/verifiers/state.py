@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from proofgym.protocol import Check
+from proofgym.wire.protocol import Check
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from proofgym.protocol import Check
+from proofgym.wire.protocol import Check
 from resources_servers.verifiers.arithmetic import CalculatorError, evaluate
 
 # a number as texts write it (digits grouped by commas or not, a fraction)

@@ -8,9 +8,9 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from proofgym.jsonlimits import loads_limited
-from proofgym.protocol import Check
-from proofgym.responses import function_calls
+from proofgym.wire.jsonlimits import loads_limited
+from proofgym.wire.protocol import Check
+from proofgym.wire.responses import function_calls
 
 
 def calls(response: Response) -> list[tuple[str, dict[str, Any]]]:

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from proofgym.sqltable import Table, connect
+from proofgym.rollouts.sqltable import Table, connect
 
 SCHEMA: dict[str, dict[str, type]] = {
     "customers": {"id": int, "name": str, "email": str, "zip": str, "address": str},

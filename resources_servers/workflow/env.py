@@ -15,8 +15,8 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from proofgym.protocol import Check, Control, Task, VerifyResult
-from proofgym.responses import final_message
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.protocol import Control
+from proofgym.wire.protocol import Control
 from resources_servers.base import Turn, call, say
 
 

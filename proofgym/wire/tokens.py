@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proofgym.responses import TOKEN_FIELDS
+from proofgym.wire.responses import TOKEN_FIELDS
 
 
 def token_data(item: dict[str, Any]) -> tuple[list[int], list[int], list[float]] | None:

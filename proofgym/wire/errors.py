@@ -14,7 +14,7 @@ that raised it:
     `- Unavailable (503 unavailable)         backend_unavailable
        `- SandboxUnavailable (503 sandbox_unavailable)
 
-The request guard (proofgym.guard) answers before any handler, in the same shape: 400
+The request guard (proofgym.serving.guard) answers before any handler, in the same shape: 400
 `malformed_body`, 408 `body_timeout`, 413 `body_too_large`, 503 `overloaded` (with
 `Retry-After`; nothing ran, so any call may be sent again).
 
@@ -23,9 +23,9 @@ Tool outcomes the policy sees are not errors of the service: a 200 ToolResult wh
 
 Internal signals, never on the wire, each caught where it is raised from:
 `resources_servers.base.ToolError` (a tool refuses: becomes a ToolResult error),
-`proofgym.http.CallFailed` / `ConnectFailed` (a call failed after its retries),
+`proofgym.clients.http.CallFailed` / `ConnectFailed` (a call failed after its retries),
 `agent_server.loop.RolloutFailed` (an infrastructure fault: becomes a masked RunResult),
-`proofgym.collect.TaskFileError` (a task file line that is not a task: the CLI's exit 2).
+`proofgym.rollouts.collect.TaskFileError` (a task file line that is not a task: the CLI's exit 2).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ ErrorKind = Literal[
     "model_refused",
     "malformed_body",
     "invalid_session_id",
-    # 408 / 413: the request guard (proofgym.guard)
+    # 408 / 413: the request guard (proofgym.serving.guard)
     "body_timeout",
     "body_too_large",
     # 422: the body is not what the route takes

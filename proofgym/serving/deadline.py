@@ -3,7 +3,7 @@
 The agent sets one per rollout; every call made inside it sends what is left in the
 `X-Proofgym-Budget-S` header (seconds, relative, so clocks need not agree); the receiving
 service's request guard turns the header back into a deadline of its own, under which its
-own outbound calls run. `proofgym.http.ServiceClient` caps each attempt's timeout at what is
+own outbound calls run. `proofgym.clients.http.ServiceClient` caps each attempt's timeout at what is
 left and never starts a retry (or its backoff) past it.
 """
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from proofgym.protocol import RunResult
-from proofgym.sqltable import Table, connect
+from proofgym.rollouts.sqltable import Table, connect
+from proofgym.wire.protocol import RunResult
 
 COLUMNS = {
     "rollout_id": str,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from proofgym.responses import answer_text
+from proofgym.wire.responses import answer_text
 
 if TYPE_CHECKING:  # loaded by whoever makes the client: a resources server imports this
     import httpx  # module with the judge, and would otherwise pay 50 ms of its start for it

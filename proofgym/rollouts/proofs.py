@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proofgym.protocol import RunResult
+from proofgym.wire.protocol import RunResult
 
 DEFAULT_DIR = Path("runs/proofs")
 #: an environment name or version as a file name: no separator, no dot-dot

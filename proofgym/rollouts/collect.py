@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proofgym.agent_client import run_request_body
-from proofgym.http import CallFailed, ServiceClient
-from proofgym.protocol import RunResult, Task
-from proofgym.store import RolloutStore
+from proofgym.clients.agent_client import run_request_body
+from proofgym.clients.http import CallFailed, ServiceClient
+from proofgym.rollouts.store import RolloutStore
+from proofgym.wire.protocol import RunResult, Task
 
 
 class TaskFileError(ValueError):

@@ -6,7 +6,7 @@ client machinery was the largest single cost left in both (44% and 28% of their 
 hot-path bench: request and response objects, payload registries, timers, trace hooks). This
 client does only what those calls need:
 
-- plain `http://` (an `https://` URL goes to `proofgym.http.AiohttpTransport`);
+- plain `http://` (an `https://` URL goes to `proofgym.clients.http.AiohttpTransport`);
 - at most `limit_per_host` connections to one host and port, the rest waiting in order; an
   idle connection is dropped after `KEEPALIVE_S` (before servers drop theirs), and one the
   server has closed is never reused; a reused connection the server closes without a byte of
@@ -36,9 +36,9 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from proofgym import timeouts
+from proofgym.serving import timeouts
 
-#: drop idle connections well before servers do (uvicorn: 75 s, proofgym.serving)
+#: drop idle connections well before servers do (uvicorn: 75 s, proofgym.serving.server)
 KEEPALIVE_S = 15.0
 #: resolved addresses are kept this long
 DNS_TTL_S = 300.0
@@ -51,7 +51,7 @@ MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 class ConnectFailed(Exception):
     """The request never reached the server (refused, DNS, connect timeout): safe to retry.
-    Every transport of `proofgym.http` raises this one (it is defined here, below them)."""
+    Every transport of `proofgym.clients.http` raises this one (it is defined here, below them)."""
 
 
 class ResponseTooLarge(ConnectionError):

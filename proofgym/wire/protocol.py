@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from proofgym.output_items import check_output, normalize_output
-from proofgym.responses import validate_response
+from proofgym.wire.output_items import check_output, normalize_output
+from proofgym.wire.responses import validate_response
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-.~]{16,128}")  # matched whole (fullmatch)
 # an environment name goes into URLs (`/<env>/...`): plain lower-case words only

@@ -1,6 +1,6 @@
 """What a request must get past before a handler sees it: admission, size, time, valid text.
 
-Every service runs behind `RequestGuard` (installed by `proofgym.service.install_common`):
+Every service runs behind `RequestGuard` (installed by `proofgym.serving.service.install_common`):
 
 - **Bodies first.** A request's body is read (within its size and time limits) before it
   asks for a slot, so a caller trickling a body waits on its own connection and never holds
@@ -47,8 +47,8 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
-from proofgym import deadline, timeouts
-from proofgym.jsonlimits import depth
+from proofgym.serving import deadline, timeouts
+from proofgym.wire.jsonlimits import depth
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -382,7 +382,7 @@ class RequestGuard:
             except BaseException:
                 self.admission.abandon(entry, client)
                 raise
-        scope[BODY_KEY] = body  # read once: a fast route (proofgym.fastroute) takes it here
+        scope[BODY_KEY] = body  # read once: a fast route (proofgym.serving.fastroute) takes it here
         try:
             replayed = False
 

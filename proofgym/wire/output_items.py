@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proofgym.errors import describe_validation
-from proofgym.responses import ITEM_MODELS, new_id
+from proofgym.wire.errors import describe_validation
+from proofgym.wire.responses import ITEM_MODELS, new_id
 
 _ID_PREFIX = {"function_call_output": "fco", "function_call": "fc", "message": "msg"}
 _NEEDS_STATUS = ("function_call_output", "function_call", "message")

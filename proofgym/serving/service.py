@@ -22,9 +22,8 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from proofgym import VERSION
-from proofgym.errors import AtCapacity, ProofgymError, describe_validation
-from proofgym.fastroute import FastRoutes
-from proofgym.guard import (
+from proofgym.serving.fastroute import FastRoutes
+from proofgym.serving.guard import (
     ASGIApp,
     GuardLimits,
     Message,
@@ -34,7 +33,8 @@ from proofgym.guard import (
     Send,
     error_answer,
 )
-from proofgym.protocol import ErrorBody, Health
+from proofgym.wire.errors import AtCapacity, ProofgymError, describe_validation
+from proofgym.wire.protocol import ErrorBody, Health
 
 log = logging.getLogger("proofgym")
 T = TypeVar("T")
@@ -320,7 +320,7 @@ def install_common(
 ) -> Metrics:
     """Add `/health` (naming `instance`, the id `proofgym up` gave this process; `health`
     False: the app answers its own, as a peer's protocol shapes it), `/metrics`, auth, the
-    request guard (`proofgym.guard`) and the error answers of docs/protocol.md to `app`."""
+    request guard (`proofgym.serving.guard`) and the error answers of docs/protocol.md to `app`."""
     metrics = Metrics(service)
     answer = Health(service=service, version=VERSION, instance=instance)
 

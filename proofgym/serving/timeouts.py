@@ -11,7 +11,8 @@ wheel, which a single timer sweeps every `TICK_S` while anything is filed: enter
 leaving is a dict insert and delete. It fires at the first sweep at or after its time: never
 early, at most `TICK_S` late. Shorter limits go to `asyncio.timeout` unchanged, so that the
 lateness stays small against the limit (and below the margin by which a hop's budget is
-shorter than its caller's, `proofgym.http.next_hop_budget`: the inner limit still fires first).
+shorter than its caller's, `proofgym.clients.http.next_hop_budget`: the inner limit still fires
+first).
 
 Behaviour is `asyncio.timeout`'s (Python 3.11): on expiry the task is cancelled, and the
 `async with` block raises TimeoutError (from the CancelledError) unless the task was also

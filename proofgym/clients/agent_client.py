@@ -17,9 +17,9 @@ import uuid
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
-from proofgym.http import CallFailed, ServiceClient, Transport
-from proofgym.protocol import RunResult, Task
-from proofgym.settings import ClientSettings
+from proofgym.clients.http import CallFailed, ServiceClient, Transport
+from proofgym.serving.settings import ClientSettings
+from proofgym.wire.protocol import RunResult, Task
 
 T = TypeVar("T")
 

@@ -17,13 +17,13 @@ from typing import Any, TypeVar
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from proofgym.jsonlimits import MAX_BYTES
-from proofgym.settings import CommonSettings
+from proofgym.serving.settings import CommonSettings
+from proofgym.wire.jsonlimits import MAX_BYTES
 
 log = logging.getLogger("proofgym")
 
 #: uvicorn keeps an idle client connection this long; our clients drop theirs sooner
-#: (proofgym.http.KEEPALIVE_S), so a request is never written into a closing connection.
+#: (proofgym.clients.http.KEEPALIVE_S), so a request is never written into a closing connection.
 SERVER_KEEPALIVE_S = 75
 #: below this many descriptors a service under load will run out; say so at start
 LOW_NOFILE = 8192

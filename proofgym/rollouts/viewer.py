@@ -26,8 +26,8 @@ from typing import Any
 from fastapi import FastAPI, Query
 from fastapi.responses import FileResponse, HTMLResponse
 
-from proofgym.errors import NotFound
-from proofgym.service import install_common
+from proofgym.serving.service import install_common
+from proofgym.wire.errors import NotFound
 
 PAGE = Path(__file__).with_name("viewer.html")
 MAX_PAGE = 200

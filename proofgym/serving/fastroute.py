@@ -7,7 +7,7 @@ the handlers (bench/HOT_PATH.md). `fast_post(app, path)` declares a route once:
 
 - FastAPI gets it as usual, so `/openapi.json` documents it and a request with the wrong
   method still gets FastAPI's 405;
-- `FastRoutes`, installed by `proofgym.service.install_common` inside the request guard and
+- `FastRoutes`, installed by `proofgym.serving.service.install_common` inside the request guard and
   the auth and metrics layer, answers the matching POSTs itself: the body the guard already
   read and checked is validated straight from its bytes (`model_validate_json`), the handler
   runs, and a returned model is encoded straight to bytes (`model_dump_json`).
@@ -36,8 +36,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
-from proofgym.errors import BadRequest
-from proofgym.guard import BODY_KEY, ASGIApp, Receive, Scope, Send
+from proofgym.serving.guard import BODY_KEY, ASGIApp, Receive, Scope, Send
+from proofgym.wire.errors import BadRequest
 
 JSON_HEADERS = [(b"content-type", b"application/json")]
 

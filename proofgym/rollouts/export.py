@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from proofgym.protocol import RunResult
-from proofgym.responses import message_text, output_items
-from proofgym.trajectory import trajectory
+from proofgym.wire.protocol import RunResult
+from proofgym.wire.responses import message_text, output_items
+from proofgym.wire.trajectory import trajectory
 
 Kind = Literal["sft", "preference", "rl"]
 

@@ -1,6 +1,7 @@
 """The one service-to-service HTTP client: bounded retries, backoff with jitter, `Retry-After`.
 
-The transport is pluggable: production uses `LeanTransport` (proofgym.lean_http for the plain
+The transport is pluggable: production uses `LeanTransport` (proofgym.clients.lean_http for the
+plain
 http calls between services, one shared aiohttp session for anything else: both measured far
 faster than httpx at high concurrency, see DESIGN.md and bench/HOT_PATH.md); tests plug an
 httpx client with an ASGI transport so services run in-process.
@@ -18,11 +19,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from proofgym import deadline
-from proofgym.codec import decode, encode
-from proofgym.guard import CLIENT_HEADER
-from proofgym.lean_http import MAX_RESPONSE_BYTES, ConnectFailed, LeanClient, ResponseTooLarge
-from proofgym.settings import ClientSettings
+from proofgym.clients.lean_http import (
+    MAX_RESPONSE_BYTES,
+    ConnectFailed,
+    LeanClient,
+    ResponseTooLarge,
+)
+from proofgym.serving import deadline
+from proofgym.serving.guard import CLIENT_HEADER
+from proofgym.serving.settings import ClientSettings
+from proofgym.wire.codec import decode, encode
 
 if TYPE_CHECKING:  # httpx (and the rich it loads) only where a test plugs an httpx client
     import aiohttp  # and aiohttp only for an https:// upstream: 70 ms of a service's start
@@ -121,7 +127,7 @@ class AiohttpTransport:
 
         if self._session is None or self._session.closed:
             # Drop idle pooled connections well before servers do (uvicorn: 75 s, set in
-            # proofgym.serving), so a request is never written into a closing connection.
+            # proofgym.serving.server), so a request is never written into a closing connection.
             # At most `limit_per_host` connections per upstream: more requests wait for one,
             # in order, instead of opening descriptors until the process runs out.
             connector = aiohttp.TCPConnector(
@@ -172,7 +178,7 @@ class AiohttpTransport:
 
 
 class LeanTransport:
-    """The default transport: `proofgym.lean_http` for `http://` URLs (the calls between
+    """The default transport: `proofgym.clients.lean_http` for `http://` URLs (the calls between
     services), aiohttp for anything else (an `https://` model endpoint)."""
 
     def __init__(
@@ -283,7 +289,8 @@ class ServiceClient:
     never reached its server, a 429, and, for idempotent calls only, a 502/503/504, a timeout or
     a dropped connection; at most `max_retries` of those per call. A 503 `overloaded` (refused
     before anything ran) is retried for any call and does not spend that budget. No attempt
-    and no backoff outlasts the current deadline (`proofgym.deadline`); each attempt sends its
+    and no backoff outlasts the current deadline (`proofgym.serving.deadline`); each attempt sends
+    its
     own limit, the smaller of the remainder and the per-try timeout, as the next hop's budget.
     Anything else is returned as it came; errors are the caller's to read.
     """
@@ -300,7 +307,7 @@ class ServiceClient:
             settings.pool_per_upstream,
             int(settings.max_response_mb * 1024 * 1024),
         )
-        # One client per process for the services' fair admission (proofgym.guard).
+        # One client per process for the services' fair admission (proofgym.serving.guard).
         self.headers = {CLIENT_HEADER: f"{socket.gethostname()}-{os.getpid()}"}
         if token:
             self.headers["Authorization"] = f"Bearer {token}"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from proofgym.protocol import RunResult
-from proofgym.responses import output_items
-from proofgym.tokens import token_data
+from proofgym.wire.protocol import RunResult
+from proofgym.wire.responses import output_items
+from proofgym.wire.tokens import token_data
 
 
 @dataclass

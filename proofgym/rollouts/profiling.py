@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proofgym.store import RolloutStore
+from proofgym.rollouts.store import RolloutStore
 
 #: Spearman's rho at or above which (with at least LENGTH_ALARM_MIN usable rollouts) reward
 #: is said to rise with output length: a sign of length hacking, or of a verifier that pays

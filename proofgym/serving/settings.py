@@ -19,7 +19,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from proofgym.guard import GuardLimits
+from proofgym.serving.guard import GuardLimits
 
 _READ_ENV: contextvars.ContextVar[bool] = contextvars.ContextVar("read_env", default=False)
 
@@ -65,7 +65,8 @@ class ProofgymSettings(BaseSettings):
 
 
 class CommonSettings(ProofgymSettings):
-    """Settings every service has, the request guard's limits among them (`proofgym.guard`)."""
+    """Settings every service has, the request guard's limits among them
+    (`proofgym.serving.guard`)."""
 
     host: str = "127.0.0.1"
     token: str | None = Field(default=None, description="bearer token every request must carry")
@@ -159,7 +160,8 @@ class ClientSettings(ProofgymSettings):
 
 
 class ProofSettings(ProofgymSettings):
-    """Where the proof certificates are (`proofgym.proofs`): `validate` writes them, `export`,
+    """Where the proof certificates are (`proofgym.rollouts.proofs`): `validate` writes them,
+    `export`,
     `learn` and the trainer adapters read them."""
 
     proofs_dir: Path = Field(
