@@ -30,8 +30,10 @@ def test_a_mutant_module_is_validated_in_place_of_the_real_one() -> None:
     full = run_worker("letters", mutant, starter=False, timeout=300)
     sound = run_worker("letters", None, starter=False, timeout=300)
     assert not sound["failed"] and sound["rewards"]
-    # the starter controls miss it (an honest spaced answer is only in the full controls)
-    assert not starter["failed"]
+    # it survived the starter controls before validate played honest variants (an honest
+    # spaced answer was only in the author's full controls); the variant with whitespace
+    # around the answer now kills it with the starter controls alone
+    assert starter["failed"] == ["honest_variant:surrounding_whitespace"]
     assert "control:alternative" in full["failed"]
     assert real(full["rewards"]) != real(sound["rewards"])
 
