@@ -22,8 +22,8 @@ from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.examples import example_tasks
 from proofgym_stack.testing import in_process_stack
 
-#: controls whose conversations are checked (those that exist in each environment)
-CONTROLS = ("reference", "alternative")
+#: the roles of the controls whose conversations are checked: the honest ones
+ROLES = ("reference", "alternative")
 
 
 @dataclass
@@ -70,7 +70,7 @@ def first_tasks(envs: list[str] | None = None) -> list[Task]:
 
 
 async def environment_conversations(tasks: list[Task]) -> list[Conversation]:
-    """The controls in `CONTROLS` of each task, played through the in-process services."""
+    """The honest controls (`ROLES`) of each task, played through the in-process services."""
     conversations = []
     async with in_process_stack() as stack:
         for task in tasks:
@@ -78,7 +78,7 @@ async def environment_conversations(tasks: list[Task]) -> list[Conversation]:
                 f"http://resources/{task.env}/controls", json={"task": task.model_dump()}
             )
             for control in [Control.model_validate(c) for c in answer.json()["controls"]]:
-                if control.name not in CONTROLS:
+                if control.role not in ROLES:
                     continue
                 body = {
                     "task": task.model_dump(mode="json"),

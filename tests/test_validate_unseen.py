@@ -419,3 +419,35 @@ async def test_a_tool_call_parser_that_raises_on_deep_json_is_caught(
     report = await validate(TableBookingWithViolation())
     assert "adversarial:hostile_generations" in failed(report)
     assert "deeply_nested" in detail(report, "adversarial:hostile_generations")
+
+
+class NamedItsOwnWay(TableBookingWithViolation):
+    """The same controls, named as another author names them, each with its role declared."""
+
+    RENAMED = {"reference": ("gold", "reference"), "noop_claim": ("says_done", "negative")}
+
+    def controls(self, task: Task) -> list[Control]:
+        out = []
+        for c in super().controls(task):
+            name, role = self.RENAMED.get(c.name, (f"forbidden_{c.name}", c.role))
+            out.append(Control(name=name, expect=c.expect, script=c.script, role=role))
+        return out
+
+
+class NamedItsOwnWayWithoutRoles(NamedItsOwnWay):
+    def controls(self, task: Task) -> list[Control]:
+        return [
+            Control(name=c.name, expect=c.expect, script=c.script) for c in super().controls(task)
+        ]
+
+
+async def test_a_controls_role_is_a_field_not_its_name() -> None:
+    own = await validate(NamedItsOwnWay())
+    assert own.passed, [v for v in own.verdicts if not v.passed]
+    # every attack started from the reference, whatever it is called
+    assert detail(own, "attack:plausible_wrong_arguments").startswith("failed on 4 tasks")
+    assert "forbidden_violation" in detail(own, "violation_declared")
+    # without roles the names say nothing validate knows: no reference, no violation, named
+    bare = await validate(NamedItsOwnWayWithoutRoles())
+    assert {"controls_declared", "violation_declared"} <= failed(bare)
+    assert "role='reference'" in detail(bare, "controls_declared")

@@ -313,18 +313,59 @@ class ControlsRequest(StrictModel):
     task: Task
 
 
+ControlRole = Literal["reference", "alternative", "violation", "exploit", "negative"]
+#: what each role must get
+ROLE_EXPECTS: dict[str, str] = {
+    "reference": "pass",
+    "alternative": "pass",
+    "violation": "fail",
+    "exploit": "fail",
+    "negative": "fail",
+}
+
+
+def role_of_name(name: str, expect: str) -> str:
+    """The role a control named `name` has when it declares none: `reference`, a name that
+    starts with `violation` or `exploit`, else by what it expects (`alternative` for a pass,
+    `negative` for a fail)."""
+    if name == "reference":
+        return "reference"
+    for prefix in ("violation", "exploit"):
+        if name.startswith(prefix):
+            return prefix
+    return "alternative" if expect == "pass" else "negative"
+
+
 class Control(StrictModel):
     """A scripted trajectory and the outcome it must get.
 
     `script` is a list of model turns; each turn is a list of items the scripted model emits:
     `{"type": "function_call", "name": ..., "arguments": {...}}` or
     `{"type": "message", "content": "..."}`.
+
+    `role` says what the control proves, whatever its name: `reference` (the honest solution
+    every attack of `validate` starts from), `alternative` (another honest path), `violation`
+    (the goal reached by a forbidden path), `exploit` (an escape that must earn the floor) or
+    `negative` (anything else that must fail). Left out, it is read from the name
+    (`role_of_name`); a role that contradicts `expect` is refused.
     """
 
     name: str
     expect: Literal["pass", "fail"]
     script: list[list[dict[str, Any]]]
     description: str = ""
+    role: ControlRole | None = None
+
+    @model_validator(mode="after")
+    def _role(self) -> Control:
+        if self.role is None:
+            self.role = role_of_name(self.name, self.expect)  # type: ignore[assignment]
+        elif ROLE_EXPECTS[self.role] != self.expect:
+            raise ValueError(
+                f"control {self.name!r}: role {self.role!r} must expect "
+                f"{ROLE_EXPECTS[self.role]!r}, not {self.expect!r}"
+            )
+        return self
 
 
 class ControlsResponse(StrictModel):

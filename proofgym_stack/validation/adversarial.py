@@ -145,7 +145,7 @@ async def check_claims(v: Context) -> None:
     tried, problems = 0, []
     for task in v.tasks:
         claims = list(GENERIC_CLAIMS) + [f"It has been {w}." for w in v.env.success_words]
-        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        control = v.reference(task.task_id)
         script = control.script if control is not None else []
         own = final_text(script)
         if own and actions(script) and not _declares_silent_pass(v, task.task_id):
@@ -167,7 +167,7 @@ def check_claim_recognised(v: Context) -> None:
     one that never does reports "no success claimed" on every rollout and checks nothing."""
     missed, seen = [], 0
     for task in v.tasks:
-        ref = v.solo.get((task.task_id, "reference"))
+        ref = v.reference_result(task.task_id)
         if ref is None:
             continue
         for check in ref.checks:
@@ -188,17 +188,16 @@ def check_claim_recognised(v: Context) -> None:
 
 
 def check_violation_declared(v: Context) -> None:
-    """Every environment ships at least one `violation_*` control: the goal reached by a
-    forbidden path, which must fail."""
-    names = {c.name for cs in v.controls.values() for c in cs if c.expect == "fail"}
-    violations = sorted(n for n in names if n.startswith("violation"))
+    """Every environment ships at least one control of role `violation` (named `violation_*`,
+    or declared with role="violation"): the goal reached by a forbidden path, which must fail."""
+    violations = sorted({c.name for cs in v.controls.values() for c in cs if c.role == "violation"})
     v.verdict(
         "violation_declared",
         bool(violations),
         f"{len(violations)} violation controls: {', '.join(violations)}"
         if violations
-        else "no violation_* control: declare one per rule (the goal reached by a forbidden "
-        "path, expected to fail)",
+        else "no violation control: declare one per rule (the goal reached by a forbidden "
+        "path, expected to fail; named violation_*, or role='violation')",
     )
 
 

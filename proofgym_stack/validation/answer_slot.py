@@ -185,7 +185,7 @@ async def check_answer_slot(v: Context) -> None:
     applied: dict[str, int] = {}
     refs = {}
     for task in v.tasks:
-        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        control = v.reference(task.task_id)
         if control is not None:
             refs[task.task_id] = control.script
     answers = {tid: final_text(s) or "" for tid, s in refs.items()}

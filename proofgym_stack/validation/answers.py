@@ -233,7 +233,7 @@ async def check_answers(v: Context) -> None:
     rng = random.Random(f"{v.seed}:answers")
     refs: dict[str, Script] = {}
     for task in v.tasks:
-        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        control = v.reference(task.task_id)
         if control is not None:
             refs[task.task_id] = control.script
     pools = argument_pools(list(refs.values()))

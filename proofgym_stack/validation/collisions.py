@@ -187,7 +187,7 @@ async def check_colliding_sessions(v: Context) -> None:
     rng = random.Random(f"{v.seed}:collide")
     per_task = []
     for task in v.tasks:
-        run = v.solo.get((task.task_id, "reference"))
+        run = v.reference_result(task.task_id)
         if run is None:
             continue
         others = [t for t in v.tasks if t.task_id != task.task_id]

@@ -98,6 +98,15 @@ class Context:
             self.expected[result.rollout_id] = expect
         return result
 
+    def reference(self, task_id: str) -> Control | None:
+        """The task's control of role `reference` (the honest solution attacks start from)."""
+        return next((c for c in self.controls.get(task_id, []) if c.role == "reference"), None)
+
+    def reference_result(self, task_id: str) -> RunResult | None:
+        """The rollout of the task's reference control, played alone (None without one)."""
+        control = self.reference(task_id)
+        return None if control is None else self.solo.get((task_id, control.name))
+
     def verdict(self, name: str, passed: bool, detail: str = "") -> None:
         """Record the verdict of check `name`."""
         self.verdicts.append(Verdict(name, passed, detail))

@@ -33,7 +33,7 @@ async def check_cross_task_replay(v: Context) -> None:
         return
     refs = {}
     for task in v.tasks:
-        control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+        control = v.reference(task.task_id)
         if control is not None:
             refs[task.task_id] = control.script
     fields = v.env.truth_fields or v.env.secret_fields

@@ -136,7 +136,7 @@ class _Validator(Context):
                 self.solo[(task.task_id, control.name)] = result
                 runs[control.name] = runs.get(control.name, 0) + 1
                 ok = self.passes(result) == (control.expect == "pass")
-                if control.name.startswith("exploit_"):  # an exploit earns the floor, no more
+                if control.role == "exploit":  # an exploit earns the floor, no more
                     floor = self.env.reward_range[0]
                     ok = ok and control.expect == "fail" and result.reward <= floor + 1e-9
                 if not ok:
@@ -148,17 +148,15 @@ class _Validator(Context):
                 else:
                     by_name.setdefault(control.name, [])
         declared = {c.name: c.expect for cs in self.controls.values() for c in cs}
-        has_ref = all(
-            any(c.name == "reference" and c.expect == "pass" for c in cs)
-            for cs in self.controls.values()
-        )
+        has_ref = all(any(c.role == "reference" for c in cs) for cs in self.controls.values())
         has_neg = "fail" in declared.values()
         self.verdict(
             "controls_declared",
             has_ref and has_neg,
             f"{len(declared)} controls: {', '.join(sorted(declared))}"
             if has_ref and has_neg
-            else "every task needs a 'reference' (pass) control, and one 'fail' control at least",
+            else "every task needs a reference control (named 'reference', or role='reference'), "
+            "and one control expected to fail at least",
         )
         for name, problems in sorted(by_name.items()):
             self.verdict(
@@ -199,7 +197,7 @@ class _Validator(Context):
         need = self.margin * (hi - lo)
         gaps = []
         for task in self.tasks:
-            ref = self.solo.get((task.task_id, "reference"))
+            ref = self.reference_result(task.task_id)
             if ref is not None:
                 gaps.append(ref.reward - best_negative[task.task_id])
         ok = bool(gaps) and min(gaps) >= need - 1e-9

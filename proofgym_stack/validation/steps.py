@@ -65,7 +65,7 @@ def _observes(v: Context, task: Task, tool: str) -> bool:
 
 def reference_script(v: Context, task: Task) -> Script | None:
     """The task's reference control's script, if it has one."""
-    control = next((c for c in v.controls.get(task.task_id, []) if c.name == "reference"), None)
+    control = v.reference(task.task_id)
     return control.script if control is not None else None
 
 
