@@ -465,14 +465,30 @@ def learn_command(
         fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
     if model is not None and not (model / "config.json").is_file():
         fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
+    from pydantic import ValidationError
+
     from proofgym.rollouts.mixes import Mix, MixError
     from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
     from proofgym.serving.settings import ProofSettings
-    from proofgym_stack.learn import learn, write_png
+    from proofgym_stack.learn import LearnConfig, learn, write_png
 
     try:
-        mix = Mix.parse(env)
-    except MixError as exc:
+        Mix.parse(env)
+        config = LearnConfig(
+            env=env,
+            model_dir=model,
+            steps=steps,
+            learning_rate=learning_rate,
+            generations=generations,
+            groups=groups,
+            max_completion_length=completion_length,
+            tasks=tasks,
+            seed=seed,
+            sft_steps=sft,
+            eval_samples=evaluate,
+            allow_unproven=allow_unproven,
+        )
+    except (MixError, ValidationError) as exc:
         fail(str(exc))
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -493,22 +509,11 @@ def learn_command(
 
         try:
             result = learn(
-                mix,
-                model_dir=model,
-                steps=steps,
-                learning_rate=learning_rate,
-                generations=generations,
-                groups=groups,
-                max_completion_length=completion_length,
-                tasks=tasks,
-                seed=seed,
-                sft_steps=sft,
+                config,
                 db=db,
-                eval_samples=evaluate,
                 on_step=step,
                 on_phase=phase,
                 proofs=ProofBook(ProofSettings.from_env().proofs_dir),
-                allow_unproven=allow_unproven,
             )
         except (UnprovenRollouts, RuntimeError) as exc:
             fail(str(exc), 1)

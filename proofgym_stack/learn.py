@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from proofgym.rollouts.mixes import Mix
 from proofgym.rollouts.profiling import Sample, figures_by_env, sample_of
 from proofgym.rollouts.proofs import ProofBook, unproven_count
@@ -324,49 +326,80 @@ def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]
     return [Task.model_validate(r) for r in rows[:n]], [Task.model_validate(r) for r in second]
 
 
+class LearnConfig(BaseModel):
+    """What one learning run trains on and how (a config object, as TRL's are): every knob of
+    `learn`, checked when it is built.
+
+    `env` is an environment or a mix (`letters=3,math=1`, `proofgym.rollouts.mixes`): `tasks`
+    split by weight, and `per_env` reports each environment's figures. Each step plays
+    `groups` tasks `generations` times each and makes one update. `learning_rate` defaults to
+    one that suits the model: 5e-3 for the random tiny model, 1e-5 for a model folder
+    (pretrained). `sft_steps` > 0 first plays the environment's honest controls on `tasks`
+    other tasks (never the reinforced ones) and trains that many supervised steps on the
+    passing trajectories, those that use a tool when there are any (teaching a model the
+    tools before reinforcing it). `eval_samples` > 0 plays every reinforced task that many
+    times, sampling as GRPO does, before GRPO and after it (`eval_before`, `eval_after`).
+    `allow_unproven` trains on environment versions that never passed `validate` (counted).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    env: str = "letters"
+    model_dir: Path | None = None
+    steps: int = Field(100, ge=1)
+    learning_rate: float | None = Field(None, gt=0)
+    generations: int = Field(8, ge=2)
+    groups: int = Field(1, ge=1)
+    max_completion_length: int = Field(24, ge=4)
+    tasks: int = Field(32, ge=1)
+    seed: int = 0
+    sft_steps: int = Field(0, ge=0)
+    max_steps: int = Field(2, ge=1)
+    eval_samples: int = Field(0, ge=0)
+    allow_unproven: bool = False
+
+    def mix(self) -> Mix:
+        """The environments trained on, with their weights (MixError for a bad `env`)."""
+        return Mix.parse(self.env)
+
+    def rate(self) -> float:
+        """The learning rate: the one given, else the default for the model."""
+        if self.learning_rate is not None:
+            return self.learning_rate
+        return TINY_LEARNING_RATE if self.model_dir is None else PRETRAINED_LEARNING_RATE
+
+
 def learn(
-    env: str | Mix = "letters",
+    config: LearnConfig | str = "letters",
     *,
-    model_dir: Path | None = None,
-    steps: int = 100,
-    learning_rate: float | None = None,
-    generations: int = 8,
-    groups: int = 1,
-    max_completion_length: int = 24,
-    tasks: int = 32,
-    seed: int = 0,
-    sft_steps: int = 0,
     db: Path | None = None,
-    max_steps: int = 2,
-    eval_samples: int = 0,
     on_step: Callable[[int, float], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
     proofs: ProofBook | None = None,
-    allow_unproven: bool = False,
+    **knobs: Any,
 ) -> LearnResult:
-    """Train for `steps` GRPO steps on `env`'s generated tasks; the reward curve. `env` may be
-    a mix (`letters=3,math=1`, `proofgym.rollouts.mixes`): `tasks` split by weight, and `per_env`
-    reports each environment's figures.
+    """Train for `config.steps` GRPO steps on the generated tasks of `config.env`; the reward
+    curve. `config` may be an environment (or mix) name, with `knobs` the other fields of
+    LearnConfig. `db` keeps every rollout (warm-up references and evaluations included) in a
+    rollout store; `on_step` is told each step's mean reward, `on_phase` what runs now.
 
-    Each step plays `groups` tasks `generations` times each and makes one update.
-    `learning_rate` defaults to one that suits the model: 5e-3 for the random tiny model, 1e-5
-    for a model folder (pretrained). `sft_steps` > 0 first plays the environment's honest
-    controls on `tasks` other tasks (never the reinforced ones) and trains that many
-    supervised steps on the passing trajectories,
-    those that use a tool when there are any (teaching a model the tools before reinforcing
-    it). `eval_samples` > 0 plays every reinforced task that many times, sampling as GRPO
-    does, before GRPO and after it (`eval_before`, `eval_after`). `db` keeps every rollout
-    (warm-up references and evaluations included) in a rollout store.
-
-    `proofs` (default `runs/proofs`): the environment's current version must have passed
+    `proofs` (default `runs/proofs`): each environment's current version must have passed
     `proofgym validate` there, or UnprovenRollouts is raised before anything trains, unless
     `allow_unproven` (then `unproven` counts the rollouts trained on)."""
+    if not isinstance(config, LearnConfig):
+        config = LearnConfig(env=config, **knobs)
+    elif knobs:
+        config = config.model_copy(update=knobs)
+    mix = config.mix()
+    model_dir, steps, generations = config.model_dir, config.steps, config.generations
+    groups, seed, sft_steps = config.groups, config.seed, config.sft_steps
+    max_steps, eval_samples = config.max_steps, config.eval_samples
+    allow_unproven = config.allow_unproven
     import transformers
 
     from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
-    mix = env if isinstance(env, Mix) else Mix.parse(env)
     registry = available_environments(ResourcesSettings())
     unknown = [e for e in mix.envs if e not in registry]
     if unknown:
@@ -384,8 +417,8 @@ def learn(
 
     say = on_phase or (lambda text: None)
     transformers.set_seed(seed)
-    task_list, warmup_list = mixed_tasks(mix, tasks, seed)
-    rate = learning_rate or (TINY_LEARNING_RATE if model_dir is None else PRETRAINED_LEARNING_RATE)
+    task_list, warmup_list = mixed_tasks(mix, config.tasks, seed)
+    rate = config.rate()
     store = RolloutStore(db) if db is not None else None
     counts: dict[str, int] = {}
 
@@ -482,7 +515,7 @@ def learn(
                         output_dir=str(Path(tmp) / "out"),
                         learning_rate=rate,
                         lr_scheduler_type="constant",
-                        max_completion_length=max_completion_length,
+                        max_completion_length=config.max_completion_length,
                         temperature=1.0,
                         beta=0.0,
                         save_strategy="no",

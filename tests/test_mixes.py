@@ -109,3 +109,20 @@ async def test_profile_and_eval_of_a_mixed_store(
     # eval takes several files: each must be of the eval split
     refused = runner.invoke(app, ["eval", str(edits), str(maths), "--mix", "math,file_edit"])
     assert refused.exit_code == 2 and "not of the eval split" in refused.output
+
+
+def test_learn_takes_one_config_object_checked_when_built() -> None:
+    from pydantic import ValidationError
+
+    from proofgym_stack.learn import PRETRAINED_LEARNING_RATE, TINY_LEARNING_RATE, LearnConfig
+
+    config = LearnConfig(env="letters=3,math=1", steps=5)
+    assert config.mix().weights == {"letters": 3.0, "math": 1.0}
+    assert config.rate() == TINY_LEARNING_RATE
+    assert LearnConfig(model_dir=Path("m")).rate() == PRETRAINED_LEARNING_RATE
+    assert LearnConfig(learning_rate=1e-4).rate() == 1e-4
+    for bad in ({"steps": 0}, {"generations": 1}, {"learning_rate": 0}, {"stepz": 3}):
+        with pytest.raises(ValidationError):
+            LearnConfig(**bad)
+    with pytest.raises(MixError):
+        LearnConfig(env="math=0").mix()
