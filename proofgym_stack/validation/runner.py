@@ -135,15 +135,14 @@ class _Validator(Context):
                 self.expected[result.rollout_id] = control.expect
                 self.solo[(task.task_id, control.name)] = result
                 runs[control.name] = runs.get(control.name, 0) + 1
-                ok = self.passes(result) == (control.expect == "pass")
+                # a masked rollout is no verdict: it proves neither a pass nor a fail
+                ok = not result.mask_sample and self.passes(result) == (control.expect == "pass")
                 if control.role == "exploit":  # an exploit earns the floor, no more
                     floor = self.env.reward_range[0]
                     ok = ok and control.expect == "fail" and result.reward <= floor + 1e-9
                 if not ok:
-                    failed = [c.name for c in result.checks if not c.passed]
                     by_name.setdefault(control.name, []).append(
-                        f"{task.task_id}: expected {control.expect}, got reward "
-                        f"{result.reward:g} (failed checks: {', '.join(failed) or 'none'})"
+                        f"{task.task_id}: {what_differs(control, result, self.threshold)}"
                     )
                 else:
                     by_name.setdefault(control.name, [])
@@ -388,6 +387,33 @@ class _Validator(Context):
             "; ".join(leak.describe() for leak in found[:3])
             or f"secret fields {', '.join(fields)} never shown in {len(self.results)} rollouts",
         )
+
+
+def what_differs(control: Control, result: RunResult, threshold: float) -> str:
+    """In plain words, how a control's rollout differs from what it declares, and what to do."""
+    if result.mask_sample:
+        return (
+            f"expected {control.expect}, but the rollout was masked ({result.failure_kind}: "
+            f"{(result.failure_reason or '')[:200]}): an infrastructure fault, not a verdict; "
+            "fix what failed (the environment raised, a judge or peer did not answer) and run "
+            "validate again"
+        )
+    failed = [c.name for c in result.checks if not c.passed]
+    if control.expect == "pass":
+        return (
+            f"expected pass, got reward {result.reward:g} (a pass needs {threshold:g}); failed "
+            f"checks: {', '.join(failed) or 'none'}: the verifier refuses an honest solution, "
+            "or the control's script no longer solves the task"
+        )
+    if result.reward >= threshold - 1e-9:
+        return (
+            f"expected fail, got reward {result.reward:g} (a pass): the verifier pays for what "
+            f"this control does; add the check that refuses it"
+        )
+    return (
+        f"expected the floor ({control.role}), got reward {result.reward:g}: an escape must "
+        "earn nothing, not a share"
+    )
 
 
 def at_capacity(result: RunResult) -> bool:
