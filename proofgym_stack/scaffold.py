@@ -1,7 +1,7 @@
 """`proofgym new-env NAME`: a working environment to start from, proven as generated.
 
-It writes, in a proofgym checkout: `resources_servers/NAME/` (the environment, its typed
-task_data, its controls), `sdg/NAME.py` (a deterministic generator that checks each task),
+It writes, in a proofgym checkout: `resources_servers/NAME/` (the environment with its typed
+task_data and its controls), `sdg/NAME.py` (a deterministic generator that checks each task),
 `tasks/NAME/example.jsonl` and `tests/test_NAME.py`. The skeleton is a counter: reach a target
 with `add`, never going past it on the way. It shows each part a verifier combines: state
 matching (the value), a trajectory rule (never past the target), a claim check, and controls
@@ -26,21 +26,6 @@ from resources_servers.{name}.env import {cls} as Env
 __all__ = ["Env"]
 '''
 
-TASK = '''"""REWRITE: what a {name} task carries (checked at seeding; /info publishes it)."""
-
-from __future__ import annotations
-
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class {task_cls}(BaseModel):
-    """REWRITE: `task_data` of {name}."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    start: int = Field(ge=0, le=1000, description="the counter's value at the start")
-    target: int = Field(ge=0, le=1000, description="the value to reach")
-'''
 
 ENV = '''"""REWRITE: {name}: a counter per session; reach the target with `add`, never past it.
 
@@ -54,15 +39,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from openai.types.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
-from resources_servers.{name}.task import {task_cls}
 
 MAX_STEP = 100
+
+
+class {task_cls}(BaseModel):
+    """REWRITE: what a {name} task carries in `task_data` (checked at seeding; /info
+    publishes it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: int = Field(ge=0, le=1000, description="the counter's value at the start")
+    target: int = Field(ge=0, le=1000, description="the value to reach")
 
 
 class Counter:
@@ -232,7 +227,6 @@ def write(root: Path, name: str) -> list[Path]:
     values = {"name": name, "cls": class_name(name), "task_cls": task_class_name(name)}
     files = {
         folder / "__init__.py": INIT,
-        folder / "task.py": TASK,
         folder / "env.py": ENV,
         root / "sdg" / f"{name}.py": SDG,
         root / "tests" / f"test_{name}.py": TEST,

@@ -41,9 +41,13 @@ def test_a_new_environment_is_proven_as_generated(tmp_path: Path) -> None:
     # the names and ids the guide and every generator use; the skeleton's text marked
     first_id = json.loads(examples.read_text().splitlines()[0])["task_id"]
     assert re.fullmatch(r"inventory-example-\d+-\d{5}", first_id), first_id
-    task_py = (checkout / "resources_servers" / "inventory" / "task.py").read_text()
-    assert "class InventoryTask(" in task_py
-    env_py = (checkout / "resources_servers" / "inventory" / "env.py").read_text()
+    # five files: the environment (two), its generator, its example tasks, its test
+    assert (checkout / "sdg" / "inventory.py").is_file()
+    assert (checkout / "tests" / "test_inventory.py").is_file()
+    folder = checkout / "resources_servers" / "inventory"
+    assert sorted(p.name for p in folder.glob("*.py")) == ["__init__.py", "env.py"]
+    env_py = (folder / "env.py").read_text()
+    assert "class InventoryTask(" in env_py  # the typed task_data beside the environment
     assert "def call(" not in env_py and "import Environment, ToolError, call, say" in env_py
     docstrings = re.findall(r'"""(.*?)"""', env_py, re.S)
     assert docstrings and all(d.startswith("REWRITE") or "Args:" in d for d in docstrings)
