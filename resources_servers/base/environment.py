@@ -47,44 +47,32 @@ class Environment(ABC, Generic[S]):
     - `controls` returns scripted trajectories with the outcome each must get.
     """
 
+    # --- what every author sets ---
     name: ClassVar[str]
     description: ClassVar[str] = ""
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
-    needs_workdir: ClassVar[bool] = False
-    #: `create_state` waits on I/O (a peer's server, a database): the registry runs it off
-    #: the event loop, as it always does with a workdir; a cheap in-memory state is built inline.
-    blocking_state: ClassVar[bool] = False
-    #: `verify` is quick computation on in-memory state (no files, sandbox, model or network
-    #: call): it runs on the event loop, without the hop to a worker thread every other
-    #: verify takes. A verify that can take long with it would stall the whole server.
-    inline_verify: ClassVar[bool] = False
-    #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
-    #: never reach the policy; facts the policy is meant to discover are not secrets.
-    secret_fields: ClassVar[tuple[str, ...]] = ()
-    #: task_data keys whose values decide what counts as right (default: `secret_fields`).
-    #: `validate` replays each task's reference on tasks whose truth differs: declare them
-    #: where two tasks with the same truth have different references (a length, a phrasing).
-    truth_fields: ClassVar[tuple[str, ...]] = ()
-    #: the reward at or above which a rollout counts as a pass; default: the top of the range.
-    pass_threshold: ClassVar[float | None] = None
-    #: the least gap between the reference and the best negative, as a share of the range.
-    floor_margin: ClassVar[float] = 0.5
     #: the pydantic model of `task_data`: seeding validates against it (400 naming the field)
     #: and `/info` publishes its JSON schema. None: `task_data` is not checked.
     task_data_model: ClassVar[type[BaseModel] | None] = None
+    #: task_data keys (dotted for nested ones: `goal.decision`) that are ground truth and must
+    #: never reach the policy; facts the policy is meant to discover are not secrets.
+    secret_fields: ClassVar[tuple[str, ...]] = ()
     #: the environment's own words for success ("booked", "scheduled"), added to the claim
     #: library's: pass them to `claim_check(..., words=self.success_words)`. `validate` fails
     #: a claim check that does not recognise the reference's own success message.
     success_words: ClassVar[tuple[str, ...]] = ()
-    #: a game of chance: random play can win, so `validate` does not require random tool
-    #: calls (or a flood of them) to fail, only to end scored, and does not judge a fixed
-    #: sequence of moves replayed on another task (it may win there too).
-    random_play_can_pass: ClassVar[bool] = False
+    # --- what validate needs to know, where it applies (defaults serve most environments) ---
     #: rewards between the floor and a pass are meant (a share, a mean outcome, a judge's
     #: score): `validate` then requires a negative to fail, not to score the floor, and does
     #: not compare a claim's reward with an admission's. Left False, every negative must
     #: score `reward_range[0]`: partial reward for a failure is a bug.
     partial_credit: ClassVar[bool] = False
+    #: the reward at or above which a rollout counts as a pass; default: the top of the range.
+    pass_threshold: ClassVar[float | None] = None
+    #: task_data keys whose values decide what counts as right (default: `secret_fields`).
+    #: `validate` replays each task's reference on tasks whose truth differs: declare them
+    #: where two tasks with the same truth have different references (a length, a phrasing).
+    truth_fields: ClassVar[tuple[str, ...]] = ()
     #: forms of an honest final message the environment claims to accept beyond the ones
     #: every verifier must (surrounding whitespace, CRLF, doubled spaces): names from
     #: `proofgym_stack.validation.honest_variants.CLAIMABLE` ("preamble", "closing",
@@ -94,8 +82,23 @@ class Environment(ABC, Generic[S]):
     #: forms (universal or claimable) the verifier refuses on purpose, with why: reported by
     #: `validate`, not played.
     refused_forms: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    #: a game of chance: random play can win, so `validate` does not require random tool
+    #: calls (or a flood of them) to fail, only to end scored, and does not judge a fixed
+    #: sequence of moves replayed on another task (it may win there too).
+    random_play_can_pass: ClassVar[bool] = False
     #: whether the same tool call on the same state always answers the same text.
     deterministic_tools: ClassVar[bool] = True
+    #: the least gap between the reference and the best negative, as a share of the range.
+    floor_margin: ClassVar[float] = 0.5
+    # --- how the server runs it: set only when the environment needs it ---
+    needs_workdir: ClassVar[bool] = False
+    #: `create_state` waits on I/O (a peer's server, a database): the registry runs it off
+    #: the event loop, as it always does with a workdir; a cheap in-memory state is built inline.
+    blocking_state: ClassVar[bool] = False
+    #: `verify` is quick computation on in-memory state (no files, sandbox, model or network
+    #: call): it runs on the event loop, without the hop to a worker thread every other
+    #: verify takes. A verify that can take long with it would stall the whole server.
+    inline_verify: ClassVar[bool] = False
     _tools: ClassVar[dict[str, ToolSpec]]
     _version: ClassVar[str]
 
