@@ -98,7 +98,8 @@ def create_app(
     settings: ResourcesSettings | None = None,
     close_after_verify_s: float = 60.0,
 ) -> FastAPI:
-    """The NeMo Gym resources server of one environment."""
+    """The NeMo Gym resources server of one environment. Long on purpose: its routes are
+    closures over one host and one session table, NeMo Gym's contract read in one place."""
     settings = settings or ResourcesSettings()
     host = ResourcesHost.in_own_folder({env.name: env}, settings, "nemo-gym")
     registry = host.registry(env.name)

@@ -382,7 +382,9 @@ def create_app(
     tasks: list[Task] | None = None,
     max_steps: int = 16,
 ) -> FastAPI:
-    """The OpenEnv server of one environment (`tasks`: the rows `task_id` and `seed` pick)."""
+    """The OpenEnv server of one environment (`tasks`: the rows `task_id` and `seed` pick).
+    Long on purpose: its routes (HTTP, WebSocket, MCP) are closures over one host and its
+    episodes, OpenEnv's contract read in one place."""
     settings = settings or ResourcesSettings()
     server = OpenEnvServer(env, settings, tasks or [], max_steps)
 

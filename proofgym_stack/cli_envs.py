@@ -92,6 +92,7 @@ def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> 
         err.print(f"  proven: {report.env} {report.version} ({path})")
 
 
+# long: a Typer command declares its options in its signature, and its docstring is its --help
 @app.command()
 def validate(
     envs: Annotated[list[str] | None, typer.Argument(help="environments (default: all)")] = None,
@@ -391,6 +392,7 @@ def tiny_model(
     console.print(f"wrote an untrained tiny model to {out} (random weights: it writes noise)")
 
 
+# long: a Typer command declares its options in its signature, and its docstring is its --help
 @app.command("learn")
 def learn_command(
     env: Annotated[

@@ -369,6 +369,97 @@ class LearnConfig(BaseModel):
         return TINY_LEARNING_RATE if self.model_dir is None else PRETRAINED_LEARNING_RATE
 
 
+def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
+    """Every environment of `mix` exists, and (unless allowed) its current version is proven:
+    before a model is loaded or a service started."""
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    registry = available_environments(ResourcesSettings())
+    unknown = [e for e in mix.envs if e not in registry]
+    if unknown:
+        raise RuntimeError(
+            f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
+        )
+    if not allow_unproven:
+        for name in mix.envs:
+            book.require(name, registry[name].version())
+
+
+class _Kept:
+    """Every rollout of a run, stored (with a repeat count per task) when a store is given."""
+
+    def __init__(self, db: Path | None) -> None:
+        from proofgym.rollouts.store import RolloutStore
+
+        self.store = RolloutStore(db) if db is not None else None
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, results: list[RunResult]) -> None:
+        if self.store is None:
+            return
+        for r in results:
+            repeat = self.counts.get(r.task_id, 0)
+            self.counts[r.task_id] = repeat + 1
+            self.store.put(r, repeat)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def _curve(
+    result: LearnResult, tool_share: list[float], on_step: Callable[[int, float], None] | None
+) -> Any:
+    """A TrainerCallback that records each logged step's reward, seconds and tool-call share
+    into `result` (its clock starts at `start()`)."""
+    import transformers
+
+    class Curve(transformers.TrainerCallback):  # type: ignore[misc]
+        last = 0.0
+
+        def start(self) -> None:
+            self.last = time.perf_counter()
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any) -> None:
+            if logs and "reward" in logs:
+                now = time.perf_counter()
+                result.step_seconds.append(now - self.last)
+                self.last = now
+                result.rewards.append(float(logs["reward"]))
+                if tool_share:
+                    result.tool_call_share.append(tool_share[-1])
+                if on_step:
+                    on_step(len(result.rewards), float(logs["reward"]))
+
+    return Curve()
+
+
+def _warm_up(
+    config: LearnConfig,
+    run: tuple[Any, Any, Any],
+    warmup: list[Task],
+    keep: _Kept,
+    book: ProofBook,
+    result: LearnResult,
+    out: Path,
+    say: Callable[[str], None],
+) -> None:
+    """The supervised warm-up on the passing honest controls of `warmup` (see LearnConfig)."""
+    model, tokenizer, client = run
+    say(f"collecting the passing controls on {len(warmup)} tasks")
+    references = warmup_trajectories(client, warmup, keep)
+    result.unproven += unproven_count(book.admit(references, config.allow_unproven))
+    data = sft_dataset(references)
+    result.sft_rows = len(data)
+    if not result.sft_rows:
+        raise RuntimeError(f"{config.env}: no reference control passed a task")
+    say(f"supervised warm-up: {config.sft_steps} steps on {len(data)} trajectories")
+    result.sft_loss = sft_warmup(
+        model, tokenizer, data, config.sft_steps, SFT_LEARNING_RATE, out, config.seed
+    )
+
+
 def learn(
     config: LearnConfig | str = "letters",
     *,
@@ -381,7 +472,9 @@ def learn(
     """Train for `config.steps` GRPO steps on the generated tasks of `config.env`; the reward
     curve. `config` may be an environment (or mix) name, with `knobs` the other fields of
     LearnConfig. `db` keeps every rollout (warm-up references and evaluations included) in a
-    rollout store; `on_step` is told each step's mean reward, `on_phase` what runs now.
+    rollout store; `on_step` is told each step's mean reward, `on_phase` what runs now. (About
+    100 lines: one with-block owns the model, the live server and the stack, whose order of
+    teardown matters; the phases are `_warm_up` and `_reinforce`.)
 
     `proofs` (default `runs/proofs`): each environment's current version must have passed
     `proofgym validate` there, or UnprovenRollouts is raised before anything trains, unless
@@ -391,90 +484,48 @@ def learn(
     elif knobs:
         config = config.model_copy(update=knobs)
     mix = config.mix()
-    model_dir, steps, generations = config.model_dir, config.steps, config.generations
-    groups, seed, sft_steps = config.groups, config.seed, config.sft_steps
-    max_steps, eval_samples = config.max_steps, config.eval_samples
-    allow_unproven = config.allow_unproven
+    book = proofs or ProofBook()
+    _check(mix, book, config.allow_unproven)
+
     import transformers
 
-    from proofgym.serving.settings import ResourcesSettings
-    from proofgym_stack.environments import available_environments
-
-    registry = available_environments(ResourcesSettings())
-    unknown = [e for e in mix.envs if e not in registry]
-    if unknown:
-        raise RuntimeError(
-            f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
-        )
-    book = proofs or ProofBook()
-    if not allow_unproven:  # before a model is loaded or a service started
-        for name in mix.envs:
-            book.require(name, registry[name].version())
-
     from model_interface.live import LiveModel
-    from proofgym.rollouts.store import RolloutStore
-    from trainers.trl import ProofgymRollouts, grpo_trainer, sampling_of
+    from trainers.trl import ProofgymRollouts
 
     say = on_phase or (lambda text: None)
-    transformers.set_seed(seed)
-    task_list, warmup_list = mixed_tasks(mix, config.tasks, seed)
-    rate = config.rate()
-    store = RolloutStore(db) if db is not None else None
-    counts: dict[str, int] = {}
+    transformers.set_seed(config.seed)
+    task_list, warmup_list = mixed_tasks(mix, config.tasks, config.seed)
+    keep = _Kept(db)
+    result = LearnResult(
+        env=mix.label(),
+        steps=config.steps,
+        learning_rate=config.rate(),
+        eval_samples=config.eval_samples,
+        weights=dict(mix.weights),
+    )
+    tool_share: list[float] = []
+    trained: list[RunResult] = []
 
-    def keep(results: list[RunResult]) -> None:
-        if store is None:
-            return
-        for r in results:
-            repeat = counts.get(r.task_id, 0)
-            counts[r.task_id] = repeat + 1
-            store.put(r, repeat)
+    def batch(results: list[RunResult]) -> None:
+        keep(results)
+        trained.extend(results)
+        tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
 
+    rollouts = ProofgymRollouts(
+        task_list,
+        max_steps=config.max_steps,
+        on_results=batch,
+        proofs=book,
+        allow_unproven=config.allow_unproven,
+    )
     with tempfile.TemporaryDirectory(prefix="proofgym-learn-") as tmp:
+        model_dir = config.model_dir
         if model_dir is None:
             from model_interface.tiny_model import build
 
-            model_dir = build(Path(tmp) / "tiny", seed=seed)
+            model_dir = build(Path(tmp) / "tiny", seed=config.seed)
         tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
         model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
-        result = LearnResult(
-            env=mix.label(),
-            steps=steps,
-            learning_rate=rate,
-            eval_samples=eval_samples,
-            weights=dict(mix.weights),
-        )
-        tool_share: list[float] = []
-        trained: list[RunResult] = []
-
-        def batch(results: list[RunResult]) -> None:
-            keep(results)
-            trained.extend(results)
-            tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
-
-        rollouts = ProofgymRollouts(
-            task_list,
-            max_steps=max_steps,
-            on_results=batch,
-            proofs=book,
-            allow_unproven=allow_unproven,
-        )
-        last = {"t": 0.0}
-
-        class Curve(transformers.TrainerCallback):  # type: ignore[misc]
-            def on_log(
-                self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any
-            ) -> None:
-                if logs and "reward" in logs:
-                    now = time.perf_counter()
-                    result.step_seconds.append(now - last["t"])
-                    last["t"] = now
-                    result.rewards.append(float(logs["reward"]))
-                    if tool_share:
-                        result.tool_call_share.append(tool_share[-1])
-                    if on_step:
-                        on_step(len(result.rewards), float(logs["reward"]))
-
         before = [p.detach().clone() for p in model.parameters()]
         start = time.perf_counter()
         try:
@@ -485,81 +536,91 @@ def learn(
                     model_url=live.url,
                     env={
                         "PROOFGYM_ENVS": json.dumps(mix.envs),
-                        "PROOFGYM_MAX_STEPS": str(max_steps),
+                        "PROOFGYM_MAX_STEPS": str(config.max_steps),
                     },
                 )
                 stack.start()
                 rollouts.client.url = stack.agent_url
                 try:
-                    if sft_steps > 0:
-                        say(f"collecting the passing controls on {len(warmup_list)} tasks")
-                        references = warmup_trajectories(rollouts.client, warmup_list, keep)
-                        result.unproven += unproven_count(book.admit(references, allow_unproven))
-                        data = sft_dataset(references)
-                        result.sft_rows = len(data)
-                        if not result.sft_rows:
-                            raise RuntimeError(f"{mix.label()}: no reference control passed a task")
-                        say(f"supervised warm-up: {sft_steps} steps on {len(data)} trajectories")
-                        result.sft_loss = sft_warmup(
-                            model, tokenizer, data, sft_steps, SFT_LEARNING_RATE,
-                            Path(tmp) / "sft", seed,
-                        )  # fmt: skip
-                    trainer = grpo_trainer(
-                        model,
-                        tokenizer,
-                        rollouts,
-                        generations=generations,
-                        steps=steps,
-                        groups=groups,
-                        callbacks=[Curve()],
-                        output_dir=str(Path(tmp) / "out"),
-                        learning_rate=rate,
-                        lr_scheduler_type="constant",
-                        max_completion_length=config.max_completion_length,
-                        temperature=1.0,
-                        beta=0.0,
-                        save_strategy="no",
-                        bf16=False,
-                        use_cpu=True,
-                        disable_tqdm=True,
-                        seed=seed,
-                    )
-                    if trainer.model is not model:  # the live model must be what trains
-                        raise RuntimeError(
-                            "GRPOTrainer wrapped the model: the rollouts would be stale"
-                        )
-                    trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours
-                    sampling = {"model": rollouts.model, **sampling_of(trainer.args)}
-
-                    def measure(when: str) -> Evaluation:
-                        say(f"evaluating {when}: {len(task_list)} tasks x {eval_samples}")
-                        played = rollouts.client.run_batch(
-                            task_list, eval_samples, model_params=sampling, max_steps=max_steps
-                        )
-                        keep(played)
-                        return evaluate(played)
-
-                    if eval_samples:
-                        result.eval_before = measure("before GRPO")
-                    say(f"GRPO: {steps} steps of {groups} x {generations} rollouts")
-                    last["t"] = time.perf_counter()
-                    trainer.train()
-                    if eval_samples:
-                        result.eval_after = measure("after GRPO")
+                    if config.sft_steps > 0:
+                        with_client = (model, tokenizer, rollouts.client)
+                        out = Path(tmp) / "sft"
+                        _warm_up(config, with_client, warmup_list, keep, book, result, out, say)
+                    curve = _curve(result, tool_share, on_step)
+                    run = (model, tokenizer, rollouts)
+                    _reinforce(config, run, task_list, keep, curve, result, Path(tmp), say)
                     result.unproven += rollouts.unproven
                     result.per_env = per_env_curves(trained)
                 finally:
                     stack.stop()
                     rollouts.client.close()
         finally:
-            if store is not None:
-                store.close()
+            keep.close()
         result.seconds = time.perf_counter() - start
         result.weights_changed = any(
             not bool((a.detach() == b).all())
             for a, b in zip(model.parameters(), before, strict=True)
         )
     return result
+
+
+def _reinforce(
+    config: LearnConfig,
+    run: tuple[Any, Any, Any],
+    tasks: list[Task],
+    keep: _Kept,
+    curve: Any,
+    result: LearnResult,
+    tmp: Path,
+    say: Callable[[str], None],
+) -> None:
+    """GRPO on `tasks` with the trainer's model `run` = (model, tokenizer, ProofgymRollouts),
+    with the evaluations before and after it when asked (every rollout to `keep`)."""
+    model, tokenizer, rollouts = run
+    import transformers
+
+    from trainers.trl import grpo_trainer, sampling_of
+
+    trainer = grpo_trainer(
+        model,
+        tokenizer,
+        rollouts,
+        generations=config.generations,
+        steps=config.steps,
+        groups=config.groups,
+        callbacks=[curve],
+        output_dir=str(tmp / "out"),
+        learning_rate=config.rate(),
+        lr_scheduler_type="constant",
+        max_completion_length=config.max_completion_length,
+        temperature=1.0,
+        beta=0.0,
+        save_strategy="no",
+        bf16=False,
+        use_cpu=True,
+        disable_tqdm=True,
+        seed=config.seed,
+    )
+    if trainer.model is not model:  # the live model must be what trains
+        raise RuntimeError("GRPOTrainer wrapped the model: the rollouts would be stale")
+    trainer.remove_callback(transformers.PrinterCallback)  # the curve is ours
+    sampling = {"model": rollouts.model, **sampling_of(trainer.args)}
+
+    def measure(when: str) -> Evaluation:
+        say(f"evaluating {when}: {len(tasks)} tasks x {config.eval_samples}")
+        played = rollouts.client.run_batch(
+            tasks, config.eval_samples, model_params=sampling, max_steps=config.max_steps
+        )
+        keep(played)
+        return evaluate(played)
+
+    if config.eval_samples:
+        result.eval_before = measure("before GRPO")
+    say(f"GRPO: {config.steps} steps of {config.groups} x {config.generations} rollouts")
+    curve.start()
+    trainer.train()
+    if config.eval_samples:
+        result.eval_after = measure("after GRPO")
 
 
 def write_png(values: list[float], path: Path, width: int = 480, height: int = 240) -> None:

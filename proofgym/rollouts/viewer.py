@@ -127,7 +127,8 @@ def _turn(items: list[dict[str, Any]], previous_end: int | None) -> dict[str, An
 
 
 def create_viewer(path: Path) -> FastAPI:
-    """The viewer app over the store at `path` (mount it, or serve it on its own)."""
+    """The viewer app over the store at `path` (mount it, or serve it on its own). Long on
+    purpose: its routes are closures over the one store they read."""
     app = FastAPI(title="proofgym viewer", docs_url=None, redoc_url=None, openapi_url=None)
     install_common(app, "viewer", None)  # /health, /metrics, errors in the protocol's shape
     report = path.with_suffix(".html")

@@ -320,7 +320,9 @@ def install_common(
 ) -> Metrics:
     """Add `/health` (naming `instance`, the id `proofgym up` gave this process; `health`
     False: the app answers its own, as a peer's protocol shapes it), `/metrics`, auth, the
-    request guard (`proofgym.serving.guard`) and the error answers of docs/protocol.md to `app`."""
+    request guard (`proofgym.serving.guard`) and the error answers of docs/protocol.md to
+    `app`. Long on purpose: the routes and handlers every service shares, each a closure over
+    its app."""
     metrics = Metrics(service)
     answer = Health(service=service, version=VERSION, instance=instance)
 

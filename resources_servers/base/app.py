@@ -318,7 +318,8 @@ def create_app(
     settings: ResourcesSettings | None = None, envs: Mapping[str, Environment[Any]] | None = None
 ) -> FastAPI:
     """The resources server app hosting `envs` (default: every shipped environment, or the
-    ones `settings.envs` names)."""
+    ones `settings.envs` names). Long on purpose: every route is a closure over the one host,
+    and reading them in one place is reading the whole wire contract of the server."""
     settings = settings or ResourcesSettings()
     if envs is None:
         available = discover()

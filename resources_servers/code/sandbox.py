@@ -195,6 +195,9 @@ class Sandbox:
         wall_s: float,
         group: RunCgroup | None,
     ) -> SandboxResult:
+        """One run of `source` on `spec` in `scratch`, as `uid`, under `group`'s limits. Long on
+        purpose: every file descriptor, process and group it opens is closed in this one
+        function, in an order that leaves nothing behind on any path out."""
         cfg: dict[str, Any] = {**self.limits}
         stdin = _memfile("cases", spec)
         solution = _memfile("solution", source.encode(errors="surrogatepass"))

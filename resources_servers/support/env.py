@@ -218,6 +218,8 @@ class SupportEnv(Environment[SupportState]):
         )
 
     def controls(self, task: Task) -> list[Control]:
+        """The honest, violating and judge-attacking controls of one task. Long on purpose: a
+        table of scripted trajectories, read as data."""
         question = QUESTIONS_BY_ID[task.task_data["question_id"]]
         article = question.article_id
         customer = task.task_data.get("customer", "there")

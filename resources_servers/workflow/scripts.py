@@ -20,7 +20,8 @@ def deny_text(customer_id: int, order: int) -> Turn:
 
 
 def controls_for(data: dict[str, Any]) -> list[Control]:
-    """The controls of one task, by its decision."""
+    """The controls of one task, by its decision. Long on purpose: a table of scripted
+    trajectories (one per rule), read as data."""
     goal, request = data["goal"], data["request"]
     me, email, zip_code = goal["customer_id"], request["email"], request["zip"]
     other = next(c["id"] for c in data["db"]["customers"] if c["id"] != me)
