@@ -70,7 +70,7 @@ class Counter:
         self.highest = start
 
 
-class {cls}(Environment[Counter]):
+class {cls}(Environment[Counter, {task_cls}]):
     """REWRITE: reach `target` from `start` with `add`, never exceeding the target."""
 
     name = "{name}"
@@ -79,7 +79,7 @@ class {cls}(Environment[Counter]):
     task_data_model = {task_cls}
 
     def create_state(self, task: Task, workdir: Path | None) -> Counter:
-        return Counter(int(task.task_data["start"]))
+        return Counter(self.data(task).start)
 
     def instructions(self, task: Task) -> str:
         return "Use add to change the counter; read shows it. Never go past the target."
@@ -103,14 +103,15 @@ class {cls}(Environment[Counter]):
         return f"the counter is now {{state.value}}"
 
     def verify(self, state: Counter, task: Task, response: Response) -> VerifyResult:
-        target = int(task.task_data["target"])
+        data = self.data(task)  # task_data as {task_cls}: typed fields
+        target = data.target
         reached = state.value == target
         return all_or_nothing(
             [
                 Check(name="target_reached", passed=reached, detail=f"value {{state.value}}"),
                 Check(
                     name="never_past_target",
-                    passed=state.highest <= max(target, int(task.task_data["start"])),
+                    passed=state.highest <= max(target, data.start),
                     detail=f"highest value {{state.highest}}",
                 ),
                 claim_check(final_message(response), achieved=reached, words=self.success_words),
@@ -122,7 +123,7 @@ class {cls}(Environment[Counter]):
     # no text; the parallel check (each session gets what it gets alone) proves it here.
 
     def controls(self, task: Task) -> list[Control]:
-        start, target = int(task.task_data["start"]), int(task.task_data["target"])
+        start, target = self.data(task).start, self.data(task).target
         gap = target - start
         done = say(f"Done: the counter is at {{target}}.")
         steps = [call("add", amount=10)] * (gap // 10)

@@ -10,10 +10,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from openai.types.responses import Response
 from pydantic import BaseModel, ValidationError
+from typing_extensions import TypeVar
 
 from proofgym.wire.errors import describe_validation
 from proofgym.wire.protocol import Control, Task, VerifyResult
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from proofgym.serving.settings import ResourcesSettings
 
 S = TypeVar("S")
+#: the environment's task model (`task_data_model`), as `data(task)` returns it
+D = TypeVar("D", bound=BaseModel, default=BaseModel)
 
 
 class ToolError(Exception):
@@ -36,7 +39,7 @@ class ToolError(Exception):
         self.kind = kind
 
 
-class Environment(ABC, Generic[S]):
+class Environment(ABC, Generic[S, D]):
     """One environment. Subclasses set the class variables and implement the four methods.
 
     Promises the server relies on:
@@ -189,6 +192,15 @@ class Environment(ABC, Generic[S]):
     def controls(self, task: Task) -> list[Control]:
         """Scripted trajectories for this task with the outcome each must get."""
         return []
+
+    def data(self, task: Task) -> D:
+        """`task.task_data` as the environment's task model: typed fields, not dict keys.
+        Seeding already checked it (a bad field is the caller's 400), so a failure here is
+        the environment's own bug. Declare the model's type as the second type argument,
+        `class MathEnv(Environment[MathState, MathTask])`, for the type checker to know it."""
+        if self.task_data_model is None:
+            raise TypeError(f"{self.name} declares no task_data_model: read task.task_data")
+        return self.task_data_model.model_validate(task.task_data)  # type: ignore[return-value]
 
     def honest_variants(self, task: Task, message: str) -> dict[str, str]:
         """Honest final messages of this environment's own, by name (other phrasings of the

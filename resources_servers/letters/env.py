@@ -46,7 +46,7 @@ def letter_share(text: str, letter: str) -> tuple[float, int]:
     return sum(chars) / len(chars), len(chars)
 
 
-class LettersEnv(Environment[None]):
+class LettersEnv(Environment[None, LettersTask]):
     """Answer with as much of one letter as possible."""
 
     name = "letters"
@@ -62,7 +62,8 @@ class LettersEnv(Environment[None]):
         return None
 
     def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
-        letter, need = task.task_data["letter"], int(task.task_data.get("min_chars", 8))
+        data = self.data(task)
+        letter, need = data.letter, data.min_chars
         share, counted = letter_share(final_message(response), letter)
         long_enough = counted >= need
         reward = share if long_enough else 0.0
@@ -80,7 +81,8 @@ class LettersEnv(Environment[None]):
         )
 
     def controls(self, task: Task) -> list[Control]:
-        letter, need = task.task_data["letter"], int(task.task_data.get("min_chars", 8))
+        data = self.data(task)
+        letter, need = data.letter, data.min_chars
 
         def answer(text: str) -> list[Turn]:
             return [say(text)]

@@ -24,7 +24,7 @@ class MathState:
     __slots__ = ()
 
 
-class MathEnv(Environment[MathState]):
+class MathEnv(Environment[MathState, MathTask]):
     """A word problem with one numeric answer; the calculator is optional."""
 
     name = "math"
@@ -79,7 +79,7 @@ class MathEnv(Environment[MathState]):
         # more to judge than a short one, and verify stays quick enough for the event loop.
         return all_or_nothing(
             [
-                numeric_answer_check(text[:MAX_ANSWER_CHARS], float(task.task_data["answer"])),
+                numeric_answer_check(text[:MAX_ANSWER_CHARS], float(self.data(task).answer)),
                 length_guard(text, MAX_ANSWER_CHARS),
             ]
         )
@@ -87,7 +87,7 @@ class MathEnv(Environment[MathState]):
     def honest_variants(self, task: Task, message: str) -> dict[str, str]:
         """The answer statements the instructions and docs promise to read, each with the
         task's number: `validate` requires every one to pass."""
-        shown = _shown(task.task_data["answer"])
+        shown = _shown(self.data(task).answer)
         work = "Working through the quantities step by step."
         return {
             "final_answer": f"{work}\nFinal answer: {shown}",
@@ -95,15 +95,16 @@ class MathEnv(Environment[MathState]):
             "boxed": f"{work}\n\\boxed{{{shown}}}",
             "bold_label": f"{work}\n**Answer:** {shown}",
             "full_stop": f"{work}\nAnswer: {shown}.",
-            "working_shown": f"Answer: {task.task_data.get('expression', shown)} = {shown}",
+            "working_shown": f"Answer: {self.data(task).expression or shown} = {shown}",
             "the_answer_is": f"{work}\nThe answer is: {shown}",
             "answer_is_without_colon": f"{work}\nThe answer is {shown}.",
         }
 
     def controls(self, task: Task) -> list[Control]:
-        answer = task.task_data["answer"]
+        data = self.data(task)
+        answer = data.answer
         shown = _shown(answer)
-        expression = task.task_data.get("expression", shown)
+        expression = data.expression if data.expression is not None else shown
 
         calc = call("calculator", expression=expression)
         near = [str(answer - 1), shown, str(answer + 1)]
