@@ -157,6 +157,9 @@ async def controls_failing(env: Any, rows: list[dict[str, Any]], parallel: int =
             async with gate:
                 body = {"task": task.model_dump(mode="json")}
                 answer = await stack.client.post(f"http://resources/{env.name}/controls", json=body)
+                if answer.status_code != 200:  # no controls for this task: it cannot be kept
+                    failing.add(task.task_id)
+                    return
                 for raw in answer.json()["controls"]:
                     control = Control.model_validate(raw)
                     params = {"model": "scripted", "script": control.script}

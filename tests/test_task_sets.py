@@ -230,7 +230,10 @@ class MisjudgedMath(MathEnv):
     def controls(self, task: Task) -> list[Control]:
         controls = super().controls(task)
         if task.task_data["answer"] == BROKEN_ANSWER:
-            controls = [c.model_copy(update={"expect": "pass"}) for c in controls]
+            controls = [
+                Control(name=c.name, expect="pass", script=c.script, role="alternative")
+                for c in controls
+            ]
         return controls
 
 
@@ -241,4 +244,22 @@ def test_a_task_whose_controls_fail_is_found() -> None:
     rows, _ = build_set("math", MATH, 4, seed=1, split="train")
     broken = {**rows[1], "task_data": {**rows[1]["task_data"], "answer": BROKEN_ANSWER}}
     failing = asyncio.run(controls_failing(MisjudgedMath(), [rows[0], broken, rows[2]]))
+    assert failing == {broken["task_id"]}
+
+
+class ContradictsItsRoles(MathEnv):
+    """For one task, its controls' roles contradict what they expect: the server cannot
+    answer them (its 500), and the task is not kept."""
+
+    def controls(self, task: Task) -> list[Control]:
+        controls = super().controls(task)
+        if task.task_data["answer"] == BROKEN_ANSWER:
+            controls = [c.model_copy(update={"expect": "pass"}) for c in controls]
+        return controls
+
+
+def test_a_task_whose_controls_cannot_be_answered_is_not_kept() -> None:
+    rows, _ = build_set("math", MATH, 3, seed=2, split="train")
+    broken = {**rows[1], "task_data": {**rows[1]["task_data"], "answer": BROKEN_ANSWER}}
+    failing = asyncio.run(controls_failing(ContradictsItsRoles(), [rows[0], broken, rows[2]]))
     assert failing == {broken["task_id"]}
