@@ -10,185 +10,43 @@ over the first and the last 10% of steps.
 from __future__ import annotations
 
 import importlib
-import itertools
 import json
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from proofgym.rollouts.mixes import Mix
-from proofgym.rollouts.profiling import Sample, figures_by_env, sample_of
 from proofgym.rollouts.proofs import ProofBook, unproven_count
 from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.learn_report import (
+    Evaluation,
+    LearnResult,
+    calls_a_tool,
+    evaluate,
+    per_env_curves,
+    write_png,
+)
 from proofgym_stack.up import Stack, free_port
+
+__all__ = [
+    "Evaluation",
+    "LearnConfig",
+    "LearnResult",
+    "calls_a_tool",
+    "evaluate",
+    "learn",
+    "write_png",
+]
 
 #: a learning rate that moves the random tiny model in a few hundred steps; a pretrained
 #: model's weights would be wrecked by it
 TINY_LEARNING_RATE = 5e-3
 PRETRAINED_LEARNING_RATE = 1e-5
 SFT_LEARNING_RATE = 5e-5
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The policy's mean reward and share of rollouts calling a tool over a fixed set of
-    rollouts (every reinforced task, a fixed number of times)."""
-
-    rollouts: int
-    reward: float
-    tool_call_share: float
-    masked: int
-    #: per task: its mean reward, usable rollouts and masked ones (GRPO learns only from a
-    #: task whose rollouts disagree; this shows which moved)
-    per_task: dict[str, dict[str, float]] = field(default_factory=dict)
-    #: per environment of the mix: `proofgym.rollouts.profiling.env_figures`
-    per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """As `learn --json` prints it."""
-        return {
-            "rollouts": self.rollouts,
-            "reward": round(self.reward, 4),
-            "tool_call_share": round(self.tool_call_share, 3),
-            "masked": self.masked,
-            "per_task": self.per_task,
-            "per_env": self.per_env,
-        }
-
-
-def samples_of(results: list[RunResult]) -> list[Sample]:
-    """`results` as profiling reads them, each judged by its environment's pass threshold."""
-    from proofgym.serving.settings import ResourcesSettings
-    from proofgym_stack.environments import available_environments
-
-    registry = available_environments(ResourcesSettings())
-    return [
-        sample_of(r.model_dump(mode="json"), registry[r.env].passing_reward())
-        if r.env in registry
-        else sample_of(r.model_dump(mode="json"), None)
-        for r in results
-    ]
-
-
-def per_env_curves(results: list[RunResult]) -> dict[str, dict[str, Any]]:
-    """Each environment's figures over `results` (in the order played), with the mean reward
-    of its first and last 10% of usable rollouts: which environment of a mix moved."""
-    out = figures_by_env(samples_of(results))
-    for env, figures in out.items():
-        rewards = [r.reward for r in results if r.env == env and not r.mask_sample]
-        k = max(1, len(rewards) // 10)
-        figures["reward_first"] = round(sum(rewards[:k]) / k, 4) if rewards else None
-        figures["reward_last"] = round(sum(rewards[-k:]) / k, 4) if rewards else None
-    return out
-
-
-def evaluate(results: list[RunResult]) -> Evaluation:
-    """The Evaluation of `results` (masked ones counted apart, not as 0)."""
-    usable = [r for r in results if not r.mask_sample]
-    n = max(1, len(usable))
-    per_task: dict[str, dict[str, float]] = {}
-    for r in results:
-        task = per_task.setdefault(r.task_id, {"reward": 0.0, "rollouts": 0, "masked": 0})
-        if r.mask_sample:
-            task["masked"] += 1
-        else:
-            task["reward"] += r.reward
-            task["rollouts"] += 1
-    for task in per_task.values():
-        task["reward"] = round(task["reward"] / max(1, task["rollouts"]), 4)
-    return Evaluation(
-        rollouts=len(results),
-        reward=sum(r.reward for r in usable) / n,
-        tool_call_share=sum(map(calls_a_tool, usable)) / n,
-        masked=len(results) - len(usable),
-        per_task=dict(sorted(per_task.items())),
-        per_env=figures_by_env(samples_of(results)),
-    )
-
-
-@dataclass
-class LearnResult:
-    """What a learning run showed."""
-
-    env: str
-    steps: int
-    rewards: list[float] = field(default_factory=list)  # mean reward of each step
-    step_seconds: list[float] = field(default_factory=list)  # wall time of each step
-    tool_call_share: list[float] = field(default_factory=list)  # rollouts calling a tool
-    seconds: float = 0.0
-    weights_changed: bool = False  # whether the optimizer moved the policy at all
-    learning_rate: float = 0.0
-    sft_rows: int = 0  # reference trajectories the warm-up trained on
-    sft_loss: list[float] = field(default_factory=list)
-    # the policy played every reinforced task `eval_samples` times, sampling as in training,
-    # before GRPO (after the warm-up) and after it: a rise that the per-step curve, one task
-    # group a step, hides in which task came up
-    eval_samples: int = 0
-    eval_before: Evaluation | None = None
-    eval_after: Evaluation | None = None
-    #: rollouts of an environment version without a proof that were trained on, as the
-    #: caller allowed (`allow_unproven`); 0 otherwise (such a run is refused)
-    unproven: int = 0
-    #: the mix's weights (one environment: weight 1) and, per environment, what its GRPO
-    #: rollouts showed (`per_env_curves`)
-    weights: dict[str, float] = field(default_factory=dict)
-    per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @property
-    def reward_first(self) -> float:
-        """Mean reward over the first 10% of steps (at least one)."""
-        k = max(1, len(self.rewards) // 10)
-        return sum(self.rewards[:k]) / k if self.rewards else 0.0
-
-    @property
-    def reward_last(self) -> float:
-        """Mean reward over the last 10% of steps (at least one)."""
-        k = max(1, len(self.rewards) // 10)
-        return sum(self.rewards[-k:]) / k if self.rewards else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON `proofgym learn --json` prints: the summary, then every step."""
-        return {
-            "env": self.env,
-            "steps": self.steps,
-            "reward_first": round(self.reward_first, 4),
-            "reward_last": round(self.reward_last, 4),
-            "seconds": round(self.seconds, 1),
-            "learning_rate": self.learning_rate,
-            "sft_rows": self.sft_rows,
-            "sft_loss": [round(x, 4) for x in self.sft_loss],
-            "eval_samples": self.eval_samples,
-            "eval_before": self.eval_before.to_json() if self.eval_before else None,
-            "eval_after": self.eval_after.to_json() if self.eval_after else None,
-            "unproven": self.unproven,
-            "weights": self.weights,
-            "per_env": self.per_env,
-            "per_step": [
-                {
-                    "step": n + 1,
-                    "reward": round(r, 4),
-                    "seconds": round(self.step_seconds[n], 2)
-                    if n < len(self.step_seconds)
-                    else None,
-                    "tool_call_share": (
-                        round(self.tool_call_share[n], 3) if n < len(self.tool_call_share) else None
-                    ),
-                }
-                for n, r in enumerate(self.rewards)
-            ],
-        }
-
-
-def calls_a_tool(result: RunResult) -> bool:
-    """Whether the rollout's policy called any tool."""
-    from proofgym.wire.responses import function_calls
-
-    return bool(function_calls(result.response))
 
 
 #: the controls whose trajectories a warm-up may learn from (an environment has the first,
@@ -621,49 +479,3 @@ def _reinforce(
     trainer.train()
     if config.eval_samples:
         result.eval_after = measure("after GRPO")
-
-
-def write_png(values: list[float], path: Path, width: int = 480, height: int = 240) -> None:
-    """A line chart of `values` (0 to 1 on the vertical axis) as a PNG, standard library only."""
-    import struct
-    import zlib
-
-    pixels = [[(255, 255, 255)] * width for _ in range(height)]
-    pad = 20
-
-    def plot(x: int, y: int, color: tuple[int, int, int]) -> None:
-        if 0 <= x < width and 0 <= y < height:
-            pixels[y][x] = color
-
-    for x in range(pad, width - pad):  # axes and the 0.5 line
-        plot(x, height - pad, (60, 60, 60))
-        plot(x, height - pad - (height - 2 * pad) // 2, (200, 200, 200))
-    for y in range(pad, height - pad):
-        plot(pad, y, (60, 60, 60))
-    if values:
-        points = [
-            (
-                pad + round(i * (width - 2 * pad) / max(1, len(values) - 1)),
-                height - pad - round(max(0.0, min(1.0, v)) * (height - 2 * pad)),
-            )
-            for i, v in enumerate(values)
-        ]
-        for (x0, y0), (x1, y1) in itertools.pairwise(points):
-            n = max(abs(x1 - x0), abs(y1 - y0), 1)
-            for k in range(n + 1):
-                x, y = x0 + (x1 - x0) * k // n, y0 + (y1 - y0) * k // n
-                for dx, dy in ((0, 0), (0, 1), (1, 0)):
-                    plot(x + dx, y + dy, (27, 127, 59))
-    raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in pixels)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png + chunk(b"IEND", b""))
-
-
-__all__ = ["Evaluation", "LearnResult", "evaluate", "learn", "write_png"]
