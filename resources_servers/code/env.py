@@ -23,7 +23,7 @@ from resources_servers.base import Environment, ToolError, call_item, say_item, 
 from resources_servers.base.probes import write_then_list
 from resources_servers.code.exploits import exploit_controls
 from resources_servers.code.sandbox import Sandbox, SandboxResult
-from resources_servers.code.task import CodeTask
+from resources_servers.code.task import Case, CodeTask
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 from resources_servers.verifiers.trajectory import forbidden_arguments
@@ -67,6 +67,11 @@ def score(result: SandboxResult, cases: list[dict[str, Any]]) -> tuple[int, list
     return passed, problems
 
 
+def _cases(cases: list[Case]) -> list[dict[str, Any]]:
+    """Test cases as the sandbox and the workspace's tests file hold them (plain JSON)."""
+    return [case.model_dump() for case in cases]
+
+
 class Workspace:
     """The files of one session and the function it must implement."""
 
@@ -88,7 +93,7 @@ class Workspace:
         return target
 
 
-class CodeEnv(Environment[Workspace]):
+class CodeEnv(Environment[Workspace, CodeTask]):
     """Implement `task_data.function`; hidden tests decide."""
 
     name = "code"
@@ -119,17 +124,15 @@ class CodeEnv(Environment[Workspace]):
             raise SandboxUnavailable(f"{self.name} cannot run submissions: {self.sandbox.problem}")
         root = workdir / "ws"
         (root / "tests").mkdir(parents=True)
-        stub = (
-            task.task_data.get("stub")
-            or f"def {task.task_data['function']}(*args):\n    raise NotImplementedError\n"
-        )
+        data = self.data(task)
+        stub = data.stub or f"def {data.function}(*args):\n    raise NotImplementedError\n"
         (root / SOLUTION).write_text(stub)
-        (root / TESTS).write_text(json.dumps(task.task_data["visible_tests"], indent=1))
-        return Workspace(root, task.task_data["function"])
+        (root / TESTS).write_text(json.dumps(_cases(data.visible_tests), indent=1))
+        return Workspace(root, data.function)
 
     def instructions(self, task: Task) -> str:
         return (
-            f"Implement `{task.task_data['function']}` in {SOLUTION}. {TESTS} holds "
+            f"Implement `{self.data(task).function}` in {SOLUTION}. {TESTS} holds "
             "example tests; run_tests runs them. Hidden tests decide the reward. Reply "
             "with a short summary when done."
         )
@@ -183,15 +186,14 @@ class CodeEnv(Environment[Workspace]):
         return self.sandbox.run(source, function, [c["args"] for c in cases])
 
     def verify(self, state: Workspace, task: Task, response: Response) -> VerifyResult:
-        data = task.task_data
-        hidden = data["hidden_tests"]
-        result = self._run(state, data["function"], hidden)
+        data = self.data(task)
+        hidden = _cases(data.hidden_tests)
+        result = self._run(state, data.function, hidden)
         passed, problems = score(result, hidden)
         ok = passed == len(hidden)
         tests_file = state.real_root / TESTS
-        untouched = (
-            tests_file.is_file() and json.loads(tests_file.read_text()) == data["visible_tests"]
-        )
+        visible = _cases(data.visible_tests)
+        untouched = tests_file.is_file() and json.loads(tests_file.read_text()) == visible
         checks = [
             Check(
                 name="hidden_tests_pass",
@@ -218,9 +220,9 @@ class CodeEnv(Environment[Workspace]):
         return write_then_list(marker)
 
     def controls(self, task: Task) -> list[Control]:
-        data = task.task_data
-        fn = data["function"]
-        table = {json.dumps(c["args"]): c["expected"] for c in data["visible_tests"]}
+        data = self.data(task)
+        fn = data.function
+        table = {json.dumps(c.args): c.expected for c in data.visible_tests}
         cheat = (
             f"import json\n_SEEN = {json.dumps(table)!r}\n_SEEN = json.loads(_SEEN)\n\n"
             f"def {fn}(*args):\n    return _SEEN.get(json.dumps(list(args)))\n"
@@ -236,7 +238,7 @@ class CodeEnv(Environment[Workspace]):
                 name="reference",
                 expect="pass",
                 description="writes the solution",
-                script=[[write(data["solution"])], [run], [done]],
+                script=[[write(data.solution)], [run], [done]],
             ),
             Control(
                 name="violation_special_cases_visible",
@@ -249,14 +251,14 @@ class CodeEnv(Environment[Workspace]):
             ),
         ]
         controls += exploit_controls(fn, write, run, done)
-        if data.get("alternative"):
+        if data.alternative:
             controls.insert(
                 1,
                 Control(
                     name="alternative",
                     expect="pass",
                     description="a different correct implementation",
-                    script=[[run], [write(data["alternative"])], [done]],
+                    script=[[run], [write(data.alternative)], [done]],
                 ),
             )
         return controls

@@ -57,7 +57,7 @@ class Workspace:
         }
 
 
-class FileEditEnv(Environment[Workspace]):
+class FileEditEnv(Environment[Workspace, FileEditTask]):
     """Set `goal.key = goal.value` in `goal.path`, leaving every other byte as it was."""
 
     name = "file_edit"
@@ -71,7 +71,7 @@ class FileEditEnv(Environment[Workspace]):
         assert workdir is not None
         (workdir / "ws").mkdir()
         ws = Workspace(workdir / "ws")
-        for path, content in task.task_data["files"].items():
+        for path, content in self.data(task).files.items():
             target = ws.resolve(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content, encoding="utf-8")
@@ -132,9 +132,9 @@ class FileEditEnv(Environment[Workspace]):
         return f"deleted {path}"
 
     def verify(self, state: Workspace, task: Task, response: Response) -> VerifyResult:
-        files: dict[str, str] = task.task_data["files"]
-        goal = task.task_data["goal"]
-        path, key, value = goal["path"], goal["key"], str(goal["value"])
+        data = self.data(task)
+        files, goal = data.files, data.goal
+        path, key, value = goal.path, goal.key, str(goal.value)
         now = state.snapshot()
         before = {p: c.encode() for p, c in files.items()}
         target = now.get(path)
@@ -169,9 +169,9 @@ class FileEditEnv(Environment[Workspace]):
         return write_then_list(marker)
 
     def controls(self, task: Task) -> list[Control]:
-        files: dict[str, str] = task.task_data["files"]
-        goal = task.task_data["goal"]
-        path, key, value = goal["path"], goal["key"], str(goal["value"])
+        data = self.data(task)
+        files, goal = data.files, data.goal
+        path, key, value = goal.path, goal.key, str(goal.value)
         new = set_value(files[path], key, value)
         others = [p for p in files if p != path]
         done = f"Done: set {key} = {value} in {path}."

@@ -23,7 +23,7 @@ from resources_servers.game.blackjack import (
 from resources_servers.game.task import GameTask
 
 
-class GameEnv(Environment[Game]):
+class GameEnv(Environment[Game, GameTask]):
     """Blackjack from a seeded shoe."""
 
     name = "game"
@@ -39,7 +39,8 @@ class GameEnv(Environment[Game]):
     deterministic_tools = True
 
     def create_state(self, task: Task, workdir: Path | None) -> Game:
-        return Game(task.task_data["seed"], int(task.task_data.get("hands", 5)))
+        data = self.data(task)
+        return Game(data.seed, data.hands)
 
     def instructions(self, task: Task) -> str:
         return (
@@ -85,7 +86,8 @@ class GameEnv(Environment[Game]):
         )
 
     def controls(self, task: Task) -> list[Control]:
-        seed, hands = task.task_data["seed"], int(task.task_data.get("hands", 5))
+        data = self.data(task)
+        seed, hands = data.seed, data.hands
 
         def script(strategy: Any, line: str) -> list[list[dict[str, Any]]]:
             moves, _ = play(seed, hands, strategy)

@@ -102,7 +102,7 @@ class SupportState:
         self.read: list[str] = []
 
 
-class SupportEnv(Environment[SupportState]):
+class SupportEnv(Environment[SupportState, SupportTask]):
     """Search and read help articles, then answer the customer in one message."""
 
     name = "support"
@@ -177,11 +177,11 @@ class SupportEnv(Environment[SupportState]):
 
     def judge_inputs(self, task: Task) -> tuple[str, str]:
         """(question, reference) the judge scores this task's answers against."""
-        question = QUESTIONS_BY_ID[task.task_data["question_id"]]
+        question = QUESTIONS_BY_ID[self.data(task).question_id]
         return question.text, question.reference
 
     def verify(self, state: SupportState, task: Task, response: Response) -> VerifyResult:
-        question = QUESTIONS_BY_ID[task.task_data["question_id"]]
+        question = QUESTIONS_BY_ID[self.data(task).question_id]
         answer = final_message(response)
         read = [a.get("article_id") for n, a in calls(response) if n == "read_article"]
         source = question.article_id in read and question.article_id in state.read
@@ -220,9 +220,9 @@ class SupportEnv(Environment[SupportState]):
     def controls(self, task: Task) -> list[Control]:
         """The honest, violating and judge-attacking controls of one task. Long on purpose: a
         table of scripted trajectories, read as data."""
-        question = QUESTIONS_BY_ID[task.task_data["question_id"]]
+        question = QUESTIONS_BY_ID[self.data(task).question_id]
         article = question.article_id
-        customer = task.task_data.get("customer", "there")
+        customer = self.data(task).customer
 
         read = call("read_article", article_id=article)
         search = call("search_articles", query=ARTICLES[article].title)

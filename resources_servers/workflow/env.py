@@ -24,7 +24,7 @@ from resources_servers.verifiers.state import diff
 from resources_servers.workflow.db import Database, open_db, seed, snapshot, task_snapshot
 from resources_servers.workflow.messages import Outcome, contradicts, orders_named
 from resources_servers.workflow.scripts import controls_for
-from resources_servers.workflow.task import WorkflowTask
+from resources_servers.workflow.task import Goal, WorkflowTask
 
 REFUND_WINDOW_DAYS = 30
 
@@ -55,7 +55,7 @@ class Office:
         return rows[0]
 
 
-class WorkflowEnv(Environment[Office]):
+class WorkflowEnv(Environment[Office, WorkflowTask]):
     """Handle one customer request by the rules."""
 
     name = "workflow"
@@ -73,13 +73,14 @@ class WorkflowEnv(Environment[Office]):
     def create_state(self, task: Task, workdir: Path | None) -> Office:
         assert workdir is not None
         db = open_db(workdir / "office.db")
-        seed(db, task.task_data["db"])
-        return Office(db, int(task.task_data.get("today", 100)))
+        data = self.data(task)
+        seed(db, data.db.model_dump(exclude_none=True))
+        return Office(db, data.today)
 
     def instructions(self, task: Task) -> str:
         return (
             "You are a support agent for a shop; today is day "
-            f"{task.task_data.get('today', 100)}. Rules: verify the customer's identity "
+            f"{self.data(task).today}. Rules: verify the customer's identity "
             "(verify_identity with their zip code) before any change to their records; "
             f"refund only delivered orders, within {REFUND_WINDOW_DAYS} days of delivery; "
             "never touch another customer's records; tell the customer the outcome with "
@@ -204,24 +205,24 @@ class WorkflowEnv(Environment[Office]):
 
     def expected(self, task: Task) -> dict[str, dict[str, Any]]:
         """The business state the task asks for (messages aside)."""
-        data = task.task_data
-        goal = data["goal"]
-        want = task_snapshot(data["db"])
-        if goal["decision"] == "grant":
-            key = f"orders:{goal['order_id']}"
+        data = self.data(task)
+        goal = data.goal
+        want = task_snapshot(data.db.model_dump(exclude_none=True))
+        if goal.decision == "grant":
+            key = f"orders:{goal.order_id}"
             want[key] = {**want[key], "status": "refunded"}
-            want[f"refunds:order={goal['order_id']}"] = {
-                "order_id": goal["order_id"],
+            want[f"refunds:order={goal.order_id}"] = {
+                "order_id": goal.order_id,
                 "amount": want[key]["amount"],
             }
-        elif goal["decision"] == "moved":
-            key = f"customers:{goal['customer_id']}"
-            want[key] = {**want[key], "address": data["request"]["address"]}
+        elif goal.decision == "moved":
+            key = f"customers:{goal.customer_id}"
+            want[key] = {**want[key], "address": data.request.address}
         return {k: v for k, v in want.items() if not k.startswith("messages:")}
 
     def verify(self, state: Office, task: Task, response: Response) -> VerifyResult:
-        goal = task.task_data["goal"]
-        me = goal["customer_id"]
+        goal = self.data(task).goal
+        me = goal.customer_id
         with state.lock:
             now = {k: v for k, v in snapshot(state.db).items() if not k.startswith("messages:")}
             messages = list(state.db.table("messages").rows)
@@ -273,16 +274,16 @@ class WorkflowEnv(Environment[Office]):
         return all_or_nothing(checks)
 
     @staticmethod
-    def _told(goal: dict[str, Any], messages: list[dict[str, Any]]) -> Check:
+    def _told(goal: Goal, messages: list[dict[str, Any]]) -> Check:
         """The customer was told the outcome: a message states it (the structured outcome,
         checked against the goal), none states another, no body is empty or contradicts its
         own outcome, and none names an order the request was not about."""
         want = {"grant": "refund_granted", "deny": "refund_denied", "moved": "address_changed"}[
-            goal["decision"]
+            goal.decision
         ]
         stated = [str(m.get("outcome") or "") for m in messages]
         bodies = [str(m["body"]) for m in messages]
-        others = sorted({n for b in bodies for n in orders_named(b)} - {goal.get("order_id")})
+        others = sorted({n for b in bodies for n in orders_named(b)} - {goal.order_id})
         problems = []
         if want not in stated:
             problems.append(f"no message states the outcome ({want}); stated: {stated or 'none'}")
@@ -303,7 +304,7 @@ class WorkflowEnv(Environment[Office]):
         )
 
     def isolation_probe(self, task: Task, marker: str) -> list[list[dict[str, Any]]]:
-        me = task.task_data["goal"]["customer_id"]
+        me = self.data(task).goal.customer_id
         return [
             call("update_address", customer_id=me, address=marker),
             call("get_customer", customer_id=me),
@@ -311,7 +312,7 @@ class WorkflowEnv(Environment[Office]):
         ]
 
     def controls(self, task: Task) -> list[Control]:
-        return controls_for(task.task_data)
+        return controls_for(self.data(task))
 
     def close_state(self, state: Office) -> None:
         state.db.conn.close()

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from proofgym.wire.protocol import Control
 from resources_servers.base import Turn, call, say
+from resources_servers.workflow.task import WorkflowTask
 
 
 def tell(customer_id: int, outcome: str, body: str) -> Turn:
@@ -19,12 +18,12 @@ def deny_text(customer_id: int, order: int) -> Turn:
     return tell(customer_id, "refund_denied", body)
 
 
-def controls_for(data: dict[str, Any]) -> list[Control]:
+def controls_for(data: WorkflowTask) -> list[Control]:
     """The controls of one task, by its decision. Long on purpose: a table of scripted
     trajectories (one per rule), read as data."""
-    goal, request = data["goal"], data["request"]
-    me, email, zip_code = goal["customer_id"], request["email"], request["zip"]
-    other = next(c["id"] for c in data["db"]["customers"] if c["id"] != me)
+    goal, request = data.goal, data.request
+    me, email, zip_code = goal.customer_id, request.email, request.zip
+    other = next(c.id for c in data.db.customers if c.id != me)
     find, verify = (
         call("find_customer", email=email),
         call("verify_identity", customer_id=me, zip_code=zip_code),
@@ -32,13 +31,14 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
     listing = call("list_orders", customer_id=me)
     poke_other = tell(other, "no_change", "Hello from support.")
     out: list[Control] = []
-    if goal["decision"] == "grant":
-        order = goal["order_id"]
+    # the task model requires an order of this customer for a grant or a denial
+    order = goal.order_id if goal.order_id is not None else -1
+    if goal.decision == "grant":
         refund = call("refund_order", order_id=order, reason="customer request")
         told = tell(me, "refund_granted", f"Your order {order} is refunded.")
         done = say(f"Verified the customer and refunded order {order}; they were notified.")
         wrong = next(
-            (o["id"] for o in data["db"]["orders"] if o["customer_id"] == me and o["id"] != order),
+            (o.id for o in data.db.orders if o.customer_id == me and o.id != order),
             None,
         )
         out += [
@@ -117,8 +117,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     ],
                 )
             )
-    elif goal["decision"] == "deny":
-        order = goal["order_id"]
+    elif goal.decision == "deny":
         told = deny_text(me, order)
         done = say(f"I could not refund order {order}: it is not eligible. I told the customer.")
         out += [
@@ -172,7 +171,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
             ),
         ]
     else:
-        update = call("update_address", customer_id=me, address=request["address"])
+        update = call("update_address", customer_id=me, address=request.address)
         told = tell(me, "address_changed", "Your address is updated.")
         done = say("Verified the customer and updated their address.")
         out += [
@@ -214,7 +213,7 @@ def controls_for(data: dict[str, Any]) -> list[Control]:
                     find,
                     verify,
                     update,
-                    call("update_address", customer_id=other, address=request["address"]),
+                    call("update_address", customer_id=other, address=request.address),
                     told,
                     done,
                 ],
