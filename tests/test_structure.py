@@ -72,3 +72,20 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     graph.add_import(importer="a.y", imported="a.x")
     graph.add_import(importer="a.z", imported="a.x")
     assert import_cycles(graph) == [["a.x", "a.y"]]
+
+
+def test_validate_checks_take_what_they_need_as_values() -> None:
+    """Every check of `validate` is a public function, and what it needs from another check
+    is an earlier check's result (or the runner's canary), passed as an argument: a check
+    that named a later or unknown one would be skipped silently."""
+    import inspect
+
+    from proofgym_stack.validation.runner import CHECKS
+
+    seen = {"canary"}
+    for check in CHECKS:
+        assert set(check.needs) <= seen, f"{check.name} needs {check.needs}, before: {seen}"
+        params = list(inspect.signature(check.run).parameters)
+        assert len(params) == 1 + len(check.needs), f"{check.name}: {params}"
+        seen.add(check.name)
+    assert len(seen) == len(CHECKS) + 1, "two checks share a name"

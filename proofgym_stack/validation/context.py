@@ -1,7 +1,8 @@
 """The context every check of `proofgym validate` receives, and the verdict it reports.
 
-Checks (the attack modules of this package, and the runner's core checks) import this module
-only; the runner imports them: no circle.
+Checks (the core checks in `core.py`, the attack modules of this package) import this module
+only; the runner imports them and walks its `CHECKS` list: no circle. What one check needs from
+another comes to it as an argument (`Check.needs`), not as state on the context.
 """
 
 from __future__ import annotations

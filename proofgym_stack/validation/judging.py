@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from proofgym.wire.responses import final_message
+from proofgym_stack.validation.context import Context
 from resources_servers.verifiers.judge import Judge, JudgeFailed
 
 JUDGE_NEGATIVES = {
@@ -33,8 +34,8 @@ def judge_of(env: Any) -> Judge | None:
     return judge if isinstance(judge, Judge) else None
 
 
-def check_judge(v: Any) -> None:
-    """Add the judge verdicts to validator `v` (a `runner.Context` after its controls)."""
+def check_judge(v: Context) -> None:
+    """Add the judge verdicts to the context `v` (after its controls ran)."""
     judge = judge_of(v.env)
     if judge is None:
         return
