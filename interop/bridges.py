@@ -325,6 +325,51 @@ class OpenEnvBridge(Environment[OpenEnvEpisode]):
 # --- NeMo Gym ------------------------------------------------------------------------------
 
 
+#: the routes of NeMo Gym's resources-server contract: every other POST route is a tool
+NEMO_CONTRACT = frozenset(
+    {"seed_session", "verify", "close_session", "aggregate_metrics", "reverify_mode"}
+)
+
+
+def _resolved(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
+    """`schema` with its `#/components/schemas/...` references inlined (to a bounded depth:
+    a recursive model ends as an open object), titles dropped."""
+    if isinstance(schema, list):
+        return [_resolved(s, components, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = components.get(ref.rsplit("/", 1)[-1])
+        if depth >= 8 or not isinstance(target, dict):
+            return {"type": "object"}
+        return _resolved(target, components, depth + 1)
+    return {k: _resolved(v, components, depth) for k, v in schema.items() if k != "title"}
+
+
+def openapi_tools(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A NeMo Gym server's tools as Responses function tools, read from its OpenAPI document:
+    each POST route of one segment outside the contract, its JSON body as the parameters."""
+    components = (doc.get("components") or {}).get("schemas") or {}
+    tools = []
+    for path, ops in sorted((doc.get("paths") or {}).items()):
+        name = path.strip("/")
+        post = ops.get("post") if isinstance(ops, dict) else None
+        if not isinstance(post, dict) or "/" in name or not name or name in NEMO_CONTRACT:
+            continue
+        body = (post.get("requestBody") or {}).get("content", {}).get("application/json", {})
+        parameters = _resolved(body.get("schema") or {"type": "object"}, components)
+        tools.append(
+            {
+                "type": "function",
+                "name": name,
+                "description": str(post.get("description") or post.get("summary") or name),
+                "parameters": parameters,
+            }
+        )
+    return tools
+
+
 class NemoSession:
     """One session's HTTP client (its cookie jar is the NeMo session) and row."""
 
@@ -372,7 +417,15 @@ class NemoGymBridge(Environment[NemoSession]):
         return []  # the task's own tools reach the policy with the task; never twice
 
     def task_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
-        return [t for t in task.responses_create_params.get("tools") or [] if isinstance(t, dict)]
+        """The task's own tools; where it lists none, the peer's (its OpenAPI routes): NeMo
+        Gym servers that expose their tools over MCP ship rows with `tools: []`."""
+        listed = [t for t in task.responses_create_params.get("tools") or [] if isinstance(t, dict)]
+        if listed:
+            return listed
+        try:
+            return openapi_tools(self.openapi())
+        except UpstreamError:
+            return []
 
     def create_state(self, task: Task, workdir: Path | None) -> NemoSession:
         with contextlib.suppress(UpstreamError):  # only names the version: not needed to play

@@ -36,6 +36,7 @@ from proofgym.wire.protocol import (
     RenewResponse,
     SeedRequest,
     SeedResponse,
+    Task,
     ToolResult,
     VerifyRequest,
     VerifyResult,
@@ -298,6 +299,18 @@ class ResourcesHost:
                     log.info("reaped %d idle sessions of %s", len(reaped), registry.env.name)
 
 
+def unlisted_tools(env: Environment[Any], task: Task) -> list[dict[str, Any]]:
+    """The tools a seed announces: those the policy has on `task` that the task's own create
+    params do not already list (a bridged NeMo Gym row lists its tools; a peer whose rows
+    list none has them announced here), so no tool reaches the policy twice."""
+    tools = env.task_tool_schemas(task)
+    listed = task.responses_create_params.get("tools")
+    if not listed:
+        return tools
+    names = {t.get("name") for t in listed if isinstance(t, dict)}
+    return [t for t in tools if t.get("name") not in names]
+
+
 def memory_tmpdir(min_free: int = 1 << 30) -> str | None:
     """/dev/shm when it is a writable tmpfs with `min_free` bytes free, else None (the system
     temp dir). Session workspaces are many small short-lived files: on this machine's ext4
@@ -364,7 +377,7 @@ def create_app(
         return SeedResponse(
             session_id=session.session_id,
             session_key=session.key,
-            tools=environment.tool_schemas(),
+            tools=unlisted_tools(environment, session.task),
             instructions=environment.instructions(session.task),
             env_version=environment.version(),
         )

@@ -44,9 +44,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_http(url: str, seconds: float = 90) -> bool:
+def wait_http(url: str, seconds: float = 90, proc: subprocess.Popen[bytes] | None = None) -> bool:
+    """Whether `url` answers within `seconds` (False at once if `proc` exits first)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            return False
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return True
