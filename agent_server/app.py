@@ -13,7 +13,7 @@ from proofgym import VERSION
 from proofgym.clients.http import ServiceClient, Transport
 from proofgym.rollouts.viewer import create_viewer
 from proofgym.serving.fastroute import fast_post
-from proofgym.serving.service import APP_OPTIONS, ServiceApp, install_common
+from proofgym.serving.service import APP_OPTIONS, install_common
 from proofgym.serving.settings import AgentSettings
 from proofgym.wire.jsonlimits import MAX_BYTES
 from proofgym.wire.protocol import RunRequest, RunResult
@@ -36,9 +36,7 @@ def create_app(
             renewer.cancel()
             await client.aclose()
 
-    app = ServiceApp(
-        title="proofgym agent server", version=VERSION, lifespan=lifespan, **APP_OPTIONS
-    )
+    app = FastAPI(title="proofgym agent server", version=VERSION, lifespan=lifespan, **APP_OPTIONS)
     app.state.runner = runner
     # a task is all /run takes: it fits the policy-content parser's limit
     limits = settings.guard_limits(((r"/run", MAX_BYTES),))

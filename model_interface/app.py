@@ -19,7 +19,7 @@ from model_interface.request import ResponsesRequest
 from proofgym import VERSION
 from proofgym.clients.http import ServiceClient, Transport
 from proofgym.serving.fastroute import fast_post
-from proofgym.serving.service import APP_OPTIONS, ServiceApp, install_common, while_connected
+from proofgym.serving.service import APP_OPTIONS, install_common, while_connected
 from proofgym.serving.settings import ModelSettings
 from proofgym.wire.errors import BadRequest, InvalidRequest
 from proofgym.wire.jsonlimits import scrub_surrogates
@@ -70,7 +70,7 @@ def create_app(settings: ModelSettings | None = None, backend: Backend | None = 
         finally:
             await main.aclose()
 
-    app = ServiceApp(
+    app = FastAPI(
         title="proofgym model interface", version=VERSION, lifespan=lifespan, **APP_OPTIONS
     )
     install_common(app, "model", settings.token, settings.guard_limits(), settings.instance)

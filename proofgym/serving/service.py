@@ -187,37 +187,6 @@ class _MetricsAndAuth:
             self.metrics.requests.observe(path, status, time.perf_counter() - start)
 
 
-class ServiceApp(FastAPI):
-    """A FastAPI app whose HTTP requests, once its middleware stack is built, enter at
-    proofgym's own outermost layer (`install_common`: auth and metrics, then the request
-    guard and the fast routes).
-
-    Starlette's and FastAPI's outer layers are skipped for them: the server-error layer (our
-    auth and metrics layer answers any exception itself, as a whole 500), FastAPI's exception
-    telemetry (off, `APP_OPTIONS`) and its body limit (the guard limits bodies). Each wraps
-    every request in a coroutine of its own. Lifespan events, and the first request (which
-    builds the stack), go the usual way; an app without `install_common` is plain FastAPI."""
-
-    _front: ASGIApp | None = None
-
-    def build_middleware_stack(self) -> ASGIApp:
-        """FastAPI's stack; remembers where proofgym's layers begin in it."""
-        stack = super().build_middleware_stack()
-        layer: Any = stack
-        while layer is not None and not isinstance(layer, _MetricsAndAuth):
-            layer = getattr(layer, "app", None)
-        self._front = layer
-        return stack
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        front = self._front
-        if front is not None and scope["type"] == "http":
-            scope["app"] = self  # what Starlette's own entry sets
-            await front(scope, receive, send)
-            return
-        await super().__call__(scope, receive, send)
-
-
 ERROR_STATUSES = {
     400: "the request cannot be acted on (bad input, malformed body)",
     401: "missing or wrong bearer token",

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from proofgym import VERSION
 from proofgym.serving.fastroute import add_fast_route, fast_post
-from proofgym.serving.service import APP_OPTIONS, ServiceApp, document_raw_route, install_common
+from proofgym.serving.service import APP_OPTIONS, document_raw_route, install_common
 from proofgym.serving.settings import ResourcesSettings
 from proofgym.wire.errors import BadRequest, InvalidRequest, NotFound
 from proofgym.wire.jsonlimits import MAX_BYTES, loads_limited, scrub_surrogates
@@ -348,7 +348,7 @@ def create_app(
         async with host.running():
             yield
 
-    app = ServiceApp(
+    app = FastAPI(
         title="proofgym resources server", version=VERSION, lifespan=lifespan, **APP_OPTIONS
     )
     app.state.host = host
