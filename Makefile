@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
-.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine lock
+.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine lock peer-table
 
 # every dependency at the version the tests passed with (`make lock` moves them on purpose)
 LOCK := constraints.txt
@@ -66,6 +66,15 @@ test-interop: install
 	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
 		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
 	$(PY) tests/interop_real/run.py --peers $(INTEROP)
+
+## make peer-table: `proofgym validate` through the bridge on every resources server of the
+## NeMo Gym 0.7.0 wheel; writes bench/NEMO_GYM_TABLE.json and docs/peers.md (about an hour).
+peer-table: install
+	@test -n "$(PY313)" || (echo "NeMo Gym needs Python 3.13 (set PY313=/path/to/python3.13)" >&2; exit 1)
+	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
+		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
+	$(PY) bench/nemo_gym_table.py --install --peers $(INTEROP)
+	$(PY) bench/nemo_gym_table.py --markdown docs/peers.md
 
 ## make lock: resolve the newest versions of every dependency into a fresh venv, write them to
 ## constraints.txt (what `make install` installs), reinstall from it, and run the real-peer

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import http.server
 import json
 import os
@@ -60,6 +61,7 @@ DEAD_MODEL = "proofgym_unserved_model"
 
 class _NoModel(http.server.BaseHTTPRequestHandler):
     def _refuse(self) -> None:
+        self.server.calls += 1  # type: ignore[attr-defined]
         body = b'{"error": {"kind": "no_model", "message": "no model is served to this peer"}}'
         self.send_response(503)
         self.send_header("Content-Type", "application/json")
@@ -84,6 +86,12 @@ class Row:
     passed: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     model_refs: list[str] = field(default_factory=list)
+    #: recorded full-reward rollouts that earned less when replayed (left out of the tasks)
+    unreproduced: list[str] = field(default_factory=list)
+    #: requests its verify or tools sent to the model server it names (ours answers 503)
+    model_calls: int = 0
+    #: started only once its requirements.txt was installed (`--install`)
+    installed: bool = False
     seconds: float = 0.0
 
 
@@ -142,6 +150,105 @@ def last_error(log: Path) -> str:
     return text[:240]
 
 
+#: where each server's own requirements go when it needs some (`--install`): a venv layered
+#: on the NeMo Gym venv (its site-packages on the path after the overlay's own)
+OVERLAYS: Path | None = None
+#: requirements that are no package of the index, or a stack this CPU machine does not run
+OFF_INDEX = re.compile(r"git\+|https?://|^-e |^\.|^/")
+HEAVY = re.compile(r"^(torch|vllm|tensorflow|jax|flash[-_]attn|deepspeed)\b", re.I)
+
+
+def missing_module(reason: str) -> bool:
+    return "No module named" in reason or "cannot import name" in reason
+
+
+def with_requirements(folder: Path, work: Path) -> Path | str:
+    """The Python of an overlay venv holding the server's `requirements.txt` (less NeMo
+    Gym itself), or why there cannot be one here."""
+    assert OVERLAYS is not None
+    path = folder / "requirements.txt"
+    lines = path.read_text().splitlines() if path.exists() else []
+    wanted = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+    wanted = [ln for ln in wanted if "nemo-gym" not in ln]
+    if not wanted:
+        return "its requirements.txt names nothing more to install"
+    off = [ln for ln in wanted if OFF_INDEX.search(ln)]
+    if off:
+        return f"its requirements.txt needs what no package index serves: {off[0][:80]}"
+    heavy = [ln for ln in wanted if HEAVY.match(ln)]
+    if heavy:
+        return f"its requirements.txt pulls a GPU stack ({heavy[0][:40]})"
+    venv = OVERLAYS / folder.name
+    python = venv / "bin" / "python"
+    if not (venv / ".installed").exists():
+        nemo_site = next((OVERLAYS.parent / "nemo" / "lib").glob("python3.*/site-packages"))
+        subprocess.run(
+            [str(OVERLAYS.parent / "nemo" / "bin" / "python"), "-m", "venv", str(venv)],
+            check=True,
+        )
+        site = next((venv / "lib").glob("python3.*/site-packages"))
+        (site / "_nemo_gym_base.pth").write_text(str(nemo_site.resolve()) + "\n")
+        try:
+            done = subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", *wanted],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        except subprocess.TimeoutExpired:
+            return "installing its requirements.txt ran past 600 s"
+        (work / "pip.log").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            tail = [ln for ln in done.stderr.splitlines() if ln.strip()][-1:] or ["no output"]
+            return f"its requirements.txt did not install: {tail[0][:160]}"
+        (venv / ".installed").touch()
+    return python
+
+
+def reproduces(bridge: str, url: str, row: dict[str, Any]) -> str | None:
+    """Play a task's reference straight through the bridge (seed, each call, verify): None
+    when it earns the full reward again, else what it got. A recorded rollout that does not
+    reproduce (a tool that answers otherwise now, a model-dependent verify) is no reference
+    to attack from, so its task is left out rather than read as a finding."""
+    from interop.bridges import bridge_class
+    from proofgym.wire.protocol import Task
+    from proofgym.wire.responses import (
+        assistant_message,
+        build_response,
+        function_call,
+        function_call_output,
+    )
+
+    env = bridge_class(bridge, f"nemo-gym+{url}")()
+    task = Task.from_row(row)
+    script = task.task_data["controls"][0]["script"]
+    try:
+        state = env.create_state(task, None)
+    except Exception as exc:
+        return f"the seed failed: {exc}"[:200]
+    output: list[dict[str, Any]] = []
+    try:
+        for turn in script:
+            for item in turn:
+                if item["type"] != "function_call":
+                    output.append(assistant_message(item["content"]))
+                    continue
+                call = function_call(item["name"], item["arguments"])
+                try:
+                    args = json.loads(item["arguments"] or "{}")
+                    out = env.call_external(state, item["name"], args)
+                except Exception as exc:  # what the policy would have seen
+                    out = f"Error: {exc}"
+                output += [call, function_call_output(call["call_id"], out)]
+        response = build_response(output, model="scripted")
+        verdict = env.verify(state, task, response)
+    finally:
+        env.close_state(state)
+    if verdict.mask_sample:
+        return f"masked: {verdict.failure_reason}"[:200]
+    return None if verdict.reward >= 1.0 - 1e-9 else f"reward {verdict.reward:g}"
+
+
 def validate(bridge: str, url: str, tasks: Path, work: Path) -> dict[str, Any] | None:
     env = {
         **os.environ,
@@ -165,16 +272,26 @@ def validate(bridge: str, url: str, tasks: Path, work: Path) -> dict[str, Any] |
     return dict(report)
 
 
-def survey(name: str, site: Path, python: Path, out: Path, dead: int) -> Row:
+def survey(name: str, site: Path, python: Path, out: Path) -> Row:
     """One server through every step; the row says where it stopped and why."""
     row, began = Row(name), time.monotonic()
     folder = site / "resources_servers" / name
     work = out / name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    no_model = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NoModel)
+    no_model.calls = 0  # type: ignore[attr-defined]
+    threading.Thread(target=no_model.serve_forever, daemon=True).start()
     try:
-        _survey(row, folder, python, work, dead)
+        _survey(row, folder, python, work, int(no_model.server_address[1]))
+    except Exception as exc:  # one server's surprise is its row, never the whole table's end
+        row.status, row.reason = "error", f"the harness failed on it: {type(exc).__name__}: {exc}"
     finally:
+        no_model.shutdown()
+        no_model.server_close()
+        row.model_calls = no_model.calls  # type: ignore[attr-defined]
+        if row.model_calls and row.status == "reference not reproduced":
+            row.status, row.reason = needs_model(row)
         row.seconds = round(time.monotonic() - began, 1)
     return row
 
@@ -197,10 +314,21 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
     }
     url = f"http://127.0.0.1:{port}"
     log = work / "server.log"
-    with started([str(python), "app.py"], log, cwd=folder, env=env) as proc:
+    with contextlib.ExitStack() as stack:
+        proc = stack.enter_context(started([str(python), "app.py"], log, cwd=folder, env=env))
         if not wait_http(f"{url}/openapi.json", START_S, proc):
             row.status, row.reason = "did not start", last_error(log)
-            return
+            overlay = OVERLAYS and missing_module(row.reason) and with_requirements(folder, work)
+            if not isinstance(overlay, Path):
+                if isinstance(overlay, str):
+                    row.reason = f"{row.reason}; {overlay}"
+                return
+            stack.close()
+            proc = stack.enter_context(started([str(overlay), "app.py"], log, cwd=folder, env=env))
+            if not wait_http(f"{url}/openapi.json", START_S, proc):
+                row.reason = f"with its requirements.txt installed: {last_error(log)}"
+                return
+            row.installed = True
         with urllib.request.urlopen(f"{url}/openapi.json", timeout=10) as answer:
             paths = set(json.loads(answer.read()).get("paths") or {})
         if "/verify" not in paths:
@@ -212,14 +340,28 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
         examples = data / "example.jsonl"
         rollouts = data / "example_rollouts.jsonl"
         bridge = f"ng_{row.name}"
-        tasks = task_rows(
+        candidates = task_rows(
             bridge,
             read_jsonl(examples.read_text()) if examples.exists() else [],
             read_jsonl(rollouts.read_text()) if rollouts.exists() else [],
+            limit=6,
         )
-        if not tasks:
+        if not candidates:
             row.status = "no reference"
             row.reason = "no example row has a full-reward example rollout to replay"
+            return
+        tasks, lost = [], []
+        for candidate in candidates:
+            problem = reproduces(bridge, url, candidate)
+            if problem is None:
+                tasks.append(candidate)
+            else:
+                lost.append(f"{candidate['task_id']}: {problem}")
+            if len(tasks) == 3:
+                break
+        row.unreproduced = lost
+        if not tasks:
+            row.status, row.reason = unreproduced(row, lost)
             return
         row.tasks = len(tasks)
         path = work / "tasks.jsonl"
@@ -235,10 +377,26 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
                 row.passed.append(verdict["name"])
             elif verdict.get("passed") is False:
                 row.failed[verdict["name"]] = str(verdict.get("detail", ""))[:300]
-        row.status, row.reason = classify(row, dead)
+        row.status, row.reason = classify(row)
 
 
-def classify(row: Row, dead: int) -> tuple[str, str]:
+#: how a verify that called our no-model endpoint reads (its URL, its 503)
+NO_MODEL = re.compile(r"127\.0\.0\.1:\d+/v1/(responses|chat/completions)|no model is served")
+
+
+def unreproduced(row: Row, lost: list[str]) -> tuple[str, str]:
+    """Why no recorded rollout could be the reference: a model it needs, or the replay."""
+    if any(NO_MODEL.search(problem) for problem in lost):
+        return needs_model(row)
+    return "reference not reproduced", f"no full-reward rollout earns it again: {lost[0]}"[:300]
+
+
+def needs_model(row: Row) -> tuple[str, str]:
+    refs = ", ".join(row.model_refs) or "a judge"
+    return "needs a model", f"its verify calls a model server ({refs}): none runs on this CPU"
+
+
+def classify(row: Row) -> tuple[str, str]:
     """What a finished validation says about the server. Its verdicts are findings only when
     the peer's own reference replayed to its reward: a reference masked by the model server it
     needs (ours answers 503) says the peer needs a judge; one that earned less says the
@@ -246,11 +404,134 @@ def classify(row: Row, dead: int) -> tuple[str, str]:
     ref = row.failed.get("control:reference")
     if ref is None:
         return "validated", ""
-    if f":{dead}/" in ref:
-        return "needs a model", "its verify calls a model server (" + (
-            ", ".join(row.model_refs) or "a judge"
-        ) + "): none that judges runs on this CPU-only machine"
+    if NO_MODEL.search(ref):
+        return needs_model(row)
     return "reference not reproduced", ref[:240]
+
+
+#: failed verdicts that say what the peer ships, not what its reward does
+DECLARATIONS = frozenset({"violation_declared", "controls_declared"})
+#: each finding's family, by the verdict's name (its prefix before ':', or the whole name)
+FAMILIES = {
+    "negative": "reward hole",
+    "attack": "reward hole",
+    "answer_slot": "reward hole",
+    "steps": "reward hole",
+    "floor": "reward hole",
+    "replay": "reward hole",
+    "information_flow": "reward hole",
+    "floor_gap": "reward hole",
+    "control": "reward hole",
+    "adversarial": "crash or hole under hostile input",
+    "reward_well_formed": "verify crashes (masked samples)",
+    "determinism": "nondeterminism",
+    "isolation_parallel": "isolation",
+    "isolation_probe": "isolation",
+    "isolation_colliding": "isolation",
+    "no_ground_truth_leak": "leak",
+    "honest_variant": "a wrong 0 for an honest answer",
+    "honest_variants": "a wrong 0 for an honest answer",
+}
+
+
+def family(verdict: str) -> str:
+    return FAMILIES.get(verdict.split(":", 1)[0], FAMILIES.get(verdict, "other"))
+
+
+def findings(row: dict[str, Any]) -> dict[str, str]:
+    return {k: v for k, v in row["failed"].items() if k not in DECLARATIONS}
+
+
+def markdown(table: dict[str, Any]) -> str:
+    """docs/peers.md from the table's JSON."""
+    rows = table["servers"]
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    order = [
+        "validated",
+        "needs a model",
+        "reference not reproduced",
+        "no reference",
+        "not bridged",
+        "did not start",
+        "error",
+    ]
+    lines = [
+        "# The peers' environments, validated in public",
+        "",
+        f"`proofgym validate`, through the NeMo Gym bridge, on every resources server the NeMo "
+        f"Gym {table['nemo_gym']} wheel ships ({len(rows)} with an `app.py`). Reproduce:",
+        "",
+        "```bash",
+        "make peer-table   # NeMo Gym in .interop/nemo, then bench/nemo_gym_table.py --install",
+        "```",
+        "",
+        "How each server is run (bench/nemo_gym_table.py): alone, from its folder, with its own",
+        "config; a model server it names (a judge) is pointed at an endpoint that answers 503,",
+        "so a verify that needs one shows it. A server that misses a module gets its",
+        "`requirements.txt` in a venv of its own (never a git or URL requirement: nothing but",
+        "the package index is reachable here). Its tasks are its example rows that have a",
+        "full-reward example rollout; that rollout, replayed action by action, is the",
+        "`reference`, kept only if it earns the full reward again when replayed; the one",
+        "control we add is `noop_claim` (success claimed, nothing done: must fail). No",
+        "control names the peer's own rules, so `violation_declared` fails for every",
+        "server and is not counted as a finding. What remains failed is what `validate`",
+        "found: a reward paid to a trajectory that did not earn it, a verify that crashes",
+        "(masked) on what a policy can send, state crossing sessions, a replay that differs.",
+        "",
+        "| result | servers |",
+        "|---|---|",
+    ]
+    lines += [f"| {s} | {counts[s]} |" for s in order if s in counts]
+    lines += [
+        "",
+        "| server | result | verdicts passed / failed | findings | note |",
+        "|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda r: (order.index(r["status"]), r["name"])):
+        found = findings(row)
+        ran = row["status"] == "validated"
+        counted = f"{len(row['passed'])} / {len(row['failed'])}" if row["passed"] else ""
+        names = ", ".join(f"`{k}`" for k in sorted(found)) if ran else ""
+        note = row["reason"].replace("|", "/").replace("\n", " ")
+        if ran and row.get("unreproduced"):
+            note = f"{len(row['unreproduced'])} recorded rollout(s) did not reproduce"
+        if row.get("installed"):
+            note = (note + "; " if note else "") + "requirements.txt installed"
+        lines.append(f"| {row['name']} | {row['status']} | {counted} | {names} | {note} |")
+    lines += ["", OPENENV.read_text(), "## What validate found, server by server", ""]
+    for row in rows:
+        found = findings(row)
+        if row["status"] != "validated":
+            continue
+        if not found:
+            lines += [f"**{row['name']}**: every verdict passed.", ""]
+            continue
+        lines.append(f"**{row['name']}**")
+        for name, detail in sorted(found.items()):
+            shown = " ".join(detail.split())[:220].replace("|", "/")
+            lines.append(f"- `{name}` ({family(name)}): {shown}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+#: the OpenEnv environments the package index holds and how each fared here (hand-written:
+#: each was read or installed by hand; bench/PEER_TABLE_OPENENV.md says how)
+OPENENV = Path(__file__).with_name("PEER_TABLE_OPENENV.md")
+
+
+def reclassified(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored row's status recomputed by this harness's rules (they may have grown)."""
+    kept = Row(**{k: v for k, v in row.items() if k in Row.__dataclass_fields__})
+    if kept.status in ("validated", "needs a model", "reference not reproduced"):
+        if kept.tasks == 0 and kept.unreproduced:
+            kept.status, kept.reason = unreproduced(kept, kept.unreproduced)
+        elif kept.passed or kept.failed:
+            kept.status, kept.reason = classify(kept)
+        if kept.model_calls and kept.status == "reference not reproduced":
+            kept.status, kept.reason = needs_model(kept)
+    return asdict(kept)
 
 
 def main() -> int:
@@ -259,7 +540,28 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "NEMO_GYM_TABLE.json")
+    parser.add_argument(
+        "--install",
+        action="store_true",
+        help="give a server that misses a module its requirements.txt, in a venv of its own",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        default=None,
+        help="only write this Markdown table from --out's JSON (docs/peers.md)",
+    )
     args = parser.parse_args()
+    if args.markdown is not None:
+        table = json.loads(args.out.read_text())
+        table["servers"] = [reclassified(r) for r in table["servers"]]
+        args.markdown.write_text(markdown(table))
+        print(f"wrote {args.markdown}")
+        return 0
+    global OVERLAYS
+    if args.install:
+        OVERLAYS = (args.peers / "overlays").resolve()
+        OVERLAYS.mkdir(parents=True, exist_ok=True)
     site = next((args.peers / "nemo/lib").glob("python3.*/site-packages"))
     python = args.peers / "nemo" / "bin" / "python"
     names = sorted(
@@ -271,20 +573,16 @@ def main() -> int:
         names = [n for n in names if n in set(args.only)]
     scratch = Path(tempfile.mkdtemp(prefix="peer-table-"))
     rows: list[Row] = []
-    no_model = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NoModel)
-    threading.Thread(target=no_model.serve_forever, daemon=True).start()
-    dead = int(no_model.server_address[1])
-    if True:
-        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            futures = {pool.submit(survey, n, site, python, scratch, dead): n for n in names}
-            for number, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                row = future.result()
-                rows.append(row)
-                print(
-                    f"[{number}/{len(names)}] {row.name}: {row.status} "
-                    f"({len(row.passed)} passed, {len(row.failed)} failed) {row.reason[:120]}",
-                    flush=True,
-                )
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(survey, n, site, python, scratch): n for n in names}
+        for number, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            row = future.result()
+            rows.append(row)
+            print(
+                f"[{number}/{len(names)}] {row.name}: {row.status} "
+                f"({len(row.passed)} passed, {len(row.failed)} failed) {row.reason[:120]}",
+                flush=True,
+            )
     rows.sort(key=lambda r: r.name)
     previous: dict[str, Any] = {}
     if args.only and args.out.exists():
