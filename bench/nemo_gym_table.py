@@ -439,7 +439,17 @@ def family(verdict: str) -> str:
 
 
 def findings(row: dict[str, Any]) -> dict[str, str]:
-    return {k: v for k, v in row["failed"].items() if k not in DECLARATIONS}
+    """The failed verdicts that say something about the server's reward: not a control the
+    peer does not ship, and not a rollout masked only because the judge it calls is not
+    served here (those are listed as judged-away, not as findings)."""
+    return {
+        k: v for k, v in row["failed"].items() if k not in DECLARATIONS and not NO_MODEL.search(v)
+    }
+
+
+def judged_away(row: dict[str, Any]) -> list[str]:
+    """Failed verdicts whose rollouts were masked by the missing judge."""
+    return sorted(k for k, v in row["failed"].items() if NO_MODEL.search(v))
 
 
 def markdown(table: dict[str, Any]) -> str:
@@ -497,6 +507,12 @@ def markdown(table: dict[str, Any]) -> str:
         note = row["reason"].replace("|", "/").replace("\n", " ")
         if ran and row.get("unreproduced"):
             note = f"{len(row['unreproduced'])} recorded rollout(s) did not reproduce"
+        away = judged_away(row) if ran else []
+        if away:
+            note = (note + "; " if note else "") + (
+                f"its verify called a judge on some answers: {len(away)} verdict(s) masked "
+                "by the missing judge, not counted"
+            )
         if row.get("installed"):
             note = (note + "; " if note else "") + "requirements.txt installed"
         lines.append(f"| {row['name']} | {row['status']} | {counted} | {names} | {note} |")

@@ -1,0 +1,64 @@
+"""The peer table's reading of a validation (bench/nemo_gym_table.py): what counts as a finding
+about a peer's reward, and what is only the setup here (a judge not served, a control the peer
+does not ship, a recorded rollout that does not reproduce)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/ is no installed package
+
+from bench.nemo_gym_table import Row, classify, findings, markdown, reclassified
+
+JUDGE_503 = (
+    "masked (verify_error: the peer masked it (judge_failed): ClientResponseError: 503, "
+    "message='Service Unavailable', url='http://127.0.0.1:42863/v1/responses')"
+)
+
+
+def row(**kw: object) -> Row:
+    base = Row("demo", tasks=2, passed=["control:reference", "determinism"])
+    for key, value in kw.items():
+        setattr(base, key, value)
+    return base
+
+
+def test_a_server_whose_reference_passes_is_validated_and_its_holes_are_findings() -> None:
+    got = row(
+        failed={
+            "violation_declared": "no violation control",
+            "answer_slot:retracted": "passed: demo-0: reward 1 for '42 ... I do not know'",
+            "reward_well_formed": JUDGE_503,
+        }
+    )
+    assert classify(got) == ("validated", "")
+    # a control the peer does not ship, and a rollout masked by the judge we do not serve,
+    # say nothing about its reward
+    assert list(findings(asdict(got))) == ["answer_slot:retracted"]
+
+
+def test_a_reference_the_missing_judge_masked_is_no_finding() -> None:
+    got = row(passed=[], failed={"control:reference": f"demo-0: expected pass, but {JUDGE_503}"})
+    status, reason = classify(got)
+    assert status == "needs a model" and "model server" in reason
+
+
+def test_a_reference_that_earns_less_is_not_reproduced() -> None:
+    got = row(passed=[], failed={"control:reference": "demo-0: expected pass, got reward 0"})
+    assert classify(got)[0] == "reference not reproduced"
+    # the server called its judge: the 0 is the judge's absence, not the replay
+    stored = asdict(got) | {"status": "reference not reproduced", "model_calls": 3}
+    assert reclassified(stored)["status"] == "needs a model"
+
+
+def test_the_markdown_counts_every_server_once() -> None:
+    rows = [
+        asdict(row(name="a", status="validated", failed={"negative:prompt_echo": "passed"})),
+        asdict(Row("b", status="did not start", reason="ModuleNotFoundError: No module 'x'")),
+    ]
+    text = markdown({"nemo_gym": "0.7.0", "servers": rows})
+    assert "| validated | 1 |" in text and "| did not start | 1 |" in text
+    assert "`negative:prompt_echo` (reward hole): passed" in text
+    assert "| b | did not start |" in text
