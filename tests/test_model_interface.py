@@ -206,6 +206,34 @@ async def test_the_official_openai_client_parses_our_responses() -> None:
     assert done.output_text == "all done"
 
 
+async def test_a_script_starts_after_the_conversation_a_prompt_carries() -> None:
+    # NeMo Gym's multi-turn rows (calendar, citation_if) hold a conversation's earlier
+    # assistant turns in the prompt; counting them skipped the script to its end
+    app = create_app(ModelSettings())
+    script = [
+        [{"type": "function_call", "name": "look", "arguments": {}}],
+        [{"type": "message", "content": "the answer"}],
+    ]
+    history = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "an earlier answer"},
+        {"role": "user", "content": "now this"},
+    ]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://m") as c:
+        body = {"model": "scripted", "script": script, "input": history}
+        first = (await c.post("/v1/responses", json=body)).json()
+        assert first["output"][0]["type"] == "function_call"
+        call = first["output"][0]
+        played = [
+            *history,
+            call,
+            {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"},
+        ]
+        second = (await c.post("/v1/responses", json={**body, "input": played})).json()
+        assert second["output"][0]["content"][0]["text"] == "the answer"
+
+
 def test_the_local_backend_stops_generating_for_a_caller_that_has_gone(
     tiny_model_dir: Path,
 ) -> None:

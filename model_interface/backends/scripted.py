@@ -1,8 +1,9 @@
 """The scripted backend: replays a script given in the request, one turn per model call.
 
-The turn to play is the number of model turns already in the input (a model turn is a run of
-assistant messages, reasoning and function calls), so a script replays the same way whatever
-the tools answered. Past its end the script says so in a final message.
+The turn to play is the number of model turns already in the input after its last user message
+(a model turn is a run of assistant messages, reasoning and function calls), so a script
+replays the same way whatever the tools answered, and a prompt that carries a conversation's
+earlier assistant turns does not move it. Past its end the script says so in a final message.
 """
 
 from __future__ import annotations
@@ -32,9 +33,20 @@ def is_model_item(item: dict[str, Any]) -> bool:
 
 
 def count_model_turns(items: list[dict[str, Any]]) -> int:
-    """How many maximal runs of model items the input holds."""
+    """How many maximal runs of model items the input holds since its last user, system or
+    developer message: the turns of this rollout. A task's prompt may carry a conversation's
+    earlier assistant turns (NeMo Gym's multi-turn rows do); those are not the script's."""
+    last_prompt = max(
+        (
+            i
+            for i, item in enumerate(items)
+            if item.get("type", "message") == "message"
+            and item.get("role") in ("user", "system", "developer")
+        ),
+        default=-1,
+    )
     turns, inside = 0, False
-    for item in items:
+    for item in items[last_prompt + 1 :]:
         model = is_model_item(item)
         if model and not inside:
             turns += 1
