@@ -467,7 +467,8 @@ class NemoGymBridge(Environment[NemoSession]):
             return _masked("verify_error", f"the NeMo Gym peer's verify failed: {exc}")
         if not isinstance(data, dict) or not isinstance(data.get("reward"), int | float):
             return _masked(
-                "verify_error", f"the NeMo Gym peer's verify answered {answer.status_code}"
+                "verify_error",
+                f"the NeMo Gym peer's verify answered {answer.status_code}: {answer.text[:300]}",
             )
         if data.get("mask_sample"):
             kind = data.get("failure_kind")

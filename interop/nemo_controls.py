@@ -112,9 +112,14 @@ _ROLLOUT_ONLY = frozenset({"response", "reward"})
 
 def row_of_rollout(rollout: dict[str, Any]) -> dict[str, Any]:
     """The task row a recorded rollout was played on: NeMo Gym records the row's fields
-    beside the response (the verify request echoed), less the response, the reward and its
-    own bookkeeping (`_ng_*`)."""
-    return {k: v for k, v in rollout.items() if k not in _ROLLOUT_ONLY and not k.startswith("_ng_")}
+    beside the response (the verify request echoed), less the response, the reward, its
+    own bookkeeping (`_ng_*`) and the create params it recorded as null."""
+    row = {k: v for k, v in rollout.items() if k not in _ROLLOUT_ONLY and not k.startswith("_ng_")}
+    params = row.get("responses_create_params")
+    if isinstance(params, dict):  # recorded with every field, unset ones as null, which the
+        # peer's own request model refuses (`tool_choice: null`): a null is a field not given
+        row["responses_create_params"] = {k: v for k, v in params.items() if v is not None}
+    return row
 
 
 def task_rows(

@@ -113,11 +113,14 @@ def test_a_bad_line_of_a_peer_file_loses_only_itself() -> None:
 def test_rollouts_recorded_on_other_rows_carry_their_own() -> None:
     recorded = rollout(1.0, "Not among the examples")
     recorded.update(expected_synonym_values=[1, 2], _ng_task_index=4, _ng_rollout_index=0)
+    recorded["responses_create_params"].update(tool_choice=None, temperature=None)
     out = task_rows("ng_demo", [dataset_row(0)], [recorded, rollout(1.0)])
     assert [r["task_data"].get("id") for r in out] == [0, None]  # the example row first
     carried = out[1]["task_data"]
     assert carried["expected_synonym_values"] == [1, 2]
     assert not {"response", "reward", "_ng_task_index"} & set(carried)
+    # recorded as null, refused by the peer's own request model: not sent
+    assert set(out[1]["responses_create_params"]) == {"input"}
     assert input_key(out[1]["responses_create_params"]) == input_key(
         recorded["responses_create_params"]
     )
