@@ -494,6 +494,23 @@ def markdown(table: dict[str, Any]) -> str:
         "|---|---|",
     ]
     lines += [f"| {s} | {counts[s]} |" for s in order if s in counts]
+    validated = [r for r in rows if r["status"] == "validated"]
+    by_family: dict[str, int] = {}
+    by_verdict: dict[str, int] = {}
+    for row in validated:
+        for name in findings(row):
+            by_verdict[name] = by_verdict.get(name, 0) + 1
+        for kind in {family(name) for name in findings(row)}:
+            by_family[kind] = by_family.get(kind, 0) + 1
+    common = sorted(by_verdict.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+    lines += [
+        "",
+        f"Of the {len(validated)} validated: "
+        + ", ".join(f"{n} with a finding of kind {k!r}" for k, n in sorted(by_family.items()))
+        + f"; {sum(1 for r in validated if not findings(r))} with none. Most common: "
+        + ", ".join(f"`{k}` ({n})" for k, n in common)
+        + ".",
+    ]
     lines += [
         "",
         "| server | result | verdicts passed / failed | findings | note |",
