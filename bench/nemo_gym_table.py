@@ -297,6 +297,13 @@ def survey(name: str, site: Path, python: Path, out: Path) -> Row:
 
 
 def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None:
+    if not (folder / "app.py").exists():
+        readme = folder / "README.md"
+        text = readme.read_text() if readme.exists() else ""
+        paragraphs = [" ".join(p.split()) for p in text.split("\n\n")[1:] if p.strip()]
+        row.status = "not a server"
+        row.reason = "no app.py" + (f": {paragraphs[0][:240]}" if paragraphs else "")
+        return
     found = server_config(folder)
     if found is None:
         row.status, row.reason = "did not start", "no config declares it under resources_servers"
@@ -464,6 +471,7 @@ def markdown(table: dict[str, Any]) -> str:
         "reference not reproduced",
         "no reference",
         "not bridged",
+        "not a server",
         "did not start",
         "error",
     ]
@@ -471,7 +479,8 @@ def markdown(table: dict[str, Any]) -> str:
         "# The peers' environments, validated in public",
         "",
         f"`proofgym validate`, through the NeMo Gym bridge, on every resources server the NeMo "
-        f"Gym {table['nemo_gym']} wheel ships ({len(rows)} with an `app.py`). Reproduce:",
+        f"Gym {table['nemo_gym']} wheel ships ({len(rows)} folders under `resources_servers/`). "
+        "Reproduce:",
         "",
         "```bash",
         "make peer-table   # NeMo Gym in .interop/nemo, then bench/nemo_gym_table.py --install",
@@ -600,7 +609,7 @@ def main() -> int:
     names = sorted(
         p.name
         for p in (site / "resources_servers").iterdir()
-        if p.is_dir() and not p.name.startswith("_") and (p / "app.py").exists()
+        if p.is_dir() and not p.name.startswith("_")
     )
     if args.only:
         names = [n for n in names if n in set(args.only)]
