@@ -5,8 +5,9 @@ the NeMo Gym 0.7.0 wheel ships (`make peer-table`).
 
 For each server folder of the wheel, in order:
 1. its config (`configs/*.yaml`, the entry that names it under `resources_servers`) is given
-   its host and port; a model server it refers to (a judge) is pointed at a port where nothing
-   listens, so a verify that needs one shows it instead of calling out;
+   its host and port; a model server it refers to (a judge) is pointed at an endpoint that
+   answers 503 and counts the calls, so a verify that needs one shows it instead of calling
+   out (or, with `--model-url`, at a model server on loopback: proofgym's model interface);
 2. it is started alone, from its folder, with the peer's own Python and a home of its own; a
    server that does not come up is listed with the last error line of its log (a missing
    package of its `requirements.txt`, a dataset it downloads, a GPU);
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -88,6 +90,8 @@ class Row:
     model_refs: list[str] = field(default_factory=list)
     #: recorded full-reward rollouts that earned less when replayed (left out of the tasks)
     unreproduced: list[str] = field(default_factory=list)
+    #: the judge its model references were served by (`--model-url`), else empty: none
+    judge: str = ""
     #: requests its verify or tools sent to the model server it names (ours answers 503)
     model_calls: int = 0
     #: started only once its requirements.txt was installed (`--install`)
@@ -139,16 +143,33 @@ def config_dict(name: str, key: str, entry: dict[str, Any], port: int, dead: int
     )
 
 
-ERROR_LINE = re.compile(r"(\w+(Error|Exception|Exit)\b.*|.*(No module named|not found|denied).*)")
+#: an exception's header line (`pkg.mod.SomeError: what`), or a line that names what is missing
+ERROR_LINE = re.compile(
+    r"([\w.]*(Error|Exception|Exit)\b:?.*|.*(No module named|not found|denied).*)"
+)
 
 
 def last_error(log: Path) -> str:
-    """The line of a log that says why the process died: the last exception line."""
-    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
-    hits = [ln.strip() for ln in lines if ERROR_LINE.match(ln.strip())]
-    text = hits[-1] if hits else (lines[-1].strip() if lines else "no output")
+    """The line of a log that says why the process died: the last exception line, with the
+    two lines after it for a validation error (the field and what is wrong with it)."""
+    lines = (
+        [ln.strip() for ln in log.read_text(errors="replace").splitlines()] if log.exists() else []
+    )
+    hits = [i for i, ln in enumerate(lines) if ERROR_LINE.match(ln)]
+    if not hits:
+        return (lines[-1] if lines else "no output")[:240]
+    last = hits[-1]
+    text = lines[last]
+    if "ValidationError" in text:
+        text = " ".join([text, *lines[last + 1 : last + 3]])
     return text[:240]
 
+
+#: a model server on loopback that judges call instead of our 503 endpoint (`--model-url`):
+#: proofgym's model interface, say, serving a local model; and what it serves (the table
+#: says which judge a server's verdicts were reached with)
+JUDGE_PORT: int | None = None
+JUDGE_NAME = ""
 
 #: where each server's own requirements go when it needs some (`--install`): a venv layered
 #: on the NeMo Gym venv (its site-packages on the path after the overlay's own)
@@ -282,8 +303,11 @@ def survey(name: str, site: Path, python: Path, out: Path) -> Row:
     no_model = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NoModel)
     no_model.calls = 0  # type: ignore[attr-defined]
     threading.Thread(target=no_model.serve_forever, daemon=True).start()
+    # the model server a judge calls: one the caller serves (--model-url), else our 503
+    model_port = JUDGE_PORT or int(no_model.server_address[1])
+    row.judge = JUDGE_NAME if JUDGE_PORT else ""
     try:
-        _survey(row, folder, python, work, int(no_model.server_address[1]))
+        _survey(row, folder, python, work, model_port)
     except Exception as exc:  # one server's surprise is its row, never the whole table's end
         row.status, row.reason = "error", f"the harness failed on it: {type(exc).__name__}: {exc}"
     finally:
@@ -541,6 +565,8 @@ def markdown(table: dict[str, Any]) -> str:
             )
         if row.get("installed"):
             note = (note + "; " if note else "") + "requirements.txt installed"
+        if row.get("judge") and row.get("model_refs"):
+            note = (note + "; " if note else "") + f"judged by {row['judge']}"
         lines.append(f"| {row['name']} | {row['status']} | {counted} | {names} | {note} |")
     lines += ["", OPENENV.read_text(), "## What validate found, server by server", ""]
     for row in rows:
@@ -593,7 +619,17 @@ def main() -> int:
         default=None,
         help="only write this Markdown table from --out's JSON (docs/peers.md)",
     )
+    parser.add_argument(
+        "--model-url",
+        default=None,
+        help="a model server on 127.0.0.1 (its /v1/responses) for the judges the servers name",
+    )
+    parser.add_argument("--model-name", default="", help="what --model-url serves (for the table)")
     args = parser.parse_args()
+    global JUDGE_PORT, JUDGE_NAME
+    if args.model_url:
+        JUDGE_PORT = urllib.parse.urlsplit(args.model_url).port
+        JUDGE_NAME = args.model_name or args.model_url
     if args.markdown is not None:
         table = json.loads(args.out.read_text())
         table["servers"] = [reclassified(r) for r in table["servers"]]
