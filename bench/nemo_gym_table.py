@@ -568,7 +568,25 @@ def markdown(table: dict[str, Any]) -> str:
         if row.get("judge") and row.get("model_refs"):
             note = (note + "; " if note else "") + f"judged by {row['judge']}"
         lines.append(f"| {row['name']} | {row['status']} | {counted} | {names} | {note} |")
-    lines += ["", OPENENV.read_text(), "## What validate found, server by server", ""]
+    lines += ["", OPENENV.read_text()]
+    if JUDGED.exists():  # the servers that need a judge, run with one (`--model-url`)
+        judged = json.loads(JUDGED.read_text())["servers"]
+        lines += [
+            "## With a judge served by proofgym's model interface",
+            "",
+            f"`--model-url` pointed the judges at {judged[0]['judge'] or 'a model server'}"
+            " (bench/NEMO_GYM_JUDGED.json):",
+            "",
+        ]
+        for row in judged:
+            lost = "; ".join(p[:160] for p in row["unreproduced"][:2])
+            lines.append(
+                f"- **{row['name']}**: {row['tasks']} task(s) whose recorded reference this "
+                f"judge paid again; not again: {lost or 'none'}. Then: {row['status']}"
+                + (f" ({row['reason'][:160]})" if row["status"] == "error" else "")
+            )
+        lines.append("")
+    lines += ["## What validate found, server by server", ""]
     for row in rows:
         found = findings(row)
         if row["status"] != "validated":
@@ -587,6 +605,8 @@ def markdown(table: dict[str, Any]) -> str:
 #: the OpenEnv environments the package index holds and how each fared here (hand-written:
 #: each was read or installed by hand; bench/PEER_TABLE_OPENENV.md says how)
 OPENENV = Path(__file__).with_name("PEER_TABLE_OPENENV.md")
+#: the judge-needing servers run with a judge (`--model-url ... --out` this file)
+JUDGED = Path(__file__).with_name("NEMO_GYM_JUDGED.json")
 
 
 def reclassified(row: dict[str, Any]) -> dict[str, Any]:
