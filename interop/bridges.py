@@ -422,10 +422,10 @@ class NemoGymBridge(Environment[NemoSession]):
         listed = [t for t in task.responses_create_params.get("tools") or [] if isinstance(t, dict)]
         if listed:
             return listed
-        try:
-            return openapi_tools(self.openapi())
-        except UpstreamError:
-            return []
+        # the document as read at start or by a seed (off the event loop): this is called on
+        # it, so it never fetches; a peer never read has announced no tools yet
+        doc = type(self)._openapi
+        return openapi_tools(doc) if doc is not None else []
 
     def create_state(self, task: Task, workdir: Path | None) -> NemoSession:
         with contextlib.suppress(UpstreamError):  # only names the version: not needed to play
