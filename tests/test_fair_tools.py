@@ -22,27 +22,31 @@ from resources_servers.base.executor import CallRefused, FairExecutor
 
 async def test_a_session_with_many_calls_does_not_starve_another() -> None:
     executor = FairExecutor(workers=2, max_wait_s=30, call_timeout_s=30)
-    release = threading.Event()
+    # the flood's calls hold until the end: the honest call must finish while every one of
+    # them still runs or waits (no race between the two on when each is released)
+    release_flood = threading.Event()
     order: list[str] = []
 
-    def blocked(name: str) -> str:
-        release.wait(10)
+    def blocked(name: str, until: threading.Event) -> str:
+        until.wait(10)
         order.append(name)
         return name
 
+    free = threading.Event()
+    free.set()
     flood = [
-        asyncio.create_task(executor.run("hostile", lambda i=i: blocked(f"h{i}")))
+        asyncio.create_task(executor.run("hostile", lambda i=i: blocked(f"h{i}", release_flood)))
         for i in range(20)
     ]
     await asyncio.sleep(0.05)
-    honest = asyncio.create_task(executor.run("honest", lambda: blocked("honest")))
-    await asyncio.sleep(0.05)
-    release.set()
-    assert await honest == "honest"
-    # one hostile call at a time: the honest call ran among the first of the flood, not after it
-    assert order.index("honest") <= 2
+    honest = executor.run("honest", lambda: blocked("honest", free))
+    assert await asyncio.wait_for(honest, 10) == "honest"
+    # one hostile call at a time: the honest call ran beside the flood, not after it
+    assert order == ["honest"]
     assert executor.pending() > 0  # the flood is still queued behind its own session
+    release_flood.set()
     await asyncio.gather(*flood)
+    assert len(order) == 21
     executor.shutdown()
 
 
