@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/ is no installed package
 
-from bench.nemo_gym_table import Row, classify, findings, markdown, reclassified
+from bench.nemo_gym_report import Row, classify, findings, markdown, reclassified
 
 JUDGE_503 = (
     "masked (verify_error: the peer masked it (judge_failed): ClientResponseError: 503, "
