@@ -52,6 +52,16 @@ class _Job:
     queued_at: float = field(default_factory=time.monotonic)
 
 
+def _no_stop(fn: Callable[[], Any]) -> Any:
+    """`fn()`, with a `StopIteration` out of it (a `next()` without a default in a tool or a
+    verifier) raised as a RuntimeError: a future cannot hold a StopIteration, so the job would
+    never finish and its caller would wait forever."""
+    try:
+        return fn()
+    except (StopIteration, StopAsyncIteration) as exc:
+        raise RuntimeError(f"{type(exc).__name__} escaped: {exc!r}") from exc
+
+
 class FairExecutor:
     """Runs blocking calls keyed by session: one at a time per session, sessions in turn."""
 
@@ -133,7 +143,7 @@ class FairExecutor:
                 self._queues.pop(key, None)
                 continue
             self._running.add(key)
-            work = loop.run_in_executor(self._pool, job.fn)
+            work = loop.run_in_executor(self._pool, functools.partial(_no_stop, job.fn))
             work.add_done_callback(functools.partial(self._finished, key, job))
 
     def _finished(self, key: str, job: _Job, done: asyncio.Future[Any]) -> None:
