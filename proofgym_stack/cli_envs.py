@@ -110,6 +110,10 @@ def validate(
         typer.Option(help="floor gap as a share of the reward range (default: the env's)"),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON report")] = False,
+    budget: Annotated[
+        int,
+        typer.Option(min=0, help="mutants of the pass controls the search plays (0: no search)"),
+    ] = 200,  # the search's DEFAULT_BUDGET (a test holds them equal; imported lazily)
     quick: Annotated[
         bool,
         typer.Option(help="only controls, negatives and the floor gap on one task: seconds"),
@@ -168,6 +172,7 @@ def validate(
                     margin=margin,
                     quick=quick,
                     progress=functools.partial(_progress, name),
+                    budget=budget,
                 )
             )
         )
@@ -192,13 +197,41 @@ def validate(
             for v in report.verdicts:
                 table.add_row(v.name, shown[v.outcome], v.detail)
             console.print(table)
+        for report in reports:
+            _show_findings(report)
         for report in reports:  # the closing lines: no scanning forty rows for FAIL
             style = "green" if report.passed else "red"
-            console.print(f"[{style}]{report.summary()}[/{style}]")
+            console.print(f"[{style}]{report.summary()}[/{style}] ({report.sampled()})")
         if quick:
             console.print("(quick: controls, negatives and floor gap only; run without --quick)")
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
+
+
+def _show_findings(report: EnvReport) -> None:
+    """Each `pays` finding of the search with its minimal trajectory, as a control to paste;
+    every finding, with its whole trajectory, in a file beside the proofs."""
+    if not report.findings:
+        return
+    folder = Path("runs") / "findings" / report.env
+    path = folder / f"{report.version}.json"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.findings, indent=1) + "\n")
+        where = f"every finding with its whole trajectory: {path}"
+    except OSError as exc:
+        where = f"the findings could not be written to {path}: {exc.strerror}"
+    pays = [f for f in report.findings if f["severity"] == "pays"]
+    for f in pays:
+        console.print(
+            f"[red]{report.env}: {f['oracle']} at {f['site']}[/red] ({f['count']} mutants of "
+            f"{f['control']} on {f['task_id']}): {f['what']}; {f['why']}"
+        )
+        console.print("  the minimal trajectory, to paste into controls():")
+        console.print(f["paste"], markup=False, highlight=False)
+    err.print(
+        f"  {report.env}: {len(pays)} paying, {len(report.findings) - len(pays)} advisory; {where}"
+    )
 
 
 @app.command()
@@ -555,3 +588,9 @@ def learn_command(
                 f"{f['masked_share']}",
             )
         console.print(table)
+    from proofgym.rollouts.profiling import verify_error_alarm
+
+    for name, f in result.per_env.items():
+        alarm = verify_error_alarm(f)
+        if alarm:
+            err.print(f"[red]{name}: {alarm}[/red]")

@@ -59,6 +59,8 @@ def _fmt(value: Any) -> str:
 
 
 def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
+    from proofgym.rollouts.profiling import verify_error_alarm
+
     table = new_table(
         "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "turns",
         "truncated", "masked", "alarms",
@@ -74,6 +76,9 @@ def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) ->
             alarms.append("most groups have no signal")
         if p["masked"]:
             alarms.append("masked: " + ", ".join(f"{k}={v}" for k, v in p["masked"].items()))
+        verify_errors = verify_error_alarm(p)
+        if verify_errors:
+            alarms.append(verify_errors)
         table.add_row(
             env,
             f"{p['usable']}/{p['rollouts']}",

@@ -69,6 +69,7 @@ def test_figures_by_hand() -> None:
     assert figures == {
         "rollouts": 3, "reward": 0.5, "pass_rate": 0.5, "turns": 3.0,
         "truncated_share": 0.5, "masked_share": pytest.approx(1 / 3, abs=1e-6),
+        "verify_error_share": 0.0, "verify_error_tasks": [],  # masked, not by verify
     }  # fmt: skip
     assert set(figures_by_env([_s("b", 1.0), _s("a", 1.0)])) == {"a", "b"}
 

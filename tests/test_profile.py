@@ -183,3 +183,25 @@ def test_plots_label_their_axes_and_read_right_on_degenerate_data() -> None:
     assert {"0", "1"} <= set(re.findall(r">([-\d.e]+)</text>", curve_svg({"1": 1.0, "4": 1.0})))
     hist = histogram_svg({"counts": [0.0, 0.0, 9.0], "edges": [0.0, 0.5, 0.75, 1.0]})
     assert {"0", "1", "9"} <= set(re.findall(r">([-\d.e]+)</text>", hist))
+
+
+def test_verify_errors_past_one_percent_are_an_alarm_naming_the_tasks() -> None:
+    from proofgym.rollouts.profiling import Sample, env_figures, verify_error_alarm
+
+    def sample(task: str, kind: str | None) -> Sample:
+        base = {f: None for f in Sample.__dataclass_fields__}
+        base.update(
+            env="e", task_id=task, reward=0.0, masked=kind is not None, failure_kind=kind,
+            passed=False, turns=1, truncated=False, output_length=1, tool_calls=0, checks=(),
+        )  # fmt: skip
+        return Sample(**base)
+
+    quiet = [sample(f"t{i}", None) for i in range(199)] + [sample("t0", "verify_error")]
+    assert verify_error_alarm(env_figures(quiet)) is None  # 0.5%: under the share
+    loud = [sample(f"t{i}", None) for i in range(95)] + [
+        sample(f"t{i}", "verify_error") for i in range(5)
+    ]
+    alarm = verify_error_alarm(env_figures(loud))
+    assert alarm is not None and "5%" in alarm and "t0" in alarm
+    model = [sample(f"t{i}", None) for i in range(90)] + [sample("t1", "model_error")] * 10
+    assert verify_error_alarm(env_figures(model)) is None  # only verify errors count

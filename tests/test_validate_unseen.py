@@ -398,8 +398,57 @@ class CaseFolded(Quiz):
         return folded.strip() == f"answer: {task.task_data['total']}"
 
 
-async def test_a_verifier_that_folds_look_alikes_into_the_answer_is_caught() -> None:
+async def test_a_number_in_fullwidth_digits_is_the_same_number_not_a_look_alike() -> None:
     report = await validate(CaseFolded(), quiz_tasks())
+    assert "attack:look_alike_unicode" not in failed(report)
+    assert next(v for v in report.verdicts if v.name == "attack:look_alike_unicode").outcome == (
+        "n/a"
+    )
+
+
+CITIES = ["berlin", "lima", "oslo", "quito"]
+
+
+class CityQuiz(Quiz):
+    """Name a city: the truth is in the answer's letters."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        answers = extract_answers(text)
+        return bool(answers) and all(a.strip() == task.task_data["city"] for a in answers)
+
+    def controls(self, task: Task) -> list[Control]:
+        city = task.task_data["city"]
+        return [
+            Control(name="reference", expect="pass", script=[say(f"Answer: {city}")]),
+            Control(name="noop_claim", expect="fail", script=[say("Done, solved it.")]),
+            Control(name="violation_other", expect="fail", script=[say("Answer: paris")]),
+        ]
+
+
+class CityCaseFolded(CityQuiz):
+    """Compares after NFKC and case folding: other characters that fold to the city pass."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        import unicodedata
+
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        return folded.strip() == f"answer: {task.task_data['city']}"
+
+
+def city_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"quiz-{i}",
+            env="quiz",
+            responses_create_params={"input": f"Which city is number {i}?"},
+            task_data={"city": city, "total": i},
+        )
+        for i, city in enumerate(CITIES)
+    ]
+
+
+async def test_a_verifier_that_folds_look_alikes_into_a_word_answer_is_caught() -> None:
+    report = await validate(CityCaseFolded(), city_tasks())
     assert "attack:look_alike_unicode" in failed(report)
 
 

@@ -94,7 +94,31 @@ def env_figures(samples: list[Sample]) -> dict[str, Any]:
         "turns": _round(sum(s.turns for s in usable) / n) if n else None,
         "truncated_share": _round(sum(s.truncated for s in usable) / n) if n else None,
         "masked_share": _round((len(samples) - n) / len(samples)) if samples else None,
+        **_verify_errors(samples),
     }
+
+
+#: a share of rollouts masked by a verify that failed past which every report warns: a
+#: verifier that raises on what a policy can send lets the policy turn a 0 into a mask
+VERIFY_ERROR_WARN = 0.01
+
+
+def _verify_errors(samples: list[Sample]) -> dict[str, Any]:
+    errors = [s for s in samples if s.masked and s.failure_kind == "verify_error"]
+    return {
+        "verify_error_share": _round(len(errors) / len(samples)) if samples else None,
+        "verify_error_tasks": sorted({s.task_id for s in errors}),
+    }
+
+
+def verify_error_alarm(figures: dict[str, Any]) -> str | None:
+    """`verify errors masked 3% of rollouts (tasks a, b)` past VERIFY_ERROR_WARN, else None."""
+    share = figures.get("verify_error_share") or 0.0
+    if share <= VERIFY_ERROR_WARN:
+        return None
+    tasks = figures.get("verify_error_tasks") or []
+    named = ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
+    return f"verify errors masked {share:.0%} of rollouts (tasks {named}): fix the verifier"
 
 
 def figures_by_env(samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
@@ -263,6 +287,8 @@ def profile_env(env: str, samples: list[Sample]) -> dict[str, Any]:
         "turns": figures["turns"],
         "truncated_share": figures["truncated_share"],
         "masked_share": figures["masked_share"],
+        "verify_error_share": figures["verify_error_share"],
+        "verify_error_tasks": figures["verify_error_tasks"],
         "tasks": len(tasks),
         "masked": dict(Counter(s.failure_kind or "unknown" for s in samples if s.masked)),
         "reward": {

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.canary import ENV_VAR, PREFIX
-from proofgym_stack.validation.answers import actions, final_text
+from proofgym.wire.protocol import Task
+from proofgym_stack.validation.answers import actions, final_text, with_final
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
+from proofgym_stack.validation.scripts import Script
 from resources_servers.base.scratch import sweep
 
 if TYPE_CHECKING:
@@ -138,17 +140,32 @@ def _declares_silent_pass(v: Context, task_id: str) -> bool:
     return any(c.expect == "pass" and actions(c.script) == 0 for c in v.controls.get(task_id, []))
 
 
+async def _message_is_the_answer(v: Context, task: Task, script: Script) -> bool:
+    """Whether the reference's final message carries its answer: its actions with an empty
+    message fail. Such a message alone is an answer given without looking, not a bare claim
+    (a verifier may accept a right answer however it was found); the generic claims and the
+    environment's own success words still are."""
+    result = await v.run(task, with_final(script, ""), "probe: the reference, silent")
+    return not result.mask_sample and not v.passes(result)
+
+
 async def check_claims(v: Context) -> None:
     """Success claims with no action behind them fail, whatever the checks are named: generic
     ones (negated phrasings included) and ones in the environment's own success words always,
-    and the reference's own final message where the reference had to act to pass."""
+    and the reference's own final message where the reference had to act to pass and that
+    message is a claim, not the answer (its actions with an empty message still pass)."""
     tried, problems = 0, []
     for task in v.tasks:
         claims = list(GENERIC_CLAIMS) + [f"It has been {w}." for w in v.env.success_words]
         control = v.reference(task.task_id)
         script = control.script if control is not None else []
         own = final_text(script)
-        if own and actions(script) and not _declares_silent_pass(v, task.task_id):
+        if (
+            own
+            and actions(script)
+            and not _declares_silent_pass(v, task.task_id)
+            and not await _message_is_the_answer(v, task, script)
+        ):
             claims.append(own)
         for text in claims:
             tried += 1

@@ -49,16 +49,48 @@ def _shown(value: float, like: str) -> str:
     return f"{value:.6g}"
 
 
-def _moved(token: str, by: str) -> str:
+def _moved(token: str, by: str, step: float = 0.0) -> str:
+    """`token` moved `by` one, by five percent, far off or its sign flipped; never by less
+    than `step` (the verifier's measured tolerance: a move inside it is the same answer)."""
     value = _value(token)
     if by == "far":
         return _shown(value * 3 + 17, token)
     if by == "sign":
         return _shown(-value, token) if value else "-1"
     moved = value + 1 if by == "one" else value * 1.05 if value else 1.0
+    if abs(moved - value) < step:
+        moved = value + step
+    if "." not in token and moved != int(moved):
+        moved = round(moved + 0.5) if round(moved) == value else round(moved)
     if by != "one" and "." not in token:
         moved = round(moved) if round(moved) != value else value + 1
     return _shown(moved, token)
+
+
+#: how far the tolerance probe starts, as a share of the value (at least of 1), and how many
+#: doublings it tries on each side
+TOLERANCE_START = 1e-4
+TOLERANCE_DOUBLINGS = 14
+
+
+async def tolerance(
+    v: Context, task: Task, build: Callable[[float], Script], value: float
+) -> float:
+    """The verifier's tolerance around `value`: the smallest move, doubled from a tiny one,
+    that fails on both sides (the larger of the two); 0 when the first move fails already.
+    A move smaller than it is the same answer to this verifier, so the answer-slot variants
+    move by at least it, and none is accused of what the verifier calls equal."""
+    scale = max(abs(value), 1.0) * TOLERANCE_START
+    widest = 0.0
+    for sign in (1, -1):
+        for k in range(TOLERANCE_DOUBLINGS):
+            delta = scale * 2**k
+            if await _fails(v, task, build(value + sign * delta), "within a tolerance?"):
+                widest = max(widest, delta if k else 0.0)
+                break
+        else:
+            return 0.0  # never fails on this side: not a tolerance, a one-sided rule
+    return widest
 
 
 def _at_last_number(text: str, change: Callable[[str], str]) -> str | None:
@@ -70,9 +102,10 @@ def _at_last_number(text: str, change: Callable[[str], str]) -> str | None:
     return text[: m.start()] + change(m.group()) + text[m.end() :]
 
 
-def text_variants(right: str, number_decides: bool) -> dict[str, str]:
+def text_variants(right: str, number_decides: bool, step: float = 0.0) -> dict[str, str]:
     """The answer-slot variants of a final message `right`, by name (see the module): the
-    number variants only where `number_decides`."""
+    number variants only where `number_decides`, each wrong number at least `step` (the
+    verifier's tolerance) from the right one."""
     out: dict[str, str] = {
         "retracted": f"{right}\n\nWait, that is wrong. Scratch that: I do not know the answer."
     }
@@ -81,18 +114,22 @@ def text_variants(right: str, number_decides: bool) -> dict[str, str]:
     found = _numbers(right)
     if not number_decides or not found:
         return out
+    value = _value(found[-1].group())
     for by in ("one", "five_percent", "sign"):
-        moved = _at_last_number(right, lambda n, by=by: _moved(n, by))  # type: ignore[misc]
+        if by == "sign" and abs(2 * value) <= step:
+            continue  # the sign flipped is inside the tolerance
+        moved = _at_last_number(right, lambda n, by=by: _moved(n, by, step))  # type: ignore[misc]
         if moved is not None and moved != right:
             out[f"near_miss#{by}"] = moved
-    contradiction = _at_last_number(right, lambda n: f"{_moved(n, 'five_percent')} = {n}")
+    contradiction = _at_last_number(right, lambda n: f"{_moved(n, 'five_percent', step)} = {n}")
     if contradiction is not None:
         out["self_contradicting"] = contradiction
-    trap = _at_last_number(right, lambda n: _moved(n, "one"))
+    trap = _at_last_number(right, lambda n: _moved(n, "one", step))
     if trap is not None:
         out["last_number_trap"] = f"{trap}\n(An earlier draft said {found[-1].group()}.)"
+    gap = max(1.0, 2 * step)  # the neighbours outside the tolerance
     spray = _at_last_number(
-        right, lambda n: " ".join(_shown(_value(n) + d, n) for d in (-2, -1, 0, 1, 2))
+        right, lambda n: " ".join(_shown(_value(n) + d * gap, n) for d in (-2, -1, 0, 1, 2))
     )
     if spray is not None:
         out["number_spray"] = spray
@@ -117,7 +154,9 @@ def _task_numbers(data: Any) -> set[float]:
     return found
 
 
-def argument_variants(script: Script, task: Task, by: str = "one") -> dict[str, Script]:
+def argument_variants(
+    script: Script, task: Task, by: str = "one", steps: dict[str, float] | None = None
+) -> dict[str, Script]:
     """Where the answer is a tool argument: the reference's last call with each argument that
     carries a number of the task moved (`by` one, or far off), by name."""
     calls = script_calls(script)
@@ -131,14 +170,15 @@ def argument_variants(script: Script, task: Task, by: str = "one") -> dict[str, 
         new: Any = None
         if isinstance(value, int | float) and not isinstance(value, bool):
             if float(value) in truths:
-                moved = float(_moved(str(value), by))
+                moved = float(_moved(str(value), by, (steps or {}).get(key, 0.0)))
                 new = int(moved) if isinstance(value, int) and moved == int(moved) else moved
         elif (
             isinstance(value, str)
             and len(value) < 200
             and any(_value(m.group()) in truths for m in _numbers(value))
         ):
-            new = _at_last_number(value, lambda n: _moved(n, by))
+            step = (steps or {}).get(key, 0.0)
+            new = _at_last_number(value, lambda n, step=step: _moved(n, by, step))  # type: ignore[misc]
         if new is not None and new != value:
             turns = [list(turn) for turn in script]
             turns[t][i] = {**item, "arguments": {**args, key: new}}
@@ -166,17 +206,68 @@ async def variants_of(
             if not carries:
                 carries = await _fails(v, task, with_final(script, other), "another's answer")
         if carries:
+            step = 0.0
+            if number_decides:
+                last = _numbers(right)[-1]
+
+                def said(x: float) -> Script:
+                    shown = _shown(x, last.group())
+                    return with_final(script, right[: last.start()] + shown + right[last.end() :])
+
+                step = await tolerance(v, task, said, _value(last.group()))
             return {
-                k: with_final(script, t) for k, t in text_variants(right, number_decides).items()
+                k: with_final(script, t)
+                for k, t in text_variants(right, number_decides, step).items()
             }
         return {}
     out = {}
     for name, far_script in argument_variants(script, task, "far").items():
         if await _fails(v, task, far_script, "an argument far off"):
             where = name.split("@", 1)[1]
-            near = argument_variants(script, task, "one")
+            key = where.split(".", 1)[1]
+            window = await _argument_tolerance(v, task, script, key)
+            if window is None:
+                continue  # the value moves within a window the verifier accepts: honest
+            near = argument_variants(script, task, "one", {key: window})
             out.update({k: s for k, s in near.items() if k.endswith("@" + where)})
     return out
+
+
+async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) -> float | None:
+    """The tolerance around the last call's numeric argument `key` (0 when there is none);
+    None when it is not a number (a string carrying one is judged as it is)."""
+    t, i, item = script_calls(script)[-1]
+    args = call_arguments(item)
+    value = args.get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return 0.0
+
+    def moved(x: float) -> Script:
+        turns = [list(turn) for turn in script]
+        new: Any = round(x) if isinstance(value, int) else x
+        turns[t][i] = {**item, "arguments": {**args, key: new}}
+        return turns
+
+    if isinstance(value, int):  # a whole number moves by whole steps
+        for delta in (1, -1):
+            if not await _fails(v, task, moved(value + delta), "an argument by one"):
+                return None if await _bounded(v, task, moved, value) else 0.0
+        return 0.0
+    return await tolerance(v, task, moved, float(value))
+
+
+async def _bounded(v: Context, task: Task, moved: Callable[[float], Script], value: float) -> bool:
+    """Whether the values a whole-number argument may take around `value` form a window the
+    verifier closes on both sides (a range of right answers), not a one-sided rule."""
+    for sign in (1, -1):
+        if not any(
+            [
+                await _fails(v, task, moved(value + sign * d), "the window's edge")
+                for d in (2, 4, 8, 16)
+            ]
+        ):
+            return False
+    return True
 
 
 async def check_answer_slot(v: Context) -> None:

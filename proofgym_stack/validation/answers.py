@@ -5,7 +5,10 @@ Each attack keeps the reference's actions and changes only what the policy says 
   wrong (other tasks' answers, the answer's numbers off by one);
 - `padded_answer`: the right answer buried in those wrong ones, repeated to a long text;
 - `look_alike_unicode`: the answer with every ASCII letter and digit swapped for a look-alike
-  (Cyrillic, fullwidth, U+212A KELVIN SIGN);
+  (Cyrillic, fullwidth, U+212A KELVIN SIGN), where the truth is in the answer's letters
+  (the tasks' answers differ in their letters) and they are graded (other letters in their
+  place fail): a verifier of a number is not accused of reading a fullwidth digit as the
+  digit it is;
 - `plausible_wrong_arguments`: the reference's tool calls with every argument changed to
   another plausible value, then a success claim.
 
@@ -252,7 +255,15 @@ async def check_answers(v: Context) -> None:
                 applied[name] += 1
                 counted.add(name)
             result = await v.run(task, attack, f"attack {variant}", expect="fail")
-            if v.passes(result) or result.mask_sample:
+            if v.passes(result) and name == "plausible_wrong_arguments":
+                strict = await _strict_arguments(v, task, script, attack)
+                if not strict:
+                    continue  # every changed argument takes many values: none is wrong here
+                found[name].append(
+                    f"{task.task_id}: reward {result.reward:g} for {_describe(attack)} "
+                    f"(changed: {'; '.join(strict)})"
+                )
+            elif v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")
     for name in _ATTACKS:
@@ -266,6 +277,70 @@ async def check_answers(v: Context) -> None:
             else f"failed on {applied[name]} tasks as it must"
         )
         v.verdict(f"attack:{name}", not problems, detail)
+
+
+NONSENSE = "zq-not-a-value"
+
+
+def _between(a: float, b: float) -> list[Any]:
+    """A few values strictly between `a` and `b` (whole numbers for whole numbers)."""
+    lo, hi = sorted((a, b))
+    if isinstance(a, int) and isinstance(b, int):
+        inside = list(range(int(lo) + 1, int(hi)))
+        return inside[:: max(1, len(inside) // 3)][:3]
+    return [lo + (hi - lo) * f for f in (0.25, 0.5, 0.75)]
+
+
+async def _strict_arguments(v: Context, task: Task, reference: Script, attack: Script) -> list[str]:
+    """The arguments the attack changed that the verifier holds to one value (`name: old ->
+    new`): a nonsense value in their place fails, and, for a number, some value between the
+    right one and the attack's fails too. An argument that takes any value is not graded, and
+    a number whose every value between the two passes lies in one range of right answers (a
+    free slot, a tolerance): a changed value of either is no wrong answer."""
+    strict = []
+    for t, i, item in script_calls(reference):
+        if t >= len(attack) or i >= len(attack[t]):
+            continue
+        old, new = call_arguments(item), call_arguments(attack[t][i])
+        for key, value in old.items():
+            if key not in new or new[key] == value:
+                continue
+            tries: list[Any] = []
+            between: list[Any] = []
+            if isinstance(value, bool):
+                tries = [not value]
+            elif isinstance(value, int | float) and isinstance(new[key], int | float):
+                tries = [value + 7919]
+                between = _between(value, new[key])
+            elif isinstance(value, str):
+                tries = [NONSENSE]
+            elif isinstance(value, list):
+                tries = [[]]
+            held = True
+            for other in tries:
+                if other == new[key]:
+                    continue
+                turns = [list(turn) for turn in reference]
+                turns[t][i] = {**item, "arguments": {**old, key: other}}
+                probe = await v.run(task, turns, "probe: is this argument held to one value?")
+                if v.passes(probe):
+                    held = False
+                    break
+            if held and between:  # a number: wrong only if the values between fail
+                held = False
+                for other in between:
+                    turns = [list(turn) for turn in reference]
+                    turns[t][i] = {**item, "arguments": {**old, key: other}}
+                    probe = await v.run(task, turns, "probe: a value between the two")
+                    if not v.passes(probe):
+                        held = True
+                        break
+            elif held and isinstance(value, int | float) and not isinstance(value, bool):
+                held = abs(new[key] - value) > 1  # whole numbers side by side: one range
+            if held:
+                was, now = json.dumps(value)[:40], json.dumps(new[key])[:40]
+                strict.append(f"{item.get('name')}.{key}: {was} -> {now}")
+    return strict
 
 
 def _describe(script: Script) -> str:
@@ -328,8 +403,41 @@ async def _attacks(
         while sum(map(len, padded)) < PADDED_CHARS:
             padded += wrong
         attacks["padded_answer"] = with_final(script, "\n".join(padded))
-    attacks["look_alike_unicode"] = with_final(script, look_alike(right))
-    attacks["look_alike_unicode#compatibility"] = with_final(
-        script, compatibility_look_alike(right)
-    )
+    if _letters_carry_truth(right, others) and await _letters_graded(v, task, script, right):
+        attacks["look_alike_unicode"] = with_final(script, look_alike(right))
+        attacks["look_alike_unicode#compatibility"] = with_final(
+            script, compatibility_look_alike(right)
+        )
     return attacks
+
+
+def _letters(text: str) -> str:
+    return "".join(c.lower() for c in text if c.isascii() and c.isalpha())
+
+
+def _letters_carry_truth(right: str, others: list[str]) -> bool:
+    """Whether the answer's truth is in its letters: its letters differ from another task's
+    answer's (a word, a name). Where every task's answer has the same letters (`Answer: 12
+    g`), the truth is in the digits, and a digit's compatibility form (fullwidth) is the same
+    number to a reader: a look-alike attacks nothing the truth is in."""
+    known = [o for o in others if o and o.strip()]
+    return not known or any(_letters(o) != _letters(right) for o in known)
+
+
+def other_letters(text: str) -> str:
+    """`text` with every ASCII letter replaced by another ASCII letter (digits kept)."""
+    return "".join(
+        chr((ord(c.lower()) - ord("a") + 13) % 26 + ord("a")) if c.isascii() and c.isalpha() else c
+        for c in text
+    )
+
+
+async def _letters_graded(v: Context, task: Task, script: Script, right: str) -> bool:
+    """Whether the answer's letters decide the reward: its letters swapped for other ones
+    fail. Where they do not (only the number is read), a look-alike swaps nothing that is
+    graded but digits, and a fullwidth digit is the same digit to a reader (NFKC folds it):
+    no accusation."""
+    if not any(c.isascii() and c.isalpha() for c in right):
+        return False  # digits alone: a fullwidth digit is the digit
+    result = await v.run(task, with_final(script, other_letters(right)), "probe: other letters")
+    return not v.passes(result)

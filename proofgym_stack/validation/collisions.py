@@ -161,7 +161,11 @@ async def _alone(v: Context, task: Task, run: RunResult) -> _Played | None:
     try:
         for name, args in _calls(v, task, run):
             await s.play(name, args)
-        return _Played(s.outputs, await s.verify(run.response.model_dump(mode="json")))
+        try:
+            verdict = await s.verify(run.response.model_dump(mode="json"))
+        except RuntimeError:
+            return None  # a variant its verifier cannot judge even alone: nothing to compare
+        return _Played(s.outputs, verdict)
     finally:
         await s.close()
 
@@ -204,7 +208,11 @@ async def check_colliding_sessions(v: Context) -> None:
             continue  # the environment refused the variant as a task: nothing to compare
         tried += 1
         for order in ((anchor, variant), (variant, anchor)):
-            together = await _together(v, *order, run)
+            try:
+                together = await _together(v, *order, run)
+            except RuntimeError as exc:  # judged alone, it failed beside the other session
+                problems.append(f"{anchor.task_id}: side by side, a session failed: {exc}"[:300])
+                continue
             for task, got in zip(order, together, strict=True):
                 alone = alone_a if task is anchor else alone_b
                 same = signature(got.verdict) == signature(alone.verdict)

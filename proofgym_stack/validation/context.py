@@ -40,8 +40,8 @@ class Context:
     `margin`, `threshold` (the reward that passes), `controls` (task id -> its controls),
     `solo` ((task id, control) -> that control's rollout, played alone), `results` (every
     rollout, in order), `labels` (rollout id -> what it was), `expected` (rollout id ->
-    "pass"/"fail" where known). A check runs rollouts with `run`, and reports with `verdict`
-    or `not_applicable`.
+    "pass"/"fail" where known), `budget` (mutants the search may play). A check runs
+    rollouts with `run`, and reports with `verdict` or `not_applicable`.
     """
 
     def __init__(
@@ -52,8 +52,10 @@ class Context:
         parallel: int,
         margin: float,
         seed: int,
+        budget: int = 200,
     ) -> None:
         self.stack = stack
+        self.budget = budget  # mutants the search may play
         self.env = env
         self.tasks = tasks
         self.parallel = parallel

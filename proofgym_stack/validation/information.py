@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text
 from proofgym_stack.validation.negatives import prompt_text
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    leaves,
+    script_calls,
+    set_at,
+    tool_outputs,
+)
 from proofgym_stack.validation.steps import ordinary_arguments, reference_script
 
 if TYPE_CHECKING:
@@ -39,14 +46,6 @@ NUMBERS = (0, -1, 1, 999_999_999)
 Path = tuple[str | int, ...]
 
 
-def _leaves(value: Any, prefix: Path = ()) -> list[tuple[Path, Any]]:
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, (*prefix, k))]
-    if isinstance(value, list):
-        return [leaf for i, v in enumerate(value) for leaf in _leaves(v, (*prefix, i))]
-    return [(prefix, value)]
-
-
 def _moved(value: Any) -> Any:
     """Another value of the same kind: the truth changed."""
     if isinstance(value, bool):
@@ -58,17 +57,6 @@ def _moved(value: Any) -> Any:
     if isinstance(value, str):
         return (value[::-1] + "x") if value else "x"
     return None
-
-
-def _set(data: Any, path: Path, new: Any) -> Any:
-    if not path:
-        return new
-    head, rest = path[0], path[1:]
-    if isinstance(data, dict):
-        return {**data, head: _set(data[head], rest, new)}
-    copy = list(data)
-    copy[head] = _set(data[head], rest, new)  # type: ignore[index]
-    return copy
 
 
 def _said(script: Script) -> str:
@@ -103,14 +91,12 @@ def candidate_values(
     reference produces (its arguments and message: the answer it had to find) and those
     declared secret or true, at most MAX_VALUES."""
     said = _said(script)
-    leaves = [
-        (p, v)
-        for p, v in _leaves(task.task_data)
-        if _moved(v) is not None and not shown(v, visible)
+    found = [
+        (p, v) for p, v in leaves(task.task_data) if _moved(v) is not None and not shown(v, visible)
     ]
-    named = [p for p, _ in leaves if p and ".".join(map(str, p[:1])) in fields]
-    produced = [p for p, v in leaves if len(str(v)) >= 2 and str(v) in said]
-    rest = [p for p, _ in leaves]
+    named = [p for p, _ in found if p and ".".join(map(str, p[:1])) in fields]
+    produced = [p for p, v in found if len(str(v)) >= 2 and str(v) in said]
+    rest = [p for p, _ in found]
     ordered = list(dict.fromkeys([*produced, *named, *rest]))
     return ordered[:MAX_VALUES]
 
@@ -182,7 +168,7 @@ async def check_information_flow(v: Context) -> None:
         here = await _observe(v, task, calls)
         again = await _observe(v, task, calls)
         for path in candidate_values(task, reference, fields, honest_view(v, task)):
-            moved_data = _set(task.task_data, path, _moved(_value_at(task.task_data, path)))
+            moved_data = set_at(task.task_data, path, _moved(_value_at(task.task_data, path)))
             twin = task.model_copy(update={"task_data": moved_data})
             try:
                 v.env.validate_task(twin)

@@ -57,6 +57,7 @@ from proofgym_stack.validation.honest_variants import (
 from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.replay import check_cross_task_replay
+from proofgym_stack.validation.search import DEFAULT_BUDGET, check_search
 from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
 
 
@@ -67,6 +68,8 @@ class EnvReport:
     env: str
     version: str
     tasks: int
+    #: how many tasks there were to sample from
+    available: int = 0
     rollouts: int = 0
     seconds: float = 0.0
     verdicts: list[Verdict] = field(default_factory=list)
@@ -77,6 +80,8 @@ class EnvReport:
     #: (what each rollout was, its task, reward, masked): for comparing two validations of
     #: the same environment (the mutation bench); not in `to_json`
     rollouts_seen: list[tuple[str, str, float, bool]] = field(default_factory=list, repr=False)
+    #: what the search found, one per root cause, each with its whole and minimal trajectory
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -103,6 +108,16 @@ class EnvReport:
         else:
             line = f"{self.env}: FAILED {len(failed)}/{total}: {', '.join(failed)}"
         return line + self.rates()
+
+    def sampled(self) -> str:
+        """`4 of 24 tasks sampled (--sample 24: about 90 s)`, or `all 4 tasks` when all were."""
+        if self.available <= self.tasks:
+            return f"all {self.tasks} tasks sampled"
+        more = self.seconds / max(self.tasks, 1) * self.available
+        return (
+            f"{self.tasks} of {self.available} tasks sampled "
+            f"(--sample {self.available}: about {more:.0f} s)"
+        )
 
     def rates(self) -> str:
         """`; false negatives 0/12, false positives 0/340` (empty before any was measured)."""
@@ -155,6 +170,7 @@ CHECKS: tuple[Check, ...] = (
     Check("steps:no_tool_rescues_a_failure", check_no_tool_rescues),
     Check("information_flow", check_information_flow),
     Check("floor:lying_pays_no_more_than_admitting", check_lying_pays_no_more),
+    Check("search", check_search),
     # last of the rollouts' checks: they read every rollout run before them
     Check("leakage", check_leakage),
     Check("reward_well_formed", check_well_formed),
@@ -175,22 +191,25 @@ async def validate_env(
     seed: int = 0,
     quick: bool = False,
     progress: Callable[[str], None] | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> EnvReport:
     """Validate one environment instance on up to `sample` of `tasks`; `margin` (default: the
     environment's `floor_margin`) is the floor gap as a share of the reward range. `quick`:
     only the controls, the generic negatives and the floor gap (the edit loop's check; the
-    full run is what proves an environment). `progress` is told each check as it starts."""
+    full run is what proves an environment). `progress` is told each check as it starts.
+    `budget`: how many mutants of the pass controls the search plays (seeded by `seed`)."""
     margin = env.floor_margin if margin is None else margin
     start = time.perf_counter()
-    tasks = [t for t in tasks if t.env == env.name][:sample]
-    report = EnvReport(env=env.name, version=env.version(), tasks=len(tasks))
+    mine = [t for t in tasks if t.env == env.name]
+    tasks = mine[:sample]
+    report = EnvReport(env=env.name, version=env.version(), tasks=len(tasks), available=len(mine))
     if not tasks:
         report.verdicts.append(Verdict("tasks", False, f"no task for {env.name}"))
         return report
     settings = ResourcesSettings(max_sessions=max(1024, parallel * 4))
     with planted_canary() as canary:
         async with in_process_stack(resources_settings=settings, envs={env.name: env}) as stack:
-            ctx = Context(stack, env, tasks, parallel, margin, seed)
+            ctx = Context(stack, env, tasks, parallel, margin, seed, budget)
             results: dict[str, Any] = {"canary": canary}
             checks = [c for c in CHECKS if not quick or c.name in QUICK]
             for check in checks:
@@ -212,6 +231,7 @@ async def validate_env(
                         f"the check itself failed: {type(exc).__name__}: {exc}"[:500],
                     )
             report.verdicts = ctx.verdicts
+            report.findings = [f.to_json() for f in results.get("search") or []]
             report.rollouts = len(ctx.results)
             variants = results.get("honest_variants")
             report.error_rates = {

@@ -1,0 +1,135 @@
+"""What honest play looks like on one task, measured before any mutant is judged.
+
+For each pass control of a task: its world (the state verify was handed) played twice (what
+differs between the two is noise: a clock, a random id), the lines its verify ran, its tool
+outputs (the values the grammar draws from); for the task: the world at the start (an empty
+answer), the paths that only record the trajectory (they change when an observing call is
+added to the reference), the paths two pass controls leave differently (the author's honest
+freedom), and the other tasks on which the control itself fails (tasks with another truth).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from proofgym.wire.protocol import Control, Task
+from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    leaves,
+    script_calls,
+    tool_outputs,
+)
+from proofgym_stack.validation.search.mutants import leaf_key
+from proofgym_stack.validation.search.tracing import Line, VerifyRecord, VerifyTrace
+from proofgym_stack.validation.search.values import Pools, numbers, tokens
+from proofgym_stack.validation.search.world import World, differences
+from proofgym_stack.validation.steps import inserted, observations
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+MAX_TARGETS = 2
+
+
+@dataclass
+class Honest:
+    """One pass control on one task, as honest play showed it."""
+
+    task: Task
+    control: Control
+    world: World
+    outputs: list[str]
+    targets: list[Task] = field(default_factory=list)
+
+
+@dataclass
+class TaskBaseline:
+    """Honest play on one task: its pass controls and what their worlds may differ in."""
+
+    task: Task
+    honest: list[Honest] = field(default_factory=list)
+    lines: set[Line] = field(default_factory=set)
+    ignored: set[str] = field(default_factory=set)  # noise, bookkeeping, honest freedom
+    pools: Pools = field(default_factory=Pools)
+
+
+async def played(
+    ctx: Context, trace: VerifyTrace, task: Task, script: Script, label: str
+) -> tuple[bool, VerifyRecord | None, list[str]]:
+    """Play `script`: whether it passed, verify's record, the tool outputs."""
+    before = len(trace.records)
+    result = await ctx.run(task, script, label)
+    record = trace.last() if len(trace.records) > before else None
+    return ctx.passes(result), record, tool_outputs(result)
+
+
+async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
+    """The baseline of `task` (pass controls that do not pass are left out)."""
+    base = TaskBaseline(task)
+    controls = [c for c in ctx.controls.get(task.task_id, []) if c.expect == "pass"]
+    for control in controls:
+        ok, first, outputs = await played(ctx, trace, task, control.script, "search: baseline")
+        ok2, second, _ = await played(ctx, trace, task, control.script, "search: baseline again")
+        if not (ok and ok2) or first is None or second is None:
+            continue
+        base.ignored |= differences(first.world, second.world)
+        base.lines |= first.lines | second.lines
+        base.honest.append(Honest(task, control, first.world, outputs))
+    if not base.honest:
+        return base
+    reference = base.honest[0]
+    for other in base.honest[1:]:
+        base.ignored |= differences(reference.world, other.world)
+    looks = observations(ctx, task, reference.control.script)
+    if looks:
+        script = inserted(reference.control.script, looks[0])
+        _, record, _ = await played(ctx, trace, task, script, "search: bookkeeping probe")
+        if record is not None:
+            base.ignored |= differences(reference.world, record.world)
+    for honest in base.honest:
+        honest.targets = await _other_truths(ctx, honest)
+    base.pools = _pools(ctx, task, base)
+    return base
+
+
+async def _other_truths(ctx: Context, honest: Honest) -> list[Task]:
+    """Other sampled tasks on which this control, unchanged, fails: tasks with another truth."""
+    out: list[Task] = []
+    for other in ctx.tasks:
+        if other.task_id == honest.task.task_id or len(out) >= MAX_TARGETS:
+            continue
+        result = await ctx.run(other, honest.control.script, "search: another task's truth?")
+        if not result.mask_sample and not ctx.passes(result):
+            out.append(other)
+    return out
+
+
+def _pools(ctx: Context, task: Task, base: TaskBaseline) -> Pools:
+    shown = "\n".join(o for h in base.honest for o in h.outputs)
+    prompt = prompt_text(task)
+    pools = Pools(
+        outputs=tokens(shown),
+        output_numbers=numbers(shown),
+        prompt=tokens(prompt, 12),
+        prompt_numbers=numbers(prompt),
+    )
+    pools.tools = list(ctx.env.task_tool_schemas(task))
+    for schema in pools.tools:
+        props = (schema.get("parameters") or {}).get("properties") or {}
+        pools.names += list(props)
+        for prop in props.values():
+            if isinstance(prop, dict):
+                pools.enums += list(prop.get("enum") or [])
+                pools.enums += list((prop.get("items") or {}).get("enum") or [])
+    for other in ctx.tasks:  # each argument's values across the tasks: their common prefix
+        reference = ctx.reference(other.task_id)
+        if reference is None:
+            continue
+        for _, _, item in script_calls(reference.script):
+            for path, value in leaves(call_arguments(item)):
+                if path and isinstance(value, str):
+                    pools.across_tasks.setdefault(leaf_key(path), []).append(value)
+    return pools

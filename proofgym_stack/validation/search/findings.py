@@ -1,0 +1,107 @@
+"""What the search found: one finding per root cause, with a trajectory the author can paste.
+
+A finding names its oracle (`another_truth`, `another_world`, `another_path`, `fault`), its
+severity (`pays`: a trajectory earned reward it did not deserve, or turned its own failure into
+a masked sample; `advisory`: nothing was gained, but the verifier took a path no pass control
+takes), the site and operator that found it, the whole mutated trajectory and the minimal one
+the shrinker kept, and how many mutants hit the same root cause (one defect, one finding).
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+from dataclasses import dataclass
+from typing import Any
+
+from proofgym_stack.validation.scripts import Script, call_arguments
+
+PAYS, ADVISORY = "pays", "advisory"
+
+
+@dataclass
+class Finding:
+    """One root cause the search found, with the trajectories that show it."""
+
+    oracle: str
+    severity: str
+    task_id: str
+    control: str
+    op: str
+    site: str
+    what: str
+    why: str
+    whole: Script
+    minimal: Script
+    count: int = 1
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The root cause: the oracle and the site (one argument, one tool, the message)."""
+        return (self.oracle, self.site)
+
+    def line(self) -> str:
+        """`pays another_world at ship.items (3 mutants): ...`: one line for a verdict."""
+        many = f" ({self.count} mutants)" if self.count > 1 else ""
+        return f"{self.severity} {self.oracle} at {self.site}{many}: {self.what}; {self.why}"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict, with the minimal trajectory as a control to paste."""
+        return {
+            "oracle": self.oracle,
+            "severity": self.severity,
+            "task_id": self.task_id,
+            "control": self.control,
+            "op": self.op,
+            "site": self.site,
+            "what": self.what,
+            "why": self.why,
+            "count": self.count,
+            "whole": self.whole,
+            "minimal": self.minimal,
+            "paste": as_control(self.minimal, f"violation_{self.oracle}_{_slug(self.site)}"),
+        }
+
+
+def grouped(found: list[Finding]) -> list[Finding]:
+    """One finding per root cause (the first found, counting the others), `pays` first."""
+    kept: dict[tuple[str, str], Finding] = {}
+    for f in found:
+        if f.key in kept:
+            kept[f.key].count += 1
+        else:
+            kept[f.key] = f
+    return sorted(kept.values(), key=lambda f: (f.severity != PAYS, f.oracle, f.site))
+
+
+def as_control(script: Script, name: str) -> str:
+    """The script as Python an author pastes into `controls()` (with `call` and `say`)."""
+    lines = [f'Control(name="{name}", expect="fail", script=[']
+    for turn in script:
+        parts = [_item(item) for item in turn]
+        if len(parts) == 1:
+            lines.append(f"    {parts[0]},")
+        else:  # several items in one turn
+            inner = ", ".join(
+                p.replace("call(", "call_item(", 1).replace("say(", "say_item(", 1) for p in parts
+            )
+            lines.append(f"    [{inner}],")
+    lines.append("])")
+    return "\n".join(lines)
+
+
+def _item(item: dict[str, Any]) -> str:
+    if item.get("type") == "function_call":
+        given = call_arguments(item)
+        if all(k.isidentifier() and not keyword.iskeyword(k) for k in given):
+            args = ", ".join(f"{k}={v!r}" for k, v in given.items())
+        else:
+            args = f"**{given!r}"
+        name = json.dumps(str(item.get("name")))
+        return f"call({name}{', ' if args else ''}{args})"
+    text = str(item.get("content") or "")
+    return f"say({json.dumps(text if len(text) <= 300 else text[:300] + '...')})"
+
+
+def _slug(site: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in site).strip("_")[:40] or "message"

@@ -1,0 +1,511 @@
+"""The grammar of the search: every way to change a passing trajectory a policy could take.
+
+A mutant is a pass control's script with one change, named by its operator (`op`), where it
+applies (`site`: `tool.argument`, a tool's name, or `message`) and where a new value came
+from (`source`). The operators:
+- `argument`: one leaf of one call's arguments (any call, any depth) set to a candidate of
+  `values.candidates`: what the tools printed, the prompt's words and numbers, the schemas'
+  words, the type's boundary values, the string shortened, the common prefix of that
+  argument across tasks, wildcards;
+- `list_drop`, `list_duplicate`, `list_reorder`, `list_empty`: members of a list argument;
+  `dict_drop`: a key of an object argument;
+- `split` (a list argument's members sent one call each) and `merge` (calls of one tool
+  whose list arguments are joined into one call): batching, as an honest policy may do;
+- `call_drop`, `call_repeat`, `call_reorder` (two neighbours swapped);
+- `spray`: the call made again with other values after the right one (any-one-pays);
+- `same_value` (one value over every call of a tool), `swap_args` (two arguments of a call
+  swapped), `shortcut` (the trajectory cut after one call whose argument is changed);
+- `tool_swap`: a call made with another tool, its values carried over by name and type;
+- `follow_up` (played after the others): where a mutant's tools printed something honest play
+  never showed, the later calls' string arguments set to it;
+- `message`: the final message emptied, a bare claim, the prompt echoed, cut in half, its
+  last number at its edges (nan, inf, 0, -0) or with its sign flipped.
+`honest_kind` marks the operators an honest policy could use (batching, order): the search
+does not hold a different world against them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from proofgym_stack.validation.scripts import (
+    ArgPath,
+    Script,
+    call_arguments,
+    leaves,
+    script_calls,
+    set_at,
+)
+from proofgym_stack.validation.search.values import Pools, candidates
+
+HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+BARE_CLAIM = "Done."
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One change to a pass control's script, and what it was."""
+
+    script: Script
+    op: str
+    site: str
+    source: str
+    what: str
+    #: for an `argument` mutant: the call's (turn, position), the leaf's path, old and new
+    call_at: tuple[int, int] | None = None
+    leaf: ArgPath = ()
+    old: Any = None
+    new: Any = None
+
+    @property
+    def honest_kind(self) -> bool:
+        """An operator an honest policy could use (batching, order)."""
+        return self.op in HONEST_KINDS
+
+
+def _item(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function_call", "name": name, "arguments": json.dumps(args)}
+
+
+def with_call(script: Script, t: int, i: int, args: dict[str, Any]) -> Script:
+    """`script` with the call at turn `t`, position `i` given `args`."""
+    out = [list(turn) for turn in script]
+    out[t][i] = _item(str(out[t][i].get("name")), args)
+    return out
+
+
+def replaced(script: Script, t: int, i: int, items: list[dict[str, Any]]) -> Script:
+    """`script` with the item at (t, i) replaced by `items`, each in a turn of its own when
+    there is more than one (an emptied turn dropped)."""
+    out: Script = []
+    for k, turn in enumerate(script):
+        if k != t:
+            out.append(list(turn))
+            continue
+        before, after = turn[:i], turn[i + 1 :]
+        if before:
+            out.append(before)
+        out += [[item] for item in items]
+        if after:
+            out.append(after)
+    return [turn for turn in out if turn]
+
+
+def containers(value: Any, prefix: ArgPath = ()) -> list[tuple[ArgPath, Any]]:
+    """Every list and dict inside an argument object (the object itself left out)."""
+    out: list[tuple[ArgPath, Any]] = []
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    if isinstance(value, (dict, list)):
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                out += [((*prefix, k), v), *containers(v, (*prefix, k))]
+    return out
+
+
+def leaf_key(path: ArgPath) -> str:
+    """The name a leaf goes by: its own key, or, for a list member, its list's."""
+    named = [p for p in path if isinstance(p, str)]
+    return named[-1] if named else ""
+
+
+def site_of(tool: str, path: ArgPath) -> str:
+    """`ship.items`: the tool and the argument's top-level name (members share their list's)."""
+    return f"{tool}.{path[0]}" if path else tool
+
+
+def final_message(script: Script) -> tuple[int, int] | None:
+    """Where the script's last message item stands."""
+    for t in range(len(script) - 1, -1, -1):
+        for i in range(len(script[t]) - 1, -1, -1):
+            if script[t][i].get("type") == "message":
+                return t, i
+    return None
+
+
+def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """Each leaf of each call set to each candidate; lists and dicts edited member-wise."""
+    out: list[Mutant] = []
+    for t, i, item in script_calls(script):
+        name, args = str(item.get("name")), call_arguments(item)
+        for path, value in leaves(args):
+            if not path:
+                continue
+            for source, new in candidates(leaf_key(path), value, pools):
+                out.append(
+                    Mutant(
+                        with_call(script, t, i, set_at(args, path, new)),
+                        "argument",
+                        site_of(name, path),
+                        source,
+                        f"{name}: {_path(path)} {_short(value)} -> {_short(new)}",
+                        (t, i),
+                        path,
+                        value,
+                        new,
+                    )
+                )
+        for path, box in [((), args), *containers(args)]:
+            out += _member_mutants(script, t, i, name, args, path, box)
+    return out
+
+
+def _member_mutants(
+    script: Script, t: int, i: int, name: str, args: dict[str, Any], path: ArgPath, box: Any
+) -> list[Mutant]:
+    out: list[Mutant] = []
+    site = site_of(name, path)
+
+    def mutant(new: Any, op: str, what: str) -> Mutant:
+        return Mutant(with_call(script, t, i, set_at(args, path, new)), op, site, op, what)
+
+    if isinstance(box, list) and path:
+        if len(box) >= 2:
+            for k in range(len(box)):
+                kept = box[:k] + box[k + 1 :]
+                out.append(mutant(kept, "list_drop", f"{name}: {_path(path)} without [{k}]"))
+            out.append(mutant(box[:1], "list_drop", f"{name}: {_path(path)} first only"))
+            out.append(mutant(box[::-1], "list_reorder", f"{name}: {_path(path)} reversed"))
+        if box:
+            out.append(mutant([*box, box[0]], "list_duplicate", f"{name}: {_path(path)} +[0]"))
+            out.append(mutant([], "list_empty", f"{name}: {_path(path)} emptied"))
+    elif isinstance(box, dict) and len(box) >= 2 and path:
+        for key in box:
+            fewer = {k: v for k, v in box.items() if k != key}
+            out.append(mutant(fewer, "dict_drop", f"{name}: {_path(path)} without {key!r}"))
+    elif isinstance(box, dict) and not path:  # the call's own arguments: split a batch
+        for key, value in box.items():
+            if isinstance(value, list) and len(value) >= 2:
+                items = [_item(name, {**box, key: [member]}) for member in value]
+                out.append(
+                    Mutant(
+                        replaced(script, t, i, items),
+                        "split",
+                        site_of(name, (key,)),
+                        "split",
+                        f"{name}: {key} sent one member a call ({len(value)} calls)",
+                    )
+                )
+    return out
+
+
+def call_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """Calls dropped, repeated, swapped, merged, and sprayed with other values."""
+    calls = script_calls(script)
+    out: list[Mutant] = []
+    for n, (t, i, item) in enumerate(calls):
+        name = str(item.get("name"))
+        out.append(
+            Mutant(replaced(script, t, i, []), "call_drop", name, "call_drop", f"{name} left out")
+        )
+        out.append(
+            Mutant(
+                replaced(script, t, i, [item, item]),
+                "call_repeat",
+                name,
+                "call_repeat",
+                f"{name} made twice",
+            )
+        )
+        if n + 1 < len(calls):
+            t2, i2, other = calls[n + 1]
+            swapped = replaced(replaced(script, t2, i2, [item]), t, i, [other])
+            out.append(
+                Mutant(
+                    swapped,
+                    "call_reorder",
+                    name,
+                    "call_reorder",
+                    f"{name} after {other.get('name')}",
+                )
+            )
+            out += _merge(script, n, calls)
+        args = call_arguments(item)
+        for path, value in leaves(args):
+            if not path or not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                continue
+            wrong = [v for _, v in candidates(leaf_key(path), value, pools)][:3]
+            if not wrong:
+                continue
+            sprayed = [item, *(_item(name, set_at(args, path, w)) for w in wrong)]
+            out.append(
+                Mutant(
+                    replaced(script, t, i, sprayed),
+                    "spray",
+                    site_of(name, path),
+                    "spray",
+                    f"{name}: {_path(path)} sent again as {', '.join(_short(w) for w in wrong)}",
+                )
+            )
+    return out
+
+
+def _merge(script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]]) -> list[Mutant]:
+    """The call `n` and the next one, of the same tool, with their list arguments joined."""
+    (t, i, a), (t2, i2, b) = calls[n], calls[n + 1]
+    if a.get("name") != b.get("name"):
+        return []
+    x, y = call_arguments(a), call_arguments(b)
+    lists = [k for k, v in x.items() if isinstance(v, list) and isinstance(y.get(k), list)]
+    if not lists or set(x) != set(y) or any(x[k] != y[k] for k in x if k not in lists):
+        return []
+    joined = {**x, **{k: [*x[k], *y[k]] for k in lists}}
+    name = str(a.get("name"))
+    merged = replaced(replaced(script, t2, i2, []), t, i, [_item(name, joined)])
+    return [
+        Mutant(merged, "merge", site_of(name, (lists[0],)), "merge", f"two {name} calls as one")
+    ]
+
+
+def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """Compound changes a policy tries across the trajectory: one value sprayed over every
+    call of a tool (each call's argument set to the first call's), two arguments of one call
+    swapped, and a shortcut (the trajectory cut after one call, that call's argument set to
+    each of a few candidates: a move that jumps straight to the goal)."""
+    calls = script_calls(script)
+    out: list[Mutant] = []
+    by_tool: dict[str, list[tuple[int, int, dict[str, Any]]]] = defaultdict(list)
+    for t, i, item in calls:
+        by_tool[str(item.get("name"))].append((t, i, item))
+    for name, group in by_tool.items():
+        if len(group) < 2:
+            continue
+        first = call_arguments(group[0][2])
+        for key, value in first.items():
+            if isinstance(value, (dict, list)):
+                continue
+            changed = script
+            for t, i, item in group[1:]:
+                args = call_arguments(item)
+                if key in args and args[key] != value:
+                    changed = with_call(changed, t, i, {**args, key: value})
+            if changed is not script:
+                out.append(
+                    Mutant(
+                        changed,
+                        "same_value",
+                        site_of(name, (key,)),
+                        "same_value",
+                        f"{name}: every call's {key} set to the first's {_short(value)}",
+                    )
+                )
+    for t, i, item in calls:
+        name, args = str(item.get("name")), call_arguments(item)
+        keys = [
+            k
+            for k, v in args.items()
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+        ]
+        for a in range(len(keys)):
+            for b in range(a + 1, len(keys)):
+                x, y = keys[a], keys[b]
+                if type(args[x]) is type(args[y]) and args[x] != args[y]:
+                    swapped = {**args, x: args[y], y: args[x]}
+                    out.append(
+                        Mutant(
+                            with_call(script, t, i, swapped),
+                            "swap_args",
+                            site_of(name, (x,)),
+                            "swap_args",
+                            f"{name}: {x} and {y} swapped",
+                        )
+                    )
+    end = final_message(script)
+    tail = [[script[end[0]][end[1]]]] if end is not None else []
+    for n, (t, i, item) in enumerate(calls):
+        name, args = str(item.get("name")), call_arguments(item)
+        head = [[c] for _, _, c in calls[:n]]
+        for path, value in leaves(args):
+            if not path:
+                continue
+            for source, new in candidates(leaf_key(path), value, pools)[:6]:
+                cut = [*head, [_item(name, set_at(args, path, new))], *tail]
+                out.append(
+                    Mutant(
+                        cut,
+                        "shortcut",
+                        site_of(name, path),
+                        source,
+                        f"cut after {name} #{n + 1} with {_path(path)} {_short(new)}",
+                        (t, i),
+                        path,
+                        value,
+                        new,
+                    )
+                )
+    return out
+
+
+def tool_swap_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """Each call made with another tool instead, its arguments carried over by name and, for
+    a parameter the call has no name for, by type (each of the call's unused values of that
+    type in turn): the shorter tool a policy reaches for (a correction instead of a transfer)."""
+    out: list[Mutant] = []
+    for t, i, item in script_calls(script):
+        name, args = str(item.get("name")), call_arguments(item)
+        for tool in pools.tools:
+            other = str(tool.get("name"))
+            props = (tool.get("parameters") or {}).get("properties") or {}
+            if other == name or not props:
+                continue
+            for filled in _fillings(args, props)[:3]:
+                out.append(
+                    Mutant(
+                        replaced(script, t, i, [_item(other, filled)]),
+                        "tool_swap",
+                        name,
+                        "tool_swap",
+                        f"{name} made as {other}({_short(filled, 60)})",
+                    )
+                )
+    return out
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _fillings(args: dict[str, Any], props: dict[str, Any]) -> list[dict[str, Any]]:
+    """Arguments for a tool with parameters `props` from a call's `args`: by name, then by
+    type, one filling per choice for the first parameter that has several."""
+    base = {k: args[k] for k in props if k in args}
+    unused = [v for k, v in args.items() if k not in base]
+    missing = [k for k in props if k not in base]
+    if not missing:
+        return [base] if base != args else []
+
+    def of_type(key: str) -> list[Any]:
+        kinds = _JSON_TYPES.get(str((props.get(key) or {}).get("type")), ())
+        return [
+            v
+            for v in unused
+            if kinds and isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
+        ]
+
+    first = of_type(missing[0])
+    if not first:
+        return []
+    out = []
+    for choice in first:
+        filled = {**base, missing[0]: choice}
+        rest = [v for v in unused if v is not choice]
+        for key in missing[1:]:
+            kinds = _JSON_TYPES.get(str((props.get(key) or {}).get("type")), ())
+            pick = next((v for v in rest if kinds and isinstance(v, kinds)), None)
+            if pick is None:
+                break
+            filled[key] = pick
+            rest.remove(pick)
+        else:
+            out.append(filled)
+    return out
+
+
+def follow_ups(script: Script, changed_at: int, fresh: list[str]) -> list[Mutant]:
+    """After a mutant whose tools printed something new (`fresh`: tokens honest play never
+    showed), the later calls' string arguments set to each of them: a policy reads what its
+    changed call showed and acts on it (searches the other direction, books what it found)."""
+    out: list[Mutant] = []
+    for n, (t, i, item) in enumerate(script_calls(script)):
+        if n <= changed_at:
+            continue
+        name, args = str(item.get("name")), call_arguments(item)
+        for path, value in leaves(args):
+            if not path or not isinstance(value, str):
+                continue
+            for token in fresh[:4]:
+                if token != value:
+                    out.append(
+                        Mutant(
+                            with_call(script, t, i, set_at(args, path, token)),
+                            "follow_up",
+                            site_of(name, path),
+                            "follow_up",
+                            f"then {name}: {_path(path)} -> {_short(token)} (shown after)",
+                        )
+                    )
+    return out
+
+
+#: what a number in an answer may be replaced by at its edges: not-a-number, infinities,
+#: the sign flipped, zero
+NUMBER_EDGES = ("nan", "NaN", "inf", "-inf", "0", "-0")
+
+
+def message_mutants(script: Script, prompt: str) -> list[Mutant]:
+    """The final message emptied, a bare claim, the prompt echoed, cut in half."""
+    where = final_message(script)
+    if where is None:
+        return []
+    t, i = where
+    text = str(script[t][i].get("content") or "")
+    variants = [("", "emptied"), (BARE_CLAIM, "a bare claim"), (prompt, "the prompt echoed")]
+    if len(text) >= 4:
+        variants.append((text[: len(text) // 2], "cut in half"))
+    numbers = list(_NUMBER.finditer(text))
+    if numbers:  # the answer's number at its edges, and its sign flipped
+        last = numbers[-1]
+        token = last.group()
+        flipped = token[1:] if token.startswith("-") else "-" + token
+        for edge in (*NUMBER_EDGES, flipped):
+            if edge != token:
+                new_text = text[: last.start()] + edge + text[last.end() :]
+                variants.append((new_text, f"with its number {token} as {edge}"))
+    out = []
+    for new, what in variants:
+        if new != text:
+            turned = [list(turn) for turn in script]
+            turned[t][i] = {"type": "message", "content": new}
+            out.append(Mutant(turned, "message", "message", "message", f"final message {what}"))
+    return out
+
+
+def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
+    """Every mutant of one pass control's script."""
+    return [
+        *argument_mutants(script, pools),
+        *call_mutants(script, pools),
+        *across_calls_mutants(script, pools),
+        *tool_swap_mutants(script, pools),
+        *message_mutants(script, prompt),
+    ]
+
+
+def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[Mutant]:
+    """At most `budget` mutants, drawn in turn from each (operator, site) so that a long list
+    argument's many leaves cannot crowd out the other operators; seeded."""
+    groups: dict[tuple[str, str], list[Mutant]] = defaultdict(list)
+    for m in found:
+        groups[(m.op, m.site)].append(m)
+    order = sorted(groups)
+    rng.shuffle(order)
+    for key in order:
+        rng.shuffle(groups[key])
+    out: list[Mutant] = []
+    while len(out) < budget and any(groups.values()):
+        for key in order:
+            if groups[key] and len(out) < budget:
+                out.append(groups[key].pop(0))
+    return out
+
+
+def _path(path: ArgPath) -> str:
+    return "".join(
+        f"[{p}]" if isinstance(p, int) else (f".{p}" if n else str(p)) for n, p in enumerate(path)
+    )
+
+
+def _short(value: Any, n: int = 40) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= n else text[: n - 3] + "..."

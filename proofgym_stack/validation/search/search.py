@@ -1,0 +1,364 @@
+"""The search: mutate every pass control, judge each full-reward mutant by general oracles.
+
+For each sampled task (at most `MAX_TASKS`), honest play is measured first (`baseline`); then
+the grammar (`mutants`) writes every mutant of every pass control, a seeded draw keeps
+`ctx.budget` of them, and each is played through the real services with `verify` traced
+(`tracing`). A mutant that passes is judged by the oracles:
+- *another truth*: it passes, unchanged, on a task on which its control fails (another
+  truth): what it does does not depend on the task's truth;
+- *another world*: the world verify was handed lost or changed something the honest world
+  holds (noise, bookkeeping and the author's honest freedom set aside; what it only adds,
+  a scratch file, is not held against it), at a site the verifier grades (some mutant of
+  the same site failed), outside a bounded tolerance around a number (found by probing), and,
+  for a spray, with the right value first as well as last (not a first- or last-answer rule);
+  operators an honest policy uses (batching, order) are never held against it;
+- *another path*: at a graded site, its verify ran lines of the environment or the verifier
+  library that no pass control ran (advisory alone: a new branch may be an honest one);
+and every mutant by *a fault*: a masked rollout or a reward outside `reward_range` (the
+policy turned its failure into a mask). Each `pays` finding is shrunk to a minimal trajectory
+(`shrink`) and reported with it (`findings`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    script_calls,
+    set_at,
+    tool_outputs,
+)
+from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
+from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
+from proofgym_stack.validation.search.mutants import (
+    Mutant,
+    follow_ups,
+    mutants_of,
+    with_call,
+    within_budget,
+)
+from proofgym_stack.validation.search.shrink import shrink
+from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
+from proofgym_stack.validation.search.values import tokens
+from proofgym_stack.validation.search.world import as_sets, lost
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+NAME = "search"
+DEFAULT_BUDGET = 200
+MAX_TASKS = 2
+MAX_SHRUNK = 4
+REPLAYS_PER_SITE = 3
+TOLERANCE_STEPS = 8
+#: operators that make an action twice: a world that differs only by the same record twice
+#: is an honest repeat
+REPEATS = frozenset({"call_repeat", "list_duplicate"})
+
+
+@dataclass
+class Played:
+    """One mutant as it was played."""
+
+    mutant: Mutant
+    honest: Honest
+    base: TaskBaseline
+    result: RunResult
+    record: VerifyRecord | None
+
+
+class Search:
+    """One search over one environment's sampled tasks (see the module's docstring)."""
+
+    def __init__(self, ctx: Context, trace: VerifyTrace) -> None:
+        self.ctx = ctx
+        self.trace = trace
+        self.findings: list[Finding] = []
+        self.tolerances: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+        self._follow: dict[int, tuple[Honest, TaskBaseline]] = {}
+
+    async def play(
+        self, task: Task, script: Script, label: str
+    ) -> tuple[RunResult, VerifyRecord | None]:
+        """Play `script` on `task`: the rollout and verify's record."""
+        before = len(self.trace.records)
+        result = await self.ctx.run(task, script, label)
+        return result, (self.trace.last() if len(self.trace.records) > before else None)
+
+    def fault(self, result: RunResult) -> str | None:
+        """Why this rollout is a policy-made fault (masked, or a reward outside the range)."""
+        low, high = self.ctx.env.reward_range
+        if result.mask_sample:
+            return f"masked {result.failure_kind}: {(result.failure_reason or '')[:160]}"
+        if not low - 1e-9 <= result.reward <= high + 1e-9:
+            return f"reward {result.reward:g} outside {self.ctx.env.reward_range}"
+        return None
+
+    async def run(self) -> tuple[int, list[Finding]]:
+        """Measure, mutate, play, judge; (mutants played, findings grouped by root cause)."""
+        ctx = self.ctx
+        rng = random.Random(f"{ctx.seed}:search")
+        drawn: list[tuple[Mutant, Honest, TaskBaseline]] = []
+        for task in ctx.tasks[:MAX_TASKS]:
+            base = await measure(ctx, self.trace, task)
+            for honest in base.honest:
+                for m in mutants_of(honest.control.script, base.pools, prompt_text(task)):
+                    drawn.append((m, honest, base))
+        keyed = {id(m): (m, h, b) for m, h, b in drawn}
+        chosen = within_budget([m for m, _, _ in drawn], ctx.budget, rng)
+        played: list[Played] = []
+        for m in chosen:
+            _, honest, base = keyed[id(m)]
+            result, record = await self.play(base.task, m.script, f"search: {m.what}")
+            played.append(Played(m, honest, base, result, record))
+            why = self.fault(result)
+            if why is not None:
+                error = f" ({record.error})" if record is not None and record.error else ""
+                self.found("fault", PAYS, played[-1], why + error)
+        extra = within_budget(self.follow_ups(played), max(ctx.budget // 4, 1), rng)
+        for m in extra:
+            honest, base = self._follow[id(m)]
+            result, record = await self.play(base.task, m.script, f"search: {m.what}")
+            played.append(Played(m, honest, base, result, record))
+            why = self.fault(result)
+            if why is not None:
+                self.found("fault", PAYS, played[-1], why)
+        await self.judge(played)
+        return len(played), await self.shrunk(grouped(self.findings))
+
+    def follow_ups(self, played: list[Played]) -> list[Mutant]:
+        """Mutants that act on what a changed call showed: for each played mutant whose tools
+        printed tokens honest play never showed, its later calls' strings set to them."""
+        out: list[Mutant] = []
+        self._follow = {}
+        for p in played:
+            if p.mutant.op in ("message", "call_drop"):
+                continue
+            seen = set(p.base.pools.outputs) | set(p.base.pools.prompt)
+            fresh = [tok for tok in tokens("\n".join(tool_outputs(p.result))) if tok not in seen]
+            if not fresh:
+                continue
+            calls = [item for _, _, item in script_calls(p.mutant.script)]
+            honest = [item for _, _, item in script_calls(p.honest.control.script)]
+            changed = next(
+                (n for n, (a, b) in enumerate(zip(calls, honest, strict=False)) if a != b),
+                min(len(calls), len(honest)),
+            )
+            for m in follow_ups(p.mutant.script, changed, fresh):
+                self._follow[id(m)] = (p.honest, p.base)
+                out.append(m)
+        return out
+
+    def found(self, oracle: str, severity: str, p: Played, why: str) -> None:
+        """Record a finding (grouped by root cause later)."""
+        m = p.mutant
+        self.findings.append(
+            Finding(
+                oracle,
+                severity,
+                p.base.task.task_id,
+                p.honest.control.name,
+                m.op,
+                m.site,
+                m.what,
+                why,
+                m.script,
+                m.script,
+            )
+        )
+
+    async def judge(self, played: list[Played]) -> None:
+        """The oracles over every mutant that passed."""
+        ctx = self.ctx
+        failed_sites = {
+            p.mutant.site for p in played if not ctx.passes(p.result) and not p.result.mask_sample
+        }
+        replays: dict[str, int] = defaultdict(int)
+        for p in played:
+            m = p.mutant
+            if not ctx.passes(p.result) or p.record is None:
+                continue
+            if await self.another_truth(p, replays):
+                continue
+            if not m.honest_kind and self.graded(m.site, failed_sites):
+                diff = lost(p.record.world, p.honest.world) - p.base.ignored
+                if diff and self.repeated(p):
+                    diff = set()
+                if diff and await self.honest_number(p) is False and await self.both_ends(p):
+                    shown = ", ".join(sorted(diff)[:3])
+                    self.found(
+                        "another_world", PAYS, p, f"full reward with another world at {shown}"
+                    )
+                    continue
+            new = p.record.lines - p.base.lines
+            if new and not m.honest_kind and self.graded(m.site, failed_sites):
+                lines = ", ".join(f"{f.rsplit('/', 1)[-1]}:{n}" for f, n in sorted(new)[:4])
+                self.found(
+                    "another_path",
+                    ADVISORY,
+                    p,
+                    f"full reward through lines no pass control runs ({lines})",
+                )
+
+    @staticmethod
+    def repeated(p: Played) -> bool:
+        """A repeat whose only effect is the same record twice (an article read twice): the
+        world, lists read as sets, is the honest one."""
+        if p.mutant.op not in REPEATS or p.record is None:
+            return False
+        ignored = p.base.ignored
+        return as_sets(p.record.world, ignored) == as_sets(p.honest.world, ignored)
+
+    @staticmethod
+    def graded(site: str, failed_sites: set[str]) -> bool:
+        """Whether the verifier grades `site`: some mutant of it failed (for a whole call,
+        some mutant of the call or of one of its arguments)."""
+        if "." in site or site == "message":
+            return site in failed_sites
+        return any(s == site or s.startswith(site + ".") for s in failed_sites)
+
+    async def another_truth(self, p: Played, replays: dict[str, int]) -> bool:
+        """The mutant also passes on a task on which its control fails."""
+        for target in p.honest.targets:
+            if replays[p.mutant.site] >= REPLAYS_PER_SITE:
+                return False
+            replays[p.mutant.site] += 1
+            result, _ = await self.play(target, p.mutant.script, "search: another truth")
+            if self.ctx.passes(result):
+                self.found(
+                    "another_truth", PAYS, p, f"passes on {target.task_id} too, whose truth differs"
+                )
+                self.findings[-1].why += f" [target {target.task_id}]"
+                return True
+        return False
+
+    async def both_ends(self, p: Played) -> bool:
+        """For a spray: the right value last passes too (else a first-answer rule: honest)."""
+        m = p.mutant
+        if m.op != "spray":
+            return True
+        # the spray put the right call first: move it to the end of the sprayed calls
+        script = [list(t) for t in m.script]
+        flat = [
+            (t, i)
+            for t, turn in enumerate(script)
+            for i, item in enumerate(turn)
+            if item.get("type") == "function_call" and item.get("name") == m.site.split(".")[0]
+        ]
+        sprays = (
+            [x for x in flat if script[x[0]][x[1]] != script[flat[0][0]][flat[0][1]]]
+            if flat
+            else []
+        )
+        if not sprays:
+            return True
+        first = flat[0]
+        right = script[first[0]][first[1]]
+        last = sprays[-1]
+        script[first[0]][first[1]], script[last[0]][last[1]] = script[last[0]][last[1]], right
+        result, _ = await self.play(p.base.task, script, "search: spray, the right value last")
+        return self.ctx.passes(result)
+
+    async def honest_number(self, p: Played) -> bool:
+        """Whether a numeric argument mutant lies inside a bounded tolerance around the
+        control's value (probed outward on both sides until the reward is lost)."""
+        m = p.mutant
+        if m.op not in ("argument", "shortcut") or m.call_at is None:
+            return False
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new)):
+            return False
+        key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
+        if key not in self.tolerances:
+            self.tolerances[key] = await self.window(p, float(m.old), float(m.new))
+        window = self.tolerances[key]
+        return window is not None and window[0] < float(m.new) < window[1]
+
+    async def window(self, p: Played, old: float, new: float) -> tuple[float, float] | None:
+        """The nearest failing value on each side of `old`, or None when one side never fails."""
+        step = abs(new - old) or 1.0
+        ends = []
+        for sign in (1, -1):
+            end = None
+            for k in range(TOLERANCE_STEPS):
+                probe = old + sign * step * (2**k)
+                if await self.passes_with(p, probe):
+                    continue
+                end = probe
+                break
+            if end is None:
+                return None
+            ends.append(end)
+        return (min(ends), max(ends))
+
+    async def passes_with(self, p: Played, value: float) -> bool:
+        m = p.mutant
+        assert m.call_at is not None
+        t, i = m.call_at
+        script = p.honest.control.script
+        args = call_arguments(script[t][i])
+        number: Any = int(value) if isinstance(m.old, int) and value == int(value) else value
+        probe = with_call(script, t, i, set_at(args, m.leaf, number))
+        result, _ = await self.play(p.base.task, probe, "search: tolerance probe")
+        return self.ctx.passes(result)
+
+    async def shrunk(self, found: list[Finding]) -> list[Finding]:
+        """Each of the first `pays` findings with its minimal trajectory."""
+        tasks = {t.task_id: t for t in self.ctx.tasks}
+        for f in [f for f in found if f.severity == PAYS][:MAX_SHRUNK]:
+            task = tasks[f.task_id]
+            target = (
+                tasks.get(f.why.rsplit("[target ", 1)[-1].rstrip("]"))
+                if "[target " in f.why
+                else None
+            )
+            f.minimal = await shrink(f.whole, self.holds(f, task, target))
+        return found
+
+    def holds(self, f: Finding, task: Task, target: Task | None) -> Any:
+        async def check(script: Script) -> bool:
+            result, record = await self.play(task, script, "search: shrinking")
+            if f.oracle == "fault":
+                return self.fault(result) is not None
+            if not self.ctx.passes(result):
+                return False
+            if f.oracle == "another_truth" and target is not None:
+                again, _ = await self.play(target, script, "search: shrinking, another truth")
+                return self.ctx.passes(again)
+            return f.oracle == "another_world" and record is not None and bool(record.world)
+
+        return check
+
+
+async def check_search(ctx: Context) -> list[Finding]:
+    """The search as one check of `validate`: it fails on any `pays` finding."""
+    if not ctx.controls or ctx.budget <= 0:
+        ctx.not_applicable(NAME, "no pass control to mutate, or a budget of 0")
+        return []
+    with VerifyTrace(ctx.env) as trace:
+        search = Search(ctx, trace)
+        if ctx.env.random_play_can_pass:
+            search.judge = _faults_only  # type: ignore[method-assign]
+        played, found = await search.run()
+    pays = [f for f in found if f.severity == PAYS]
+    advisory = [f for f in found if f.severity == ADVISORY]
+    if not played:
+        ctx.not_applicable(NAME, "no pass control passed twice: nothing to mutate")
+        return found
+    summary = f"{played} mutants of the pass controls (budget {ctx.budget})"
+    if pays:
+        ctx.verdict(NAME, False, f"{summary}: " + "; ".join(f.line() for f in pays[:3]))
+    else:
+        note = f"; {len(advisory)} advisory" if advisory else ""
+        ctx.verdict(NAME, True, f"{summary}: none earned reward it did not deserve{note}")
+    return found
+
+
+async def _faults_only(played: list[Played]) -> None:
+    """A game of chance: a changed move may win fairly, so only faults are judged."""

@@ -1,0 +1,129 @@
+"""What `verify` did on each rollout: the lines it ran, the world it was handed, what it raised.
+
+`VerifyTrace` wraps one environment instance's `verify` (the instance `validate` owns, served
+in-process) while the search runs: each call records the lines of the environment's own
+package and of the verifier library that ran (coverage.py's API, one measurement per call, on
+the thread that verifies), the fingerprint of the state it judged, and the exception that
+escaped it, if any. The search plays one rollout at a time, so the last record is its
+rollout's; a lock keeps two verifies from sharing one measurement.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import sysconfig
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import coverage
+
+from proofgym_stack.validation.search.world import World, fingerprint
+
+VERIFIERS = Path(__file__).resolve().parents[3] / "resources_servers" / "verifiers"
+
+Line = tuple[str, int]
+
+
+@dataclass
+class VerifyRecord:
+    """One call of `verify`: the lines it ran, the world it read, and what it raised."""
+
+    lines: frozenset[Line] = frozenset()
+    world: World = field(default_factory=dict)
+    error: str | None = None
+
+
+def source_files(env: Any) -> list[str]:
+    """The files whose lines count as the verifier's: the package of each class of the
+    environment outside the framework and the standard library, and the verifier library."""
+    files: set[Path] = {VERIFIERS}
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    for cls in type(env).__mro__:
+        module = sys.modules.get(cls.__module__)
+        path = getattr(module, "__file__", None)
+        if path is None or cls.__module__.startswith("resources_servers.base"):
+            continue
+        here = Path(path).resolve()
+        if here.is_relative_to(stdlib) or "site-packages" in here.parts:
+            continue
+        package = here.parent
+        own = "." in cls.__module__ and (package / "__init__.py").exists()
+        files.add(package if own and package.name != "resources_servers" else here)
+    return [str(p / "*") if p.is_dir() else str(p) for p in sorted(files)]
+
+
+class VerifyTrace:
+    """Records each call of `env.verify` while installed (a context manager)."""
+
+    def __init__(self, env: Any, lines: bool = True) -> None:
+        self.env = env
+        self.records: list[VerifyRecord] = []
+        self.include = source_files(env) if lines else []
+        self._lock = threading.Lock()
+        self._original: Callable[..., Any] | None = None
+
+    def __enter__(self) -> VerifyTrace:
+        self._original = self.env.verify
+        self.env.verify = self._traced
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._original is not None:
+            self.env.verify = self._original
+
+    def last(self) -> VerifyRecord | None:
+        """The record of the latest verify (None before the first)."""
+        return self.records[-1] if self.records else None
+
+    def _traced(self, state: Any, task: Any, response: Any) -> Any:
+        assert self._original is not None
+        with self._lock:
+            record = VerifyRecord()
+            try:
+                record.world = fingerprint(state)
+            except Exception as exc:  # a state we cannot walk is no reason to fail verify
+                record.world = {".": f"<unwalkable: {type(exc).__name__}>"}
+            cov = (
+                coverage.Coverage(data_file=None, include=self.include, config_file=False)
+                if self.include
+                else None
+            )
+            try:
+                if cov is not None:
+                    cov.start()
+                try:
+                    return self._original(state, task, response)
+                finally:
+                    if cov is not None:
+                        cov.stop()
+                        data = cov.get_data()
+                        record.lines = frozenset(
+                            (f, n) for f in data.measured_files() for n in data.lines(f) or ()
+                        )
+            except Exception as exc:
+                record.error = describe(exc)
+                raise
+            finally:
+                self.records.append(record)
+
+
+def describe(exc: BaseException) -> str:
+    """`ZeroDivisionError: division by zero (env.py:42 in verify)`: the exception and the
+    innermost line of the environment's code it came from."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = ""
+    for frame in reversed(frames):
+        if "/proofgym_stack/" not in frame.filename:
+            where = f" ({Path(frame.filename).name}:{frame.lineno} in {frame.name})"
+            break
+    return f"{type(exc).__name__}: {exc}"[:200] + where
+
+
+def is_async(fn: Any) -> bool:
+    """Whether `fn` is a coroutine function (a verify we cannot wrap as a plain call)."""
+    return inspect.iscoroutinefunction(fn)

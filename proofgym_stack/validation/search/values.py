@@ -1,0 +1,102 @@
+"""The values a policy could put in an argument: what the episode showed it, and the edges.
+
+Pools for one task: the words and numbers the tools printed in the episode, the prompt's, the
+schemas' (enum values, property names), and, per argument, the same argument's values across
+the sampled tasks (their common prefix: what one string shared by every truth would match).
+`candidates` draws from them for one leaf of one argument, with the boundary values of its
+type and shortenings of a string.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+HUGE_INT = 10**12
+HUGE_TEXT = "A" * 10_000
+#: strings a policy tries where a pattern or a wildcard might be read
+WILDCARDS = ("*", "%", ".*", "?")
+
+Candidate = tuple[str, Any]  # (where it came from, the value)
+
+
+@dataclass
+class Pools:
+    """What the policy could have seen: tokens and numbers by source, and schema words."""
+
+    outputs: list[str] = field(default_factory=list)
+    output_numbers: list[float] = field(default_factory=list)
+    prompt: list[str] = field(default_factory=list)
+    prompt_numbers: list[float] = field(default_factory=list)
+    enums: list[Any] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    #: argument key -> that argument's string values across the sampled tasks' pass controls
+    across_tasks: dict[str, list[str]] = field(default_factory=dict)
+    #: the task's tool schemas (name, parameters), for calls swapped to another tool
+    tools: list[dict[str, Any]] = field(default_factory=list)
+
+
+def tokens(text: str, limit: int = 40) -> list[str]:
+    """Distinct word-like tokens of `text`, in order of first appearance."""
+    return list(dict.fromkeys(_TOKEN.findall(text)))[:limit]
+
+
+def numbers(text: str, limit: int = 20) -> list[float]:
+    """Distinct numbers written in `text`."""
+    return list(dict.fromkeys(float(m) for m in _NUMBER.findall(text)))[:limit]
+
+
+def common_prefix(texts: list[str]) -> str:
+    """The longest prefix every one of `texts` starts with ("" for fewer than two)."""
+    if len(texts) < 2:
+        return ""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < len(first) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def _number_like(value: float, like: Any) -> Any:
+    if isinstance(like, int) and not isinstance(like, bool) and value == int(value):
+        return int(value)
+    return float(value)
+
+
+def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
+    """Values to put where `value` was, for the argument `key`: each with its source."""
+    out: list[Candidate] = []
+    if isinstance(value, bool):
+        out.append(("boundary", not value))
+    elif isinstance(value, (int, float)):
+        for edge in (0, -1, 1, value + 1, value - 1, -value, value * 2, HUGE_INT, -HUGE_INT):
+            out.append(("boundary", _number_like(edge, value)))
+        out += [("output", _number_like(n, value)) for n in pools.output_numbers[:6]]
+        out += [("prompt", _number_like(n, value)) for n in pools.prompt_numbers[:6]]
+        out.append(("type", str(value)))
+    elif isinstance(value, str):
+        out += [("boundary", ""), ("boundary", " "), ("boundary", HUGE_TEXT)]
+        out += [("wildcard", w) for w in WILDCARDS]
+        if len(value) >= 2:
+            out += [("shortened", value[: len(value) // 2]), ("shortened", value[:1])]
+            out.append(("shortened", value[:-1]))
+        prefix = common_prefix(pools.across_tasks.get(key, []))
+        if prefix and prefix != value:
+            out.append(("common_prefix", prefix))
+        out += [("output", t) for t in pools.outputs[:10]]
+        out += [("prompt", t) for t in pools.prompt[:6]]
+        out += [("schema", e) for e in pools.enums[:6] if isinstance(e, str)]
+        out += [("schema", n) for n in pools.names[:4]]
+    elif value is None:
+        out.append(("boundary", ""))
+    seen: set[str] = {repr(value)}
+    kept: list[Candidate] = []
+    for source, v in out:
+        if repr(v) not in seen:
+            seen.add(repr(v))
+            kept.append((source, v))
+    return kept

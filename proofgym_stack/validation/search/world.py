@@ -1,0 +1,140 @@
+"""What a session's world is, as the verifier was handed it: a flat fingerprint of the state.
+
+`fingerprint(state)` walks the state object the environment's `verify` receives (dicts, lists,
+sets, dataclasses and plain objects, an SQLite connection's rows, a workspace folder's files)
+into `{path: value}` strings, bounded in depth and size. Two worlds differ where their
+fingerprints differ; `differences` says where. Nothing here knows any environment: the search
+calibrates which differences are noise (a rerun), honest freedom (another pass control) and
+bookkeeping (a log that grows with every call) by experiment, never by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+MAX_DEPTH = 8
+MAX_LEAVES = 4000
+MAX_FILES = 200
+MAX_FILE_BYTES = 1 << 20
+
+World = dict[str, str]
+
+
+def fingerprint(state: Any) -> World:
+    """The state as `{path: value}`; a part past the bounds is cut (`<...>` at its path)."""
+    out: World = {}
+    _walk(state, "", out, 0, set())
+    return out
+
+
+def _leaf(out: World, path: str, value: str) -> bool:
+    if len(out) >= MAX_LEAVES:
+        return False
+    out[path or "."] = value
+    return True
+
+
+def _walk(obj: Any, path: str, out: World, depth: int, seen: set[int]) -> None:
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        _leaf(out, path, repr(obj))
+        return
+    if isinstance(obj, (bytes, bytearray)):
+        _leaf(out, path, "bytes:" + hashlib.sha256(obj).hexdigest()[:16])
+        return
+    if depth >= MAX_DEPTH or id(obj) in seen or len(out) >= MAX_LEAVES:
+        _leaf(out, path, "<...>")
+        return
+    seen = seen | {id(obj)}
+    if isinstance(obj, dict):
+        for key in sorted(obj, key=repr):
+            _walk(obj[key], f"{path}.{key}", out, depth + 1, seen)
+        if not obj:
+            _leaf(out, path, "{}")
+    elif isinstance(obj, (list, tuple)):
+        _leaf(out, path + ".#", str(len(obj)))
+        for i, item in enumerate(obj):
+            _walk(item, f"{path}[{i}]", out, depth + 1, seen)
+    elif isinstance(obj, (set, frozenset)):
+        _leaf(out, path, repr(sorted(repr(x) for x in obj)))
+    elif isinstance(obj, sqlite3.Connection):
+        _rows(obj, path, out)
+    elif isinstance(obj, Path):
+        _files(obj, path, out)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _walk(getattr(obj, f.name, None), f"{path}.{f.name}", out, depth + 1, seen)
+    elif hasattr(obj, "__dict__") or hasattr(type(obj), "__slots__"):
+        names = list(getattr(obj, "__dict__", {}))
+        for cls in type(obj).__mro__:
+            names += [n for n in getattr(cls, "__slots__", ()) if isinstance(n, str)]
+        for name in dict.fromkeys(names):
+            value = getattr(obj, name, None)
+            if not callable(value) or isinstance(value, Path):
+                _walk(value, f"{path}.{name}", out, depth + 1, seen)
+    else:
+        _leaf(out, path, f"<{type(obj).__name__}>")
+
+
+def _rows(conn: sqlite3.Connection, path: str, out: World) -> None:
+    """An SQLite database: each row of each table as a leaf named by its content, so a row
+    added is a path added and a row changed or deleted is a path lost."""
+    try:
+        for line in conn.iterdump():
+            if line.startswith("INSERT") and not _leaf(out, f"{path}.sql:{line[:300]}", "row"):
+                return
+    except sqlite3.Error as exc:  # another thread's connection, a closed one
+        _leaf(out, path, f"<sqlite: {type(exc).__name__}>")
+
+
+def _files(root: Path, path: str, out: World) -> None:
+    """A folder (or file): each file's content hash under its relative path."""
+    try:
+        if root.is_file():
+            _leaf(out, path, _digest(root))
+            return
+        if not root.is_dir():
+            _leaf(out, path, repr(str(root)))
+            return
+        files = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+        for p in files[:MAX_FILES]:
+            _leaf(out, f"{path}/{p.relative_to(root).as_posix()}", _digest(p))
+    except OSError as exc:
+        _leaf(out, path, f"<{type(exc).__name__}>")
+
+
+def _digest(p: Path) -> str:
+    with p.open("rb") as f:
+        return hashlib.sha256(f.read(MAX_FILE_BYTES)).hexdigest()[:16]
+
+
+def differences(a: World, b: World) -> set[str]:
+    """The paths where two worlds differ (present in one only, or with another value)."""
+    return {p for p in a.keys() | b.keys() if a.get(p) != b.get(p)}
+
+
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def lost(world: World, honest: World) -> set[str]:
+    """The paths of the honest world that `world` changed or lacks: what the other world
+    failed to keep (a path only `world` has is an addition, such as a scratch file, and is
+    not counted: what the honest world holds is what the task asked for)."""
+    return {p for p, v in honest.items() if world.get(p) != v}
+
+
+def as_sets(
+    world: World, ignored: set[str] | frozenset[str] = frozenset()
+) -> dict[str, frozenset[str]]:
+    """The world with every list read as the set of its members: what a repeated identical
+    action (the same record written twice, an article read twice) leaves unchanged."""
+    out: dict[str, set[str]] = {}
+    for path, value in world.items():
+        if path in ignored or path.endswith(".#"):
+            continue
+        out.setdefault(_INDEX.sub("[]", path), set()).add(value)
+    return {k: frozenset(v) for k, v in out.items()}
