@@ -106,6 +106,26 @@ def first_leak(
     return None
 
 
+def _argument_texts(arguments: Any) -> list[str]:
+    """The strings inside a call's arguments as the policy wrote them (a file's lines with
+    their newlines, not JSON's escapes), so a tool echoing them is not taken for a leak."""
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return []
+    out: list[str] = []
+    stack = [value]
+    while stack and len(out) < 200:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack += list(v.values())
+        elif isinstance(v, list):
+            stack += v
+    return out
+
+
 def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str]]:
     """(tool name, output, what the policy had said before it) for each tool output of a
     rollout, errors included."""
@@ -116,6 +136,7 @@ def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str]]:
         if kind == "function_call":
             names[str(item.get("call_id"))] = str(item.get("name"))
             said.append(str(item.get("arguments") or ""))
+            said += _argument_texts(item.get("arguments"))  # as written, not JSON-escaped
         elif kind == "message":
             said.append(json.dumps(item.get("content"), ensure_ascii=False))
         elif kind == "function_call_output":

@@ -47,7 +47,7 @@ from proofgym_stack.validation.search.mutants import (
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
-from proofgym_stack.validation.search.world import as_sets, lost
+from proofgym_stack.validation.search.world import as_sets, changed, lost
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -83,6 +83,7 @@ class Search:
         self.findings: list[Finding] = []
         self.tolerances: dict[tuple[Any, ...], tuple[float, float] | None] = {}
         self._follow: dict[int, tuple[Honest, TaskBaseline]] = {}
+        self.follow_ups_played = 0
 
     async def play(
         self, task: Task, script: Script, label: str
@@ -131,6 +132,7 @@ class Search:
             if why is not None:
                 self.found("fault", PAYS, played[-1], why)
         await self.judge(played)
+        self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
 
     def follow_ups(self, played: list[Played]) -> list[Mutant]:
@@ -188,7 +190,10 @@ class Search:
             if await self.another_truth(p, replays):
                 continue
             if not m.honest_kind and self.graded(m.site, failed_sites):
-                diff = lost(p.record.world, p.honest.world) - p.base.ignored
+                if m.op == "spray":  # the slot's own record changed: the wrong answers in it
+                    diff = changed(p.record.world, p.honest.world) - p.base.ignored
+                else:
+                    diff = lost(p.record.world, p.honest.world, p.base.ignored)
                 if diff and self.repeated(p):
                     diff = set()
                 if diff and await self.honest_number(p) is False and await self.both_ends(p):
@@ -351,7 +356,10 @@ async def check_search(ctx: Context) -> list[Finding]:
     if not played:
         ctx.not_applicable(NAME, "no pass control passed twice: nothing to mutate")
         return found
-    summary = f"{played} mutants of the pass controls (budget {ctx.budget})"
+    summary = (
+        f"{played} mutants of the pass controls (budget {ctx.budget}, "
+        f"{search.follow_ups_played} of them follow-ups)"
+    )
     if pays:
         ctx.verdict(NAME, False, f"{summary}: " + "; ".join(f.line() for f in pays[:3]))
     else:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 8
+_INDEX = re.compile(r"\[\d+\]")
 MAX_LEAVES = 4000
 MAX_FILES = 200
 MAX_FILE_BYTES = 1 << 20
@@ -117,14 +118,38 @@ def differences(a: World, b: World) -> set[str]:
     return {p for p in a.keys() | b.keys() if a.get(p) != b.get(p)}
 
 
-_INDEX = re.compile(r"\[\d+\]")
-
-
-def lost(world: World, honest: World) -> set[str]:
-    """The paths of the honest world that `world` changed or lacks: what the other world
-    failed to keep (a path only `world` has is an addition, such as a scratch file, and is
-    not counted: what the honest world holds is what the task asked for)."""
+def changed(world: World, honest: World) -> set[str]:
+    """The paths of the honest world whose value `world` changed or lacks (a list's length
+    among them): what a spray of answers into one slot changes; a new file beside it is not."""
     return {p for p, v in honest.items() if world.get(p) != v}
+
+
+def lost(world: World, honest: World, ignored: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """What the honest world holds that `world` changed or lacks, by path (list members read
+    as a multiset under their list's path, so a member appended or moved loses nothing and a
+    member dropped or changed is lost; a list's length is not itself a loss). A path only
+    `world` has is an addition, such as a scratch file, and is not counted: what the honest
+    world holds is what the task asked for."""
+    mine = _members(world, ignored)
+    out: set[str] = set()
+    for path, values in _members(honest, ignored).items():
+        have = list(mine.get(path, []))
+        for value in values:
+            if value in have:
+                have.remove(value)
+            else:
+                out.add(path)
+                break
+    return out
+
+
+def _members(world: World, ignored: set[str] | frozenset[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for path, value in world.items():
+        if path in ignored or path.endswith(".#"):
+            continue
+        out.setdefault(_INDEX.sub("[]", path), []).append(value)
+    return out
 
 
 def as_sets(
