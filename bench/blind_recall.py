@@ -3,9 +3,10 @@
 `python bench/blind_recall.py [BATCH ...]` (default: every batch under bench/blind/): for each
 plant, first the harness proves it is what its author says (the exploit is paid on the plant,
 not on the twin; `bench/blind/harness.py`), then `validate_env` runs on the plant and on its
-twin with the CLI's defaults. A plant is caught when validate fails it; a twin that fails is a
-false alarm. Writes `bench/blind/<batch>/RESULTS.json` and prints one line per plant and the
-figures: the fresh batch's (the honest one: its plants were written by an author who never
+twin with the CLI's defaults. A plant is caught when validate fails it on a verdict its twin
+passes; a twin that fails is a false alarm (`violation_declared`, about the author's controls
+and not the reward, is reported apart). Writes `bench/blind/<batch>/RESULTS.json` and prints
+one line per plant and the figures: the fresh batch's (the honest one: its plants were written by an author who never
 read `validation/`, before validate ran on them) and the corpus's.
 """
 
@@ -26,6 +27,9 @@ from proofgym_stack.validation import validate_env  # noqa: E402
 
 BLIND = ROOT / "bench" / "blind"
 SAMPLE = 4
+#: verdicts about the author's controls, not the reward: a missing `violation_*` control fails
+#: on plant and twin alike and is reported apart, never counted as a catch or a false alarm
+NOT_ABOUT_THE_REWARD = frozenset({"violation_declared"})
 
 
 def plants(batch: Path) -> list[Path]:
@@ -44,9 +48,11 @@ async def measure(folder: Path, sample: int = SAMPLE) -> dict[str, Any]:
     for side in ("Plant", "Twin"):
         start = time.perf_counter()
         report = await validate_env(getattr(module, side)(), tasks, parallel=64, sample=sample)
+        failed = [v.name for v in report.verdicts if not v.passed]
         row[side.lower()] = {
-            "passed": report.passed,
-            "failed": [v.name for v in report.verdicts if not v.passed],
+            "passed": not [n for n in failed if n not in NOT_ABOUT_THE_REWARD],
+            "failed": [n for n in failed if n not in NOT_ABOUT_THE_REWARD],
+            "controls_missing": sorted(set(failed) & NOT_ABOUT_THE_REWARD),
             "details": {v.name: v.detail[:400] for v in report.verdicts if not v.passed},
             "findings": [
                 {k: f[k] for k in ("severity", "oracle", "site", "what", "why", "paste")}
@@ -55,9 +61,9 @@ async def measure(folder: Path, sample: int = SAMPLE) -> dict[str, Any]:
             ][:4],
             "seconds": round(time.perf_counter() - start, 1),
         }
-    row["caught"] = not row["plant"]["passed"]
-    row["false_alarm"] = not row["twin"]["passed"]
     row["only_plant_fails"] = sorted(set(row["plant"]["failed"]) - set(row["twin"]["failed"]))
+    row["caught"] = bool(row["only_plant_fails"])  # a verdict the twin passes
+    row["false_alarm"] = not row["twin"]["passed"]
     return row
 
 

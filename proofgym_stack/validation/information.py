@@ -10,7 +10,9 @@ the honest path, on the task and on its moved twin, with ordinary arguments (the
 own values under the same names, values from the prompt) and a dictionary of words a policy
 tries (`answer`, `hint`, `debug`, `*`, boundary numbers). A call whose answer differs between
 the two reveals the value, whatever form it takes (verbatim, another number form, base64, a
-hash). What the policy may see is not judged: a value the prompt, the instructions or a
+hash). A tool that shows the value when called the ordinary way (the reference's own
+values, the prompt's) is the policy's way to look it up, not a leak. What the policy may see
+is not judged: a value the prompt, the instructions or a
 passing control's tool outputs show (the honest path shows it), calls a passing control makes,
 and calls whose answer differs between two runs of the same task (a clock, a random id).
 """
@@ -163,6 +165,7 @@ async def check_information_flow(v: Context) -> None:
         if reference is None or not tools:
             continue
         calls = probes(v, task, reference)
+        tools_by_name = {t["name"]: t for t in tools}
         if not calls:
             continue
         here = await _observe(v, task, calls)
@@ -179,16 +182,28 @@ async def check_information_flow(v: Context) -> None:
                 continue  # the value does not decide the reward (or the twin cannot be seeded)
             judged += 1
             there = await _observe(v, twin, calls)
+            revealing = []
             for chunk, (a, b, c) in enumerate(zip(here, again, there, strict=False)):
                 for i, (x, y, z) in enumerate(zip(a, b, c, strict=False)):
                     if x == y and x != z:
-                        call = calls[chunk * CALLS_PER_PROBE + i]
-                        shown = json.dumps(call["arguments"])[:60]
-                        where = ".".join(map(str, path))
-                        problems.append(
-                            f"{task.task_id}: {call['name']}({shown}) answers differently when "
-                            f"task_data.{where} (it decides the reward) is moved"
-                        )
+                        revealing.append(calls[chunk * CALLS_PER_PROBE + i])
+            # a tool that shows the value when called the ordinary way (the reference's own
+            # values, the prompt's) is how the policy is meant to find it out: a lookup, not
+            # a leak; only an off-path argument that shows what the ordinary call does not is
+            ordinary = {
+                c["name"]
+                for c in revealing
+                if c["arguments"] == ordinary_arguments(tools_by_name[c["name"]], task, reference)
+            }
+            for call in revealing:
+                if call["name"] in ordinary:
+                    continue
+                shown = json.dumps(call["arguments"])[:60]
+                where = ".".join(map(str, path))
+                problems.append(
+                    f"{task.task_id}: {call['name']}({shown}) answers differently when "
+                    f"task_data.{where} (it decides the reward) is moved"
+                )
     if not judged:
         v.not_applicable(name, "no value of the sampled tasks decides the reward, or no tools")
         return

@@ -61,6 +61,8 @@ TOLERANCE_STEPS = 8
 #: operators that make an action twice: a world that differs only by the same record twice
 #: is an honest repeat
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
+#: operators that do more of an action than honest play did
+MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray"})
 
 
 @dataclass
@@ -198,8 +200,13 @@ class Search:
                     diff = set()
                 if diff and await self.honest_number(p) is False and await self.both_ends(p):
                     shown = ", ".join(sorted(diff)[:3])
+                    # more of an action (made twice, answers sprayed) may be allowed where the
+                    # task names no count: reported, not accused
+                    # (or another option the environment itself printed, chosen instead)
+                    more = m.op in MORE_OF_AN_ACTION or m.source == "output"
+                    severity = ADVISORY if more else PAYS
                     self.found(
-                        "another_world", PAYS, p, f"full reward with another world at {shown}"
+                        "another_world", severity, p, f"full reward with another world at {shown}"
                     )
                     continue
             new = p.record.lines - p.base.lines
