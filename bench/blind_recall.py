@@ -6,8 +6,9 @@ not on the twin; `bench/blind/harness.py`), then `validate_env` runs on the plan
 twin with the CLI's defaults. A plant is caught when validate fails it on a verdict its twin
 passes; a twin that fails is a false alarm (`violation_declared`, about the author's controls
 and not the reward, is reported apart). Writes `bench/blind/<batch>/RESULTS.json` and prints
-one line per plant and the figures: the fresh batch's (the honest one: its plants were written by an author who never
-read `validation/`, before validate ran on them) and the corpus's.
+one line per plant and the figures: the fresh batch's (the honest one: its plants were
+written by an author who never read `validation/`, before validate ran on them) and the
+corpus's.
 """
 
 from __future__ import annotations
