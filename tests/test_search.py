@@ -19,7 +19,7 @@ from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import as_control
 from proofgym_stack.validation.search.mutants import follow_ups, mutants_of
 from proofgym_stack.validation.search.values import Pools, common_prefix
-from proofgym_stack.validation.search.world import differences, fingerprint
+from proofgym_stack.validation.search.world import differences, fingerprint, lost
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
@@ -351,6 +351,10 @@ def test_a_world_fingerprint_sees_nested_changes_and_nothing_else() -> None:
     a.picked, b.picked = ["bolt", "nut"], ["bolt"]
     assert differences(fingerprint(a), fingerprint(b)) == {".picked.#", ".picked[1]"}
     assert differences(fingerprint(a), fingerprint(a)) == set()
+    assert lost(fingerprint(b), fingerprint(a)) == {".picked[]"}  # a member dropped: lost
+    c = Picking()
+    c.picked = ["nut", "bolt", "gear"]  # moved and added to: nothing the honest world held lost
+    assert lost(fingerprint(c), fingerprint(a)) == set()
 
 
 def test_common_prefix_and_a_pasteable_control() -> None:

@@ -74,3 +74,13 @@ async def test_a_tool_raising_stop_iteration_is_a_tool_error_the_policy_sees() -
     result = await run(NextWithoutDefault(), [*[call("find", key="x")], say("done")])
     outputs = [getattr(i, "output", "") for i in result.response.output]
     assert any("StopIteration" in str(o) for o in outputs), outputs
+
+
+def test_the_leak_scan_reads_a_policys_own_arguments_as_written_and_bounded() -> None:
+    import json
+
+    from proofgym_stack.validation.leaks import _argument_texts
+
+    code = "def f(x):\n    return x\n"
+    assert code in _argument_texts(json.dumps({"path": "a.py", "content": code}))
+    assert _argument_texts("[" * 10_000 + "]" * 10_000) == []  # too deep: nothing, no crash

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult, Task
 from proofgym.wire.responses import output_items
 
@@ -109,9 +110,9 @@ def first_leak(
 def _argument_texts(arguments: Any) -> list[str]:
     """The strings inside a call's arguments as the policy wrote them (a file's lines with
     their newlines, not JSON's escapes), so a tool echoing them is not taken for a leak."""
-    try:
-        value = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
+    try:  # bounded: a policy's arguments may nest 10,000 deep
+        value = loads_limited(arguments) if isinstance(arguments, str) else arguments
+    except (ValueError, RecursionError):
         return []
     out: list[str] = []
     stack = [value]
