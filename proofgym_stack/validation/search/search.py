@@ -47,7 +47,7 @@ from proofgym_stack.validation.search.mutants import (
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
-from proofgym_stack.validation.search.world import as_sets, changed, lost
+from proofgym_stack.validation.search.world import World, as_sets, changed, lost
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -86,6 +86,8 @@ class Search:
         self.tolerances: dict[tuple[Any, ...], tuple[float, float] | None] = {}
         self._follow: dict[int, tuple[Honest, TaskBaseline]] = {}
         self.follow_ups_played = 0
+        #: finding -> (the honest world, the paths set aside): by the finding's id once grouped
+        self._worlds: dict[int, tuple[World, set[str]]] = {}
 
     async def play(
         self, task: Task, script: Script, label: str
@@ -161,7 +163,8 @@ class Search:
         return out
 
     def found(self, oracle: str, severity: str, p: Played, why: str) -> None:
-        """Record a finding (grouped by root cause later)."""
+        """Record a finding (grouped by root cause later), with the honest world it is
+        judged against (the shrinker asks the oracle again)."""
         m = p.mutant
         self.findings.append(
             Finding(
@@ -177,6 +180,7 @@ class Search:
                 m.script,
             )
         )
+        self._worlds[id(self.findings[-1])] = (p.honest.world, p.base.ignored)
 
     async def judge(self, played: list[Played]) -> None:
         """The oracles over every mutant that passed."""
@@ -343,7 +347,12 @@ class Search:
             if f.oracle == "another_truth" and target is not None:
                 again, _ = await self.play(target, script, "search: shrinking, another truth")
                 return self.ctx.passes(again)
-            return f.oracle == "another_world" and record is not None and bool(record.world)
+            if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
+                return False
+            honest, ignored = self._worlds[id(f)]
+            if f.op == "spray":
+                return bool(changed(record.world, honest) - ignored)
+            return bool(lost(record.world, honest, ignored))  # still another world
 
         return check
 
