@@ -312,8 +312,9 @@ async def test_an_openenv_server_is_played_and_validated_as_a_proofgym_environme
                  "negative:garbage_text", "negative:claim_without_action", "determinism",
                  "adversarial:hostile_arguments", "reward_well_formed"):  # fmt: skip
         assert got[name], name
-    # echo pays any 10+ character message: validate says so
-    assert got["attack:plausible_wrong_arguments"] is False
+    # echo pays any 10+ character message, which is what its prompt asks: another message is
+    # no wrong answer (a nonsense one passes too), so validate does not accuse it
+    assert got["attack:plausible_wrong_arguments"] is True
 
 
 async def test_an_openenv_peer_at_capacity_is_a_429_and_a_dead_peer_masks() -> None:

@@ -294,10 +294,13 @@ def _between(a: float, b: float) -> list[Any]:
 async def _strict_arguments(v: Context, task: Task, reference: Script, attack: Script) -> list[str]:
     """The arguments the attack changed that the verifier holds to one value (`name: old ->
     new`): a nonsense value in their place fails, and, for a number, some value between the
-    right one and the attack's fails too. An argument that takes any value is not graded, and
-    a number whose every value between the two passes lies in one range of right answers (a
-    free slot, a tolerance): a changed value of either is no wrong answer."""
+    right one and the attack's fails too. A free argument (not a value of the task) that takes
+    any value is not graded, and a number whose every value between the two passes lies in one
+    range of right answers (a free slot, a tolerance): a changed value of either is no wrong
+    answer. A value the task itself fixed (a name, a message to send) that the verifier
+    ignores stays accused: the task asked for it."""
     strict = []
+    fixed = {json.dumps(x) for x in _task_values(task.task_data)}
     for t, i, item in script_calls(reference):
         if t >= len(attack) or i >= len(attack[t]):
             continue
@@ -312,11 +315,11 @@ async def _strict_arguments(v: Context, task: Task, reference: Script, attack: S
             elif isinstance(value, int | float) and isinstance(new[key], int | float):
                 tries = [value + 7919]
                 between = _between(value, new[key])
-            elif isinstance(value, str):
-                tries = [NONSENSE]
-            elif isinstance(value, list):
+            elif isinstance(value, str) and json.dumps(value) not in fixed:
+                tries = [NONSENSE]  # free text (a title, a note) may be ungraded on purpose
+            elif isinstance(value, list) and json.dumps(value) not in fixed:
                 tries = [[]]
-            held = True
+            held = True  # a value the task fixed, ignored by the verifier, stays accused
             for other in tries:
                 if other == new[key]:
                     continue
