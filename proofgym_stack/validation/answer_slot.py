@@ -71,6 +71,10 @@ def _moved(token: str, by: str, step: float = 0.0) -> str:
 #: doublings it tries on each side
 TOLERANCE_START = 1e-4
 TOLERANCE_DOUBLINGS = 14
+#: the widest tolerance of a stated number taken as the author's (a measured quantity given to
+#: 1 or 2 percent); the probe may overshoot the true one by up to twice. Wider, a near miss is
+#: a wrong answer paid, and is accused
+TOLERANCE_MAX = 0.025
 
 
 async def tolerance(
@@ -214,7 +218,10 @@ async def variants_of(
                     shown = _shown(x, last.group())
                     return with_final(script, right[: last.start()] + shown + right[last.end() :])
 
-                step = await tolerance(v, task, said, _value(last.group()))
+                value = _value(last.group())
+                step = await tolerance(v, task, said, value)
+                if step > TOLERANCE_MAX * max(abs(value), 1.0):
+                    step = 0.0  # wider than a measurement's tolerance: the near misses accuse
             return {
                 k: with_final(script, t)
                 for k, t in text_variants(right, number_decides, step).items()
