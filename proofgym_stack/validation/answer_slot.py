@@ -15,7 +15,8 @@ is judged only where the answer decides the reward. The final message is the ans
 reference's actions with an empty message fail, and with another task's answer (or the
 number moved far off) fail too; a claim of success that any text passes is not an answer
 (the state is what the verifier reads there). Its number is the answer when the number moved
-far off fails. A tool argument is the answer when that far-off move fails too.
+far off (far above, to zero, or its sign flipped) fails. A tool argument is the answer when
+that far-off move fails too.
 """
 
 from __future__ import annotations
@@ -195,16 +196,40 @@ async def _fails(v: Context, task: Task, script: Script, label: str) -> bool:
     return not v.passes(result) and not result.mask_sample
 
 
+def _far_values(token: str) -> list[str]:
+    """The stated number moved far off every way a loose verifier might still accept: far
+    above, to zero and with its sign flipped (a tolerance given in the wrong unit pays any
+    number of the same sign, so the far move alone would call the number ungraded)."""
+    value = _value(token)
+    out = [_moved(token, "far")]
+    for moved in (0.0, -value if value else -17.0):
+        shown = _shown(moved, token)
+        if shown not in out and _value(shown) != value:
+            out.append(shown)
+    return out
+
+
+async def _number_decides(v: Context, task: Task, script: Script, right: str) -> bool:
+    """Whether the last number of the final message decides the reward: some value far from
+    it fails where it passes (each probe keeps the reference's actions and words)."""
+    found = _numbers(right)
+    if not found:
+        return False
+    last = found[-1]
+    for far in _far_values(last.group()):
+        moved = right[: last.start()] + far + right[last.end() :]
+        if await _fails(v, task, with_final(script, moved), "the number far off"):
+            return True
+    return False
+
+
 async def variants_of(
     v: Context, task: Task, script: Script, others: list[str]
 ) -> dict[str, Script]:
     """The answer-slot variants that apply to `task` (see the module for when)."""
     right = final_text(script)
     if right and right.strip() and await _fails(v, task, with_final(script, ""), "silent"):
-        far = _at_last_number(right, lambda n: _moved(n, "far"))
-        number_decides = far is not None and await _fails(
-            v, task, with_final(script, far), "the number far off"
-        )
+        number_decides = await _number_decides(v, task, script, right)
         carries = number_decides
         for other in [o for o in others if o and o != right][:2]:
             if not carries:
@@ -222,8 +247,10 @@ async def variants_of(
                 step = await tolerance(v, task, said, value)
                 if step > TOLERANCE_MAX * max(abs(value), 1.0):
                     step = 0.0  # wider than a measurement's tolerance: the near misses accuse
+            # in free text (no number decides), a denial or retraction paid gains the policy
+            # nothing it did not write: reported, not accused (`#text`)
             return {
-                k: with_final(script, t)
+                (k if number_decides else f"{k}#text"): with_final(script, t)
                 for k, t in text_variants(right, number_decides, step).items()
             }
         return {}
@@ -280,6 +307,7 @@ async def _bounded(v: Context, task: Task, moved: Callable[[float], Script], val
 async def check_answer_slot(v: Context) -> None:
     """Run every answer-slot variant of each sampled task's reference; each must fail."""
     found: dict[str, list[str]] = {}
+    advisory: dict[str, list[str]] = {}
     applied: dict[str, int] = {}
     refs = {}
     for task in v.tasks:
@@ -299,19 +327,27 @@ async def check_answer_slot(v: Context) -> None:
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 said = final_text(attack) or variant
-                found.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
+                text_only = variant.endswith("#text") and not result.mask_sample
+                into = advisory if text_only else found
+                into.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
     for kind in KINDS:
         name = f"answer_slot:{kind}"
         if not applied.get(kind):
             v.not_applicable(name, NOT_APPLICABLE[kind])
             continue
         problems = found.get(kind, [])
+        noted = advisory.get(kind, [])
         v.verdict(
             name,
             not problems,
             "passed: " + "; ".join(problems[:3])
             if problems
-            else f"{applied[kind]} variants failed as they must",
+            else (
+                "advisory: the reply is free text and this was paid (nothing gained): "
+                + "; ".join(noted[:2])
+                if noted
+                else f"{applied[kind]} variants failed as they must"
+            ),
         )
 
 

@@ -2,8 +2,11 @@
 
 Each attack keeps the reference's actions and changes only what the policy says or passes:
 - `hedged_candidates`: the right answer among wrong ones the environment itself recognises as
-  wrong (other tasks' answers, the answer's numbers off by one);
-- `padded_answer`: the right answer buried in those wrong ones, repeated to a long text;
+  wrong (other tasks' answers and the answer's numbers off by one where the answer is one
+  short value; in prose, only wrong answers made of what this task showed), paid with the
+  right one first and with it last;
+- `padded_answer`: the right answer buried in the middle of those wrong ones, repeated to a
+  long text;
 - `look_alike_unicode`: the answer with every ASCII letter and digit swapped for a look-alike
   (Cyrillic, fullwidth, U+212A KELVIN SIGN), where the truth is in the answer's letters
   (the tasks' answers differ in their letters) and they are graded (other letters in their
@@ -24,14 +27,15 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.negatives import CLAIM
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.negatives import CLAIM, prompt_text
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
 PADDED_CHARS = 6000
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 # Cyrillic look-alikes, U+212A KELVIN SIGN for k, fullwidth digits (the rest: fullwidth).
 _LOOK_ALIKE = {
     **dict(
@@ -109,6 +113,28 @@ def _numbers_off_by_one(text: str) -> list[str]:
             changed = str(int(value) + delta) if "." not in value else f"{float(value) + delta:g}"
             out.append(text[: m.start()] + changed + text[m.end() :])
     return out
+
+
+def single_value(text: str) -> bool:
+    """Whether an answer is one short value (`Answer: 42`, `Paris.`), where another task's
+    answer is a wrong answer a policy could write too; a reply in prose is not."""
+    return "\n" not in text.strip() and len(text.strip()) <= 80 and len(text.split()) <= 8
+
+
+def offered(candidate: str, right: str, seen: str) -> bool:
+    """Whether every word or number `candidate` has that `right` lacks was shown on this task
+    (its prompt, its tools' outputs): an option of this question, not another task's."""
+    mine = set(_WORD.findall(right.lower()))
+    extra = [w for w in _WORD.findall(candidate.lower()) if w not in mine]
+    shown = set(_WORD.findall(seen.lower()))
+    return bool(extra) and all(w in shown for w in extra)
+
+
+def _seen(v: Context, task: Task) -> str:
+    """What the policy saw on `task`: the prompt and the reference's tool outputs."""
+    reference = v.reference_result(task.task_id)
+    outputs = tool_outputs(reference) if reference is not None else []
+    return "\n".join([prompt_text(task), *outputs])
 
 
 def candidates(right: str, others: list[str], rng: random.Random) -> list[str]:
@@ -249,7 +275,11 @@ async def check_answers(v: Context) -> None:
             continue
         others = [a for tid, a in answers.items() if tid != task.task_id]
         counted = set()
-        for variant, attack in (await _attacks(v, task, script, others, pools, rng)).items():
+        attacks = await _attacks(v, task, script, others, pools, rng)
+        lasts = {k.removesuffix(LAST): a for k, a in attacks.items() if k.endswith(LAST)}
+        for variant, attack in attacks.items():
+            if variant.endswith(LAST):
+                continue  # played only as the probe of its hedge
             name = variant.split("#")[0]
             if name not in counted:
                 applied[name] += 1
@@ -263,6 +293,11 @@ async def check_answers(v: Context) -> None:
                     f"{task.task_id}: reward {result.reward:g} for {_describe(attack)} "
                     f"(changed: {'; '.join(strict)})"
                 )
+            elif v.passes(result) and name == "hedged_candidates":
+                again = await v.run(task, lasts[variant], "probe: hedged, the right one last")
+                if v.passes(again):
+                    said = _describe(attack)
+                    found[name].append(f"{task.task_id}: reward {result.reward:g} for {said}")
             elif v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")
@@ -280,6 +315,8 @@ async def check_answers(v: Context) -> None:
 
 
 NONSENSE = "zq-not-a-value"
+#: the key suffix of a hedge with the right answer last (the probe of the one with it first)
+LAST = "@last"
 
 
 def _between(a: float, b: float) -> list[Any]:
@@ -298,12 +335,16 @@ async def _strict_arguments(v: Context, task: Task, reference: Script, attack: S
     any value is not graded, and a number whose every value between the two passes lies in one
     range of right answers (a free slot, a tolerance): a changed value of either is no wrong
     answer. A value the task itself fixed (a name, a message to send) that the verifier
-    ignores stays accused: the task asked for it."""
+    ignores stays accused: the task asked for it. Arguments of `observes` tools are never
+    accused: a lookup made with a wrong argument changes nothing a verifier should grade."""
     strict = []
     fixed = {json.dumps(x) for x in _task_values(task.task_data)}
+    observing = v.env.observing_tools(task)
     for t, i, item in script_calls(reference):
         if t >= len(attack) or i >= len(attack[t]):
             continue
+        if item.get("name") in observing:
+            continue  # a lookup with a wrong argument changes nothing: the answer is graded
         old, new = call_arguments(item), call_arguments(attack[t][i])
         for key, value in old.items():
             if key not in new or new[key] == value:
@@ -394,18 +435,24 @@ async def _attacks(
     if v.passes(silent):
         return attacks  # the answer does not decide the reward here
     wrong = []
+    seen = _seen(v, task)
     for candidate in candidates(right, others, rng):
+        if not single_value(right) and not offered(candidate, right, seen):
+            continue  # prose: another task's whole reply is no option of this question
         result = await v.run(task, with_final(script, candidate), "probe: a wrong answer")
         if not v.passes(result) and not result.mask_sample:
             wrong.append(candidate)
     if wrong:
-        hedge = [right, *wrong]
-        rng.shuffle(hedge)
-        attacks["hedged_candidates"] = with_final(script, "\n".join(hedge))
-        padded = [right]
-        while sum(map(len, padded)) < PADDED_CHARS:
-            padded += wrong
-        attacks["padded_answer"] = with_final(script, "\n".join(padded))
+        # the right one first; judged again with it last (a first- or last-answer rule reads
+        # one answer: honest), see `check_answers`
+        attacks["hedged_candidates"] = with_final(script, "\n".join([right, *wrong]))
+        attacks["hedged_candidates" + LAST] = with_final(script, "\n".join([*wrong, right]))
+        # buried: wrong answers before and after it, so neither a first- nor a last-answer
+        # rule (each reads one answer: honest) finds it; only a verifier taking any line does
+        half: list[str] = []
+        while sum(map(len, half)) < PADDED_CHARS // 2:
+            half += wrong
+        attacks["padded_answer"] = with_final(script, "\n".join([*half, right, *half]))
     if _letters_carry_truth(right, others) and await _letters_graded(v, task, script, right):
         attacks["look_alike_unicode"] = with_final(script, look_alike(right))
         attacks["look_alike_unicode#compatibility"] = with_final(

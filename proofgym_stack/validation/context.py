@@ -69,6 +69,9 @@ class Context:
         self.controls: dict[str, list[Control]] = {}
         self.solo: dict[tuple[str, str], RunResult] = {}
         self.verdicts: list[Verdict] = []
+        #: rollouts played on task data validate made up (a value moved to see whether it
+        #: decides the reward): what their verify does is no policy's doing
+        self.invented: set[str] = set()
 
     def passes(self, result: RunResult) -> bool:
         """Whether `result` passes: not masked, and its reward reaches the threshold."""
@@ -96,6 +99,8 @@ class Context:
         }
         result = RunResult.model_validate(await self.post("http://agent/run", body))
         self.results.append(result)
+        if not any(t.task_id == task.task_id and t.task_data == task.task_data for t in self.tasks):
+            self.invented.add(result.rollout_id)
         self.labels[result.rollout_id] = label
         if expect is not None:
             self.expected[result.rollout_id] = expect

@@ -5,7 +5,7 @@ negative control can show it. From every passing control of each sampled task (t
 reference, the author's alternatives), honest variants of its final message are built, each
 stating the same thing in another form, and each must still pass:
 - forms every reader accepts (`UNIVERSAL`): the message with surrounding whitespace, with
-  CRLF line endings, with its spaces doubled;
+  CRLF line endings, with its spaces doubled (this one advisory: `ADVISORY_FORMS`);
 - forms an environment claims to accept (`Environment.honest_forms`, from `CLAIMABLE`): a
   polite preamble or closing line, the message upper- or lower-cased, its last line in
   Markdown bold, the last number in another form of the same value (`42.0`, `1,234`);
@@ -106,6 +106,11 @@ UNIVERSAL: dict[str, Form] = {
     "crlf_line_endings": _crlf,
     "doubled_spaces": _doubled_spaces,
 }
+#: universal forms whose refusal is reported, not failed: a policy's sampler almost never
+#: writes two spaces between words, so a verifier that reads them as another answer costs it
+#: little (audited on NeMo Gym's servers: 0 of 3 such findings mattered); the false-negative
+#: rate still counts them
+ADVISORY_FORMS = frozenset({"doubled_spaces"})
 #: forms an environment may claim (`honest_forms`) where its task makes them honest
 CLAIMABLE: dict[str, Form] = {
     "preamble": _preamble,
@@ -200,6 +205,9 @@ async def check_honest_variants(v: Context) -> ErrorRate:
             v.not_applicable(name, why)
             continue
         problems = failed.get(kind, [])
+        if problems and kind in ADVISORY_FORMS:
+            v.verdict(name, True, "advisory: refused (rarely written): " + problems[0])
+            continue
         v.verdict(
             name,
             not problems,

@@ -10,7 +10,10 @@ both is never a false alarm (3 + 5 and 5 + 3 have one sum): where the environmen
 truth (`truth_fields`, else `secret_fields`), the declared values differ; where it declares
 none, the target task's own reference fails on the source task (an answer right for one and
 wrong for the other: the two tasks accept different things). A game of chance
-(`random_play_can_pass`) is n/a: a fixed sequence of moves may win another deal fairly.
+(`random_play_can_pass`) is n/a: a fixed sequence of moves may win another deal fairly. A
+replay that passes by choosing, where the two references differ, only values the target's own
+tools listed earlier in that rollout (another free slot) chose among the target's options: no
+finding.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proofgym_stack.validation.leaks import secrets_of
+from proofgym_stack.validation.scripts import offered_choices, tool_outputs
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -54,6 +58,8 @@ async def check_cross_task_replay(v: Context) -> None:
             tried += 1
             label = f"replay of {source.task_id}'s reference"
             result = await v.run(target, script, label, expect="fail")
+            if v.passes(result) and offered_choices(script, own, tool_outputs(result)):
+                continue  # another option the target's own tools listed: an honest choice
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")

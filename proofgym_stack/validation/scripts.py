@@ -4,6 +4,7 @@ a list of items (`function_call`s and `message`s), as the scripted model replays
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from proofgym.wire.protocol import RunResult
@@ -62,3 +63,33 @@ def set_at(data: Any, path: ArgPath, new: Any) -> Any:
     copy = list(data)
     copy[head] = set_at(data[head], rest, new)  # type: ignore[index]
     return copy
+
+
+def offered_choices(script: Script, own: Script, outputs: list[str]) -> bool:
+    """Whether every argument value where `script` differs from `own` (another task's honest
+    trajectory) was shown to the policy by an earlier tool output of the same rollout
+    (`outputs`, one per call of `script`): a choice among the options the environment
+    itself offered on this task, such as another free slot it listed, not a value carried
+    over from another task's truth. False when nothing differs or a call was added."""
+    mine, theirs = script_calls(script), script_calls(own)
+    if len(mine) != len(theirs):
+        return False
+    differing = 0
+    for n, ((_, _, a), (_, _, b)) in enumerate(zip(mine, theirs, strict=True)):
+        if a.get("name") != b.get("name"):
+            return False
+        ours = dict(leaves(call_arguments(b)))
+        shown = "\n".join(outputs[:n])
+        for path, value in leaves(call_arguments(a)):
+            if path in ours and ours[path] == value:
+                continue
+            differing += 1
+            if isinstance(value, bool) or value is None or not _shown_in(value, shown):
+                return False
+    return differing > 0
+
+
+def _shown_in(value: Any, text: str) -> bool:
+    """Whether `value` appears in `text` as a whole token."""
+    token = re.escape(str(value) if not isinstance(value, float) else f"{value:g}")
+    return bool(re.search(rf"(?<![\w.]){token}(?![\w]|\.\d)", text))

@@ -24,7 +24,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.mutants import leaf_key
 from proofgym_stack.validation.search.tracing import Line, VerifyRecord, VerifyTrace
-from proofgym_stack.validation.search.values import Pools, numbers, tokens
+from proofgym_stack.validation.search.values import Pools, numbers, quoted, tokens
 from proofgym_stack.validation.search.world import World, differences
 from proofgym_stack.validation.steps import inserted, observations
 
@@ -120,9 +120,12 @@ def _pools(ctx: Context, task: Task, base: TaskBaseline) -> Pools:
     for schema in pools.tools:
         props = (schema.get("parameters") or {}).get("properties") or {}
         pools.names += list(props)
-        for prop in props.values():
+        for key, prop in props.items():
             if isinstance(prop, dict):
                 pools.enums += list(prop.get("enum") or [])
+                named = quoted(str(prop.get("description") or ""))
+                if named:
+                    pools.described.setdefault(key, []).extend(named)
                 pools.enums += list((prop.get("items") or {}).get("enum") or [])
     for other in ctx.tasks:  # each argument's values across the tasks: their common prefix
         reference = ctx.reference(other.task_id)

@@ -492,6 +492,8 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
     rng.shuffle(order)
     for key in order:
         rng.shuffle(groups[key])
+        # the values a schema names come first: the ones a policy reading it tries first
+        groups[key].sort(key=lambda m: m.source != "schema")
     out: list[Mutant] = []
     while len(out) < budget and any(groups.values()):
         for key in order:

@@ -21,6 +21,7 @@ policy turned its failure into a mask). Each `pays` finding is shrunk to a minim
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
+    leaves,
     script_calls,
     set_at,
     tool_outputs,
@@ -46,7 +48,7 @@ from proofgym_stack.validation.search.mutants import (
 )
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
-from proofgym_stack.validation.search.values import tokens
+from proofgym_stack.validation.search.values import numbers, tokens
 from proofgym_stack.validation.search.world import World, as_sets, changed, lost
 
 if TYPE_CHECKING:
@@ -63,6 +65,9 @@ TOLERANCE_STEPS = 8
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray"})
+#: another of the environment's own actions chosen in a call's place: where the verifier
+#: takes it, the task may allow either (reject or flag); reported, not accused
+ANOTHER_ACTION = frozenset({"tool_swap"})
 
 
 @dataclass
@@ -185,8 +190,13 @@ class Search:
     async def judge(self, played: list[Played]) -> None:
         """The oracles over every mutant that passed."""
         ctx = self.ctx
+        fixed = task_values(ctx.tasks)
         failed_sites = {
-            p.mutant.site for p in played if not ctx.passes(p.result) and not p.result.mask_sample
+            p.mutant.site
+            for p in played
+            if not ctx.passes(p.result)
+            and not p.result.mask_sample
+            and not (self.refused(p) and _free_text(p.mutant.old, fixed))
         }
         replays: dict[str, int] = defaultdict(int)
         for p in played:
@@ -207,7 +217,9 @@ class Search:
                     # more of an action (made twice, answers sprayed) may be allowed where the
                     # task names no count: reported, not accused
                     # (or another option the environment itself printed, chosen instead)
-                    more = m.op in MORE_OF_AN_ACTION or m.source == "output"
+                    more = (
+                        m.op in MORE_OF_AN_ACTION or m.op in ANOTHER_ACTION or m.source == "output"
+                    )
                     severity = ADVISORY if more else PAYS
                     self.found(
                         "another_world", severity, p, f"full reward with another world at {shown}"
@@ -222,6 +234,17 @@ class Search:
                     p,
                     f"full reward through lines no pass control runs ({lines})",
                 )
+
+    @staticmethod
+    def refused(p: Played) -> bool:
+        """Whether the mutated call was answered with a tool error (the tool's own input
+        rule refused it, before anything the verifier grades)."""
+        m = p.mutant
+        if m.call_at is None or m.op != "argument":
+            return False
+        nth = _call_index(m.script, *m.call_at)
+        outputs = tool_outputs(p.result)
+        return nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:")
 
     @staticmethod
     def repeated(p: Played) -> bool:
@@ -297,23 +320,45 @@ class Search:
         return window is not None and window[0] < float(m.new) < window[1]
 
     async def window(self, p: Played, old: float, new: float) -> tuple[float, float] | None:
-        """The nearest failing value on each side of `old`, or None when one side never fails."""
+        """The nearest value on each side of `old` the verifier fails, or None when one side
+        never fails. A value the tool itself refuses is not the verifier's edge: where only
+        the tool closes the window (every value it takes pays) and the control's value is not
+        one the environment offered (printed, or stated in the prompt), the verifier ignores a
+        value the policy worked out, and there is no tolerance to grant."""
         step = abs(new - old) or 1.0
         ends = []
+        verifier_edge = False
         for sign in (1, -1):
             end = None
             for k in range(TOLERANCE_STEPS):
                 probe = old + sign * step * (2**k)
-                if await self.passes_with(p, probe):
+                outcome = await self.passes_with(p, probe)
+                if outcome == "passes":
                     continue
                 end = probe
+                verifier_edge = verifier_edge or outcome == "fails"
                 break
             if end is None:
                 return None
             ends.append(end)
+        if not verifier_edge and not self.offered(p, old):
+            return None
         return (min(ends), max(ends))
 
-    async def passes_with(self, p: Played, value: float) -> bool:
+    @staticmethod
+    def offered(p: Played, value: float) -> bool:
+        """Whether `value` is one the environment showed the policy before the call: a number
+        its tools printed earlier in honest play or its prompt states (an option to choose
+        among, not one worked out; the call's own echo of it does not count)."""
+        m = p.mutant
+        nth = _call_index(p.honest.control.script, *m.call_at) if m.call_at else None
+        before = p.honest.outputs[: nth or 0]
+        shown = [n for text in before for n in numbers(text)] + p.base.pools.prompt_numbers
+        return any(abs(value - n) < 1e-9 for n in shown)
+
+    async def passes_with(self, p: Played, value: float) -> str:
+        """`passes`, `fails` (the verifier refused), or `refused` (the mutated call was
+        answered with a tool error: the tool's own input rule, not the verifier's)."""
         m = p.mutant
         assert m.call_at is not None
         t, i = m.call_at
@@ -322,7 +367,13 @@ class Search:
         number: Any = int(value) if isinstance(m.old, int) and value == int(value) else value
         probe = with_call(script, t, i, set_at(args, m.leaf, number))
         result, _ = await self.play(p.base.task, probe, "search: tolerance probe")
-        return self.ctx.passes(result)
+        if self.ctx.passes(result):
+            return "passes"
+        outputs = tool_outputs(result)
+        nth = _call_index(script, t, i)
+        if nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:"):
+            return "refused"
+        return "fails"
 
     async def shrunk(self, found: list[Finding]) -> list[Finding]:
         """Each of the first `pays` findings with its minimal trajectory."""
@@ -386,3 +437,25 @@ async def check_search(ctx: Context) -> list[Finding]:
 
 async def _faults_only(played: list[Played]) -> None:
     """A game of chance: a changed move may win fairly, so only faults are judged."""
+
+
+def _call_index(script: Script, t: int, i: int) -> int | None:
+    """The position of the call at turn `t`, item `i` among the script's calls."""
+    for n, (ct, ci, _) in enumerate(script_calls(script)):
+        if (ct, ci) == (t, i):
+            return n
+    return None
+
+
+def task_values(tasks: list[Task]) -> set[str]:
+    """Every scalar of the sampled tasks' data, as JSON: the values the tasks fixed."""
+    out: set[str] = set()
+    for task in tasks:
+        out.update(json.dumps(v) for _, v in leaves(task.task_data))
+    return out
+
+
+def _free_text(value: Any, fixed: set[str]) -> bool:
+    """A string the policy writes freely (a note, a reason): not a value any task fixed. A
+    tool that refuses it empty says nothing of whether the verifier reads it."""
+    return isinstance(value, str) and json.dumps(value) not in fixed

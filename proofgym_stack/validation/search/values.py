@@ -34,10 +34,21 @@ class Pools:
     prompt_numbers: list[float] = field(default_factory=list)
     enums: list[Any] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
+    #: argument key -> the values its schema description names in quotes ("one of `a`, `b`")
+    described: dict[str, list[str]] = field(default_factory=dict)
     #: argument key -> that argument's string values across the sampled tasks' pass controls
     across_tasks: dict[str, list[str]] = field(default_factory=dict)
     #: the task's tool schemas (name, parameters), for calls swapped to another tool
     tools: list[dict[str, Any]] = field(default_factory=list)
+
+
+_QUOTED = re.compile(r"[\"'`]([^\"'`\s][^\"'`]{0,38})[\"'`]")
+
+
+def quoted(text: str, limit: int = 12) -> list[str]:
+    """Distinct values `text` names in quotes or backticks: the allowed values a description
+    lists where its schema has no `enum` ("one of `active`, `frozen`")."""
+    return list(dict.fromkeys(_QUOTED.findall(text)))[:limit]
 
 
 def tokens(text: str, limit: int = 40) -> list[str]:
@@ -89,6 +100,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
             out.append(("common_prefix", prefix))
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
+        out += [("schema", e) for e in pools.described.get(key, [])]
         out += [("schema", e) for e in pools.enums[:6] if isinstance(e, str)]
         out += [("schema", n) for n in pools.names[:4]]
     elif value is None:

@@ -1,0 +1,349 @@
+"""Calibration of the search and the answer slot on mistakes of the blind corpus's classes.
+
+Each mistake below is one a blind plant writer made (bench/blind/): a number graded with a
+tolerance in the wrong unit, a value compared with itself where a worked-out total was meant,
+a status read as a substring. Each comes with its sound twin and, where a calibration could
+over-reach, an honest environment it must leave alone: a lookup made with a wrong argument,
+a free choice among the options a tool printed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
+from proofgym_stack.validation import EnvReport, validate_env
+from resources_servers.base import Environment, ToolError, call, say, tool
+from resources_servers.verifiers.compose import all_or_nothing
+
+# --- a unit converter: the answer in the final message, within 1% -------------------------
+
+FACTORS = {("mi", "km"): 1.609344, ("lb", "kg"): 0.45359237, ("gal", "l"): 3.785411784}
+
+
+class Converter(Environment[dict[str, Any]]):
+    """Convert a quantity; `factor` shows the factor; the answer is `Answer: N`."""
+
+    name = "convert"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {}
+
+    @tool(inline=True, observes=True)
+    def factor(self, state: dict[str, Any], from_unit: str, to_unit: str) -> str:
+        """The factor from one unit to another.
+
+        Args:
+            from_unit: the unit converted from.
+            to_unit: the unit converted to.
+        """
+        if (from_unit, to_unit) not in FACTORS:
+            raise ToolError("no such conversion")
+        return str(FACTORS[(from_unit, to_unit)])
+
+    def close_enough(self, got: float, want: float) -> bool:
+        return math.isclose(got, want, rel_tol=0.01)
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        want = d["q"] * FACTORS[(d["f"], d["t"])]
+        text = final_message(response).rpartition("Answer:")[2].strip().rstrip(".")
+        try:
+            ok = self.close_enough(float(text), want)
+        except ValueError:
+            ok = False
+        return all_or_nothing([Check(name="answer_within_one_percent", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        want = d["q"] * FACTORS[(d["f"], d["t"])]
+        look = call("factor", from_unit=d["f"], to_unit=d["t"])
+        return [
+            Control(name="reference", expect="pass", script=[look, say(f"Answer: {want:.4f}")]),
+            Control(name="noop_claim", expect="fail", script=[say("Converted.")]),
+        ]
+
+
+class PercentAsFraction(Converter):
+    """The mistake: the 1 (percent) given as `rel_tol`, a fraction: any same-sign number."""
+
+    def close_enough(self, got: float, want: float) -> bool:
+        return math.isclose(got, want, rel_tol=1.0)
+
+
+def converter_tasks() -> list[Task]:
+    rows = [(37.0, "mi", "km"), (120.0, "lb", "kg"), (12.5, "gal", "l"), (5.0, "mi", "km")]
+    return [
+        Task(
+            task_id=f"convert-example-0-{k:05d}",
+            env="convert",
+            responses_create_params={"input": f"Convert {q} {f} to {t}. End with Answer: N."},
+            task_data={"q": q, "f": f, "t": t},
+        )
+        for k, (q, f, t) in enumerate(rows)
+    ]
+
+
+# --- a timesheet: book the week's total, worked out from the card ------------------------
+
+
+class Timesheet(Environment[dict[str, Any]]):
+    """Book an employee's clocked hours (the card's total) as one entry."""
+
+    name = "timesheet"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"entries": [], "card": dict(task.task_data["card"])}
+
+    @tool(inline=True, observes=True)
+    def read_card(self, state: dict[str, Any], employee: str) -> str:
+        """The hours an employee clocked each day.
+
+        Args:
+            employee: the employee's id.
+        """
+        return ", ".join(f"{day}: {h}" for day, h in state["card"].items())
+
+    @tool(inline=True)
+    def log_hours(self, state: dict[str, Any], employee: str, hours: float) -> str:
+        """Book hours.
+
+        Args:
+            employee: the employee's id.
+            hours: more than 0, at most 80.
+        """
+        if not 0 < hours <= 80:
+            raise ToolError("hours must be above 0 and at most 80")
+        state["entries"].append({"employee": employee, "hours": hours})
+        return f"entry {len(state['entries'])} booked"
+
+    def hours_ok(self, entry: dict[str, Any], total: float) -> bool:
+        return abs(entry["hours"] - total) < 0.01
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        total = sum(task.task_data["card"].values())
+        entries = state["entries"]
+        ok = len(entries) == 1 and entries[0]["employee"] == task.task_data["employee"]
+        ok = ok and self.hours_ok(entries[0], total)
+        return all_or_nothing([Check(name="hours_match_card", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        total = sum(d["card"].values())
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[
+                    call("read_card", employee=d["employee"]),
+                    call("log_hours", employee=d["employee"], hours=total),
+                    say("Booked."),
+                ],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Booked.")]),
+        ]
+
+
+class SelfCompared(Timesheet):
+    """The mistake: the entry's hours compared with themselves, not the card's total."""
+
+    def hours_ok(self, entry: dict[str, Any], total: float) -> bool:
+        logged = entry["hours"]
+        return abs(entry["hours"] - logged) < 0.01
+
+
+def timesheet_tasks() -> list[Task]:
+    cards = [
+        {"mon": 8.5, "tue": 7.0, "wed": 6.0},
+        {"mon": 4.0, "tue": 9.5, "wed": 8.0},
+        {"mon": 7.5, "tue": 7.5, "wed": 3.0},
+        {"mon": 6.0, "tue": 2.5, "wed": 9.0},
+    ]
+    return [
+        Task(
+            task_id=f"timesheet-example-0-{k:05d}",
+            env="timesheet",
+            responses_create_params={"input": f"Book E{k}'s clocked hours as one entry."},
+            task_data={"employee": f"E{k}", "card": card},
+        )
+        for k, card in enumerate(cards)
+    ]
+
+
+# --- a room desk: any free slot the tool lists is an honest booking -----------------------
+
+
+class RoomDesk(Environment[dict[str, Any]]):
+    """Book the room at any free hour; `free_hours` lists them and `book` refuses others."""
+
+    name = "rooms"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"booked": None, "free": list(task.task_data["free"])}
+
+    @tool(inline=True, observes=True)
+    def free_hours(self, state: dict[str, Any]) -> str:
+        """The hours the room is free today."""
+        return "free at " + ", ".join(str(h) for h in state["free"])
+
+    @tool(inline=True)
+    def book(self, state: dict[str, Any], hour: int) -> str:
+        """Book the room.
+
+        Args:
+            hour: a free hour.
+        """
+        if hour not in state["free"]:
+            raise ToolError(f"the room is not free at {hour}")
+        state["booked"] = hour
+        return f"booked at {hour}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = state["booked"] in task.task_data["free"]
+        return all_or_nothing([Check(name="booked_a_free_hour", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        first = task.task_data["free"][0]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("free_hours"), call("book", hour=first), say("Booked.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Booked.")]),
+        ]
+
+
+def room_tasks() -> list[Task]:
+    frees = [[9, 11, 14, 16], [10, 13, 15], [9, 12, 13, 17], [11, 14, 15]]
+    return [
+        Task(
+            task_id=f"rooms-example-0-{k:05d}",
+            env="rooms",
+            responses_create_params={"input": "Book the meeting room for one hour, any time."},
+            task_data={"free": free},
+        )
+        for k, free in enumerate(frees)
+    ]
+
+
+# --- a membership desk: the allowed statuses named only in the argument's description ------
+
+STATUSES = ("active", "frozen", "inactive")
+
+
+class Memberships(Environment[dict[str, Any]]):
+    """Cancel a frozen membership: `set_status(member, status)`."""
+
+    name = "members"
+    cancelled: tuple[str, ...] = ("inactive",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"status": {m: "frozen" for m in task.task_data["members"]}}
+
+    @tool(inline=True)
+    def set_status(self, state: dict[str, Any], member: str, status: str) -> str:
+        """Set a membership's status.
+
+        Args:
+            member: the member's id.
+            status: one of "active", "frozen", "inactive".
+        """
+        if member not in state["status"] or status not in STATUSES:
+            raise ToolError("no such member or status")
+        state["status"][member] = status
+        return f"{member} is {status}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        member = task.task_data["cancel"]
+        ok = state["status"][member] in self.cancelled
+        others = all(s == "frozen" for m, s in state["status"].items() if m != member)
+        return all_or_nothing(
+            [Check(name="cancelled", passed=ok), Check(name="others_unchanged", passed=others)]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        member = task.task_data["cancel"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("set_status", member=member, status="inactive"), say("Cancelled.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Cancelled.")]),
+        ]
+
+
+class MissingComma(Memberships):
+    """The mistake: `("inactive")` is a string, so `in` is a substring test."""
+
+    cancelled = "inactive"  # type: ignore[assignment]
+
+
+def member_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"members-example-0-{k:05d}",
+            env="members",
+            responses_create_params={"input": f"Cancel member M{k}'s membership."},
+            task_data={"members": [f"M{k}", f"M{k + 10}"], "cancel": f"M{k}"},
+        )
+        for k in range(4)
+    ]
+
+
+async def validate(env: Environment[Any], tasks: list[Task]) -> EnvReport:
+    return await validate_env(env, tasks, parallel=16, sample=4)
+
+
+def failed(report: EnvReport) -> set[str]:
+    return {v.name for v in report.verdicts if not v.passed} - {"violation_declared"}
+
+
+def pays(report: EnvReport) -> list[dict[str, Any]]:
+    return [f for f in report.findings if f["severity"] == "pays"]
+
+
+async def test_a_tolerance_that_pays_any_number_of_the_same_sign_is_a_near_miss_paid() -> None:
+    # far above still passes the planted verifier: the number is judged by the zero and the
+    # sign flipped too, and its near misses are then accused
+    bad = await validate(PercentAsFraction(), converter_tasks())
+    assert "answer_slot:near_miss" in failed(bad)
+    good = await validate(Converter(), converter_tasks())
+    assert not failed(good), failed(good)
+
+
+async def test_a_lookup_made_with_a_wrong_argument_is_no_wrong_answer() -> None:
+    # the sound converter: `factor` only shows something; the answer is graded
+    good = await validate(Converter(), converter_tasks())
+    attack = next(v for v in good.verdicts if v.name == "attack:plausible_wrong_arguments")
+    assert attack.passed, attack.detail
+
+
+async def test_a_worked_out_value_the_verifier_ignores_is_found_where_only_the_tool_bounds_it() -> (
+    None
+):
+    bad = await validate(SelfCompared(), timesheet_tasks())
+    found = pays(bad)
+    assert any(f["site"] == "log_hours.hours" for f in found), found
+    good = await validate(Timesheet(), timesheet_tasks())
+    assert not pays(good) and "search" not in failed(good), good.findings
+
+
+async def test_another_option_the_tool_offered_is_an_honest_choice() -> None:
+    report = await validate(RoomDesk(), room_tasks())
+    assert not pays(report), report.findings
+    assert not failed(report), failed(report)
+
+
+async def test_the_values_a_description_names_are_tried() -> None:
+    bad = await validate(MissingComma(), member_tasks())
+    found = pays(bad)
+    assert any(f["site"] == "set_status.status" for f in found), found
+    good = await validate(Memberships(), member_tasks())
+    assert not pays(good), good.findings
