@@ -75,6 +75,8 @@ def _why(exc: BaseException) -> str:
         return "the disk is full; free space on it and run the command again"
     if code == errno.EROFS or "readonly" in text or "read-only" in text:
         return "it is read-only; make it writable (or name a store elsewhere) and run again"
+    if code in (errno.ENOTDIR, errno.EEXIST):
+        return "a part of its path is a file, not a folder; name a store elsewhere"
     if code in (errno.EACCES, errno.EPERM) or "unable to open" in text:
         return (
             "it cannot be opened for writing (check the folder exists and you may write to "
