@@ -66,30 +66,44 @@ def _progress(env: str, check: str) -> None:
     err.print(f"  {env}: {check} ...")
 
 
-def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> None:
-    """Write the proof certificate of each environment version that passed every check."""
+def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> list[str]:
+    """Write the proof certificate of each environment version that passed every check; a
+    sentence for each that could not be written (a read-only or full proofs folder), so the
+    report is still shown before the command fails."""
     from importlib.metadata import version as installed
 
     from proofgym.rollouts.proofs import ProofBook
+    from proofgym.rollouts.safe_files import why_not_written
     from proofgym.serving.settings import ProofSettings
 
     book = ProofBook(ProofSettings.from_env().proofs_dir)
+    problems = []
     for report in reports:
         if not report.passed:
             continue
-        path = book.certify(
-            report.env,
-            report.version,
-            {
-                **report.to_json(),
-                "run_with": {
-                    "tasks": sources.get(report.env, ""),
-                    "sample": sample,
-                    "proofgym": installed("proofgym"),
+        try:
+            path = book.certify(
+                report.env,
+                report.version,
+                {
+                    **report.to_json(),
+                    "run_with": {
+                        "tasks": sources.get(report.env, ""),
+                        "sample": sample,
+                        "proofgym": installed("proofgym"),
+                    },
                 },
-            },
-        )
+            )
+        except OSError as exc:
+            problems.append(
+                f"{report.env} {report.version} passed, but its proof certificate could not be "
+                f"written into {book.root}: {why_not_written(exc)}; make the folder writable "
+                "(or set PROOFGYM_PROOFS_DIR to a writable one) and run `proofgym validate "
+                f"{report.env}` again"
+            )
+            continue
         err.print(f"  proven: {report.env} {report.version} ({path})")
+    return problems
 
 
 # long: a Typer command declares its options in its signature, and its docstring is its --help
@@ -176,8 +190,10 @@ def validate(
                 )
             )
         )
+    unwritten: list[str] = []
     if not quick:  # a quick run proves nothing: it skips most attacks
-        _certify(reports, {n: str(tasks_file or "example tasks") for n, _ in plan}, sample)
+        sources = {n: str(tasks_file or "example tasks") for n, _ in plan}
+        unwritten = _certify(reports, sources, sample)
     if as_json:
         console.print_json(json.dumps([r.to_json() for r in reports]))
     else:
@@ -204,6 +220,12 @@ def validate(
             console.print(f"[{style}]{report.summary()}[/{style}] ({report.sampled()})")
         if quick:
             console.print("(quick: controls, negatives and floor gap only; run without --quick)")
+    if unwritten:  # the report is shown above: now why it proves nothing
+        from rich.markup import escape
+
+        for problem in unwritten:
+            err.print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
+        raise typer.Exit(1)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
 

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import httpx
 
-from proofgym.rollouts.store import RolloutStore
+from proofgym.rollouts.store import RolloutStore, VerdictWrite, WriteCounts
 from proofgym.wire.protocol import RunResult, Task, VerifyResult
 from proofgym.wire.trajectory import trajectory
 from proofgym_stack.testing import in_process_stack
@@ -221,28 +221,43 @@ async def reverify(
     return summary
 
 
-def write(store: RolloutStore, summary: ReverifySummary) -> int:
-    """Write each new verdict into its rollout's row, the old one into the `reverified`
-    table beside it; how many rows were written. Each rollout commits on its own."""
-    written = 0
+#: verdicts written per transaction: a kill loses at most one batch, which a rerun writes again
+WRITE_BATCH = 64
+
+
+def write(store: RolloutStore, summary: ReverifySummary, batch: int = WRITE_BATCH) -> WriteCounts:
+    """Write each new verdict into its rollout's row, the old one into the `reverified` table
+    beside it, `batch` rollouts per transaction. A row that changed or vanished since it was
+    read (a `proofgym rollout` rerun replaced it) is skipped and counted in `replaced`, never
+    overwritten; a rerun after a kill adds no second history row (`already_recorded`)."""
+    writes = []
     for v in summary.verdicts:
         if v.after is None or v.outcome not in ("same", "changed"):
             continue
-        store.replace_verdict(
-            v.after,
-            {
-                "rollout_id": v.rollout_id,
-                "reverified_at": time.time(),
-                "outcome": v.outcome,
-                "env_version_before": v.before.env_version or "",
-                "env_version": v.after.env_version or "",
-                "reward_before": v.before.reward,
-                "reward": v.after.reward,
-                "mask_before": int(v.before.mask_sample),
-                "mask_sample": int(v.after.mask_sample),
-                "checks_moved": json.dumps(v.flipped_checks()),
-                "record_before": v.before.model_dump_json(exclude_none=True),
-            },
-        )
-        written += 1
-    return written
+        history = {
+            "rollout_id": v.rollout_id,
+            "reverified_at": time.time(),
+            "outcome": v.outcome,
+            "env_version_before": v.before.env_version or "",
+            "env_version": v.after.env_version or "",
+            "reward_before": v.before.reward,
+            "reward": v.after.reward,
+            "mask_before": int(v.before.mask_sample),
+            "mask_sample": int(v.after.mask_sample),
+            "checks_moved": json.dumps(v.flipped_checks()),
+            "record_before": v.before.model_dump_json(exclude_none=True),
+        }
+        writes.append(VerdictWrite(v.before, v.after, history))
+    counts = WriteCounts()
+    for start in range(0, len(writes), batch):
+        counts.add(store.replace_verdicts(writes[start : start + batch]))
+    return counts
+
+
+def replaced_sentence(replaced: int) -> str:
+    """What to tell an operator about rows a rerun replaced while `reverify` ran."""
+    rows = "1 row was" if replaced == 1 else f"{replaced} rows were"
+    return (
+        f"{rows} replaced by a rerun while re-verifying (their new verdicts were not written): "
+        "run it again"
+    )

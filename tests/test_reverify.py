@@ -117,7 +117,7 @@ async def test_a_verifier_fix_changes_exactly_the_rewards_it_should(tmp_path: Pa
     assert summary.by_env()["math"]["same"] == len(before) - len(expected_changed)
     assert summary.by_env()["math"]["down"] == len(expected_changed)
 
-    assert write(store, summary) == len(before)
+    assert write(store, summary).written == len(before)
     assert by_pair(store) == oracle  # every row now holds the fixed verifier's reward
     history = store.reverified()
     assert {ids[k] for k, h in history.items() if h["outcome"] == "changed"} == expected_changed

@@ -27,12 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proofgym.rollouts.safe_files import read_json_file, sweep_stale_temps
 from proofgym.wire.protocol import RunResult
 
 DEFAULT_DIR = Path("runs/proofs")
 #: an environment name or version as a file name: no separator, no dot-dot
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$")
 ALLOW_FLAG = "--allow-unproven"
+#: a certificate's temp file older than this is a killed write's, swept (a write takes < 1 s)
+STALE_TEMP_S = 300.0
 
 
 def _plain(value: str, what: str) -> str:
@@ -74,6 +77,7 @@ class ProofBook:
 
     def __init__(self, root: Path | str = DEFAULT_DIR) -> None:
         self.root = Path(root)
+        sweep_stale_temps(self.root, ".proof-", STALE_TEMP_S, levels=1)  # killed writes' temps
 
     def path_of(self, env: str, version: str) -> Path:
         """Where the certificate of `env` at `version` is (or would be)."""
@@ -104,7 +108,7 @@ class ProofBook:
         except ValueError:
             return False
         try:
-            body = json.loads(path.read_text(encoding="utf-8"))
+            body = read_json_file(path)
         except (OSError, ValueError):
             return False
         return isinstance(body, dict) and body.get("env") == env and body.get("version") == version
@@ -120,7 +124,7 @@ class ProofBook:
         found = []
         for path in self.root.glob("*/*.json"):
             try:
-                body = json.loads(path.read_text(encoding="utf-8"))
+                body = read_json_file(path)
                 found.append(Proof(body["env"], body["version"], float(body["created_at"]), path))
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # a file that is not a certificate proves nothing
