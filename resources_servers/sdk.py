@@ -15,11 +15,12 @@ contract in pyproject.toml). A few names are prefixed here where the library's n
 its module for its meaning (`evaluate_arithmetic`, `SQLiteTable`, `CANARY_PATTERN`).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from openai.types.responses import Response
 
 from proofgym.rollouts.sqltable import Table as SQLiteTable
 from proofgym.rollouts.sqltable import connect as connect_sqlite
-from proofgym.serving.settings import ResourcesSettings
 from proofgym.wire.canary import FILE_GLOB as CANARY_FILE_GLOB
 from proofgym.wire.canary import PATTERN as CANARY_PATTERN
 from proofgym.wire.errors import SandboxUnavailable
@@ -62,6 +63,20 @@ from resources_servers.verifiers.trajectory import (
     forbidden_tools,
     required_before,
 )
+
+if TYPE_CHECKING:
+    from proofgym.serving.settings import ResourcesSettings
+else:
+
+    def __getattr__(name: str) -> Any:
+        # The server's settings load the request guard and FastAPI: an environment that
+        # names them only in `from_settings` (or nowhere) does not pay for them on import.
+        if name == "ResourcesSettings":
+            from proofgym.serving.settings import ResourcesSettings
+
+            return ResourcesSettings
+        raise AttributeError(f"module 'resources_servers.sdk' has no attribute {name!r}")
+
 
 # docs/environments.md's table of the stable API lists the same names (a test holds it).
 __all__ = [

@@ -274,3 +274,18 @@ def _counter_task() -> dict[str, Any]:
         "responses_create_params": {"input": "Bring it to 12."},
         "task_data": {"start": 2, "target": 12},
     }
+
+
+def test_importing_the_face_does_not_load_the_server() -> None:
+    """An environment imported alone (a script, a trainer's process) pays for the face, not for
+    the resources server: the settings, and with them FastAPI, load when first named."""
+    import os
+    import subprocess
+
+    code = (
+        "import sys\nimport resources_servers.sdk as sdk\nbefore = 'fastapi' in sys.modules\n"
+        "sdk.ResourcesSettings\nprint(before, 'fastapi' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.split() == ["False", "True"], out.stdout + out.stderr

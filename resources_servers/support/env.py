@@ -15,7 +15,7 @@ import logging
 import random
 import re
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from resources_servers.sdk import (
     Check,
@@ -26,7 +26,6 @@ from resources_servers.sdk import (
     JudgeBackend,
     ModelInterfaceJudge,
     ReferenceOverlapJudge,
-    ResourcesSettings,
     Response,
     Rubric,
     Task,
@@ -45,6 +44,9 @@ from resources_servers.sdk import (
 )
 from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
 from resources_servers.support.task import SupportTask
+
+if TYPE_CHECKING:
+    from resources_servers.sdk import ResourcesSettings
 
 log = logging.getLogger("proofgym.support")
 MAX_ANSWER_CHARS = 1200
