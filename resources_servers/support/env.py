@@ -17,32 +17,36 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, say, tool
-from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
-from resources_servers.support.task import SupportTask
-from resources_servers.verifiers.answers import length_guard
-from resources_servers.verifiers.judge import (
+from resources_servers.sdk import (
+    Check,
+    Control,
     Criterion,
+    Environment,
     Judge,
     JudgeBackend,
     ModelInterfaceJudge,
-    Rubric,
-    judged,
-)
-from resources_servers.verifiers.judge_offline import (
     ReferenceOverlapJudge,
+    Response,
+    Rubric,
+    Task,
+    ToolError,
+    VerifyResult,
+    call,
+    calls,
+    figures_check,
+    final_message,
     is_prose,
+    judged,
     key_terms,
+    length_guard,
+    say,
+    tool,
 )
-from resources_servers.verifiers.statements import figures_check
-from resources_servers.verifiers.trajectory import calls
+from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
+from resources_servers.support.task import SupportTask
 
 if TYPE_CHECKING:
-    from proofgym.serving.settings import ResourcesSettings
+    from resources_servers.sdk import ResourcesSettings
 
 log = logging.getLogger("proofgym.support")
 MAX_ANSWER_CHARS = 1200
