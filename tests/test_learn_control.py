@@ -11,6 +11,7 @@ import struct
 import zlib
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import prove
@@ -86,9 +87,21 @@ def _groups(keys: list[str], values: list[float | None]) -> dict[str, list[float
     return out
 
 
-def test_learn_against_a_shuffled_control_on_letters(tmp_path: Path) -> None:
+def test_learn_against_a_shuffled_control_on_letters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import trainers.trl
     from proofgym.rollouts.store import RolloutStore
 
+    received: list[list[float | None]] = []  # what TRL's reward function got, call by call
+    real_reward_function = trainers.trl.environment_reward
+
+    def recording(*args: Any, **kwargs: Any) -> list[float | None]:
+        rewards = real_reward_function(*args, **kwargs)
+        received.append(list(rewards))
+        return rewards
+
+    monkeypatch.setattr(trainers.trl, "environment_reward", recording)
     book = asyncio.run(prove(LettersEnv(), tmp_path / "proofs"))
     db = tmp_path / "learn.db"
     result = learn(
@@ -97,7 +110,8 @@ def test_learn_against_a_shuffled_control_on_letters(tmp_path: Path) -> None:
     assert result.control is not None and result.learnability is not None
     assert len(result.rewards) == len(result.control.rewards) == 3
     # the trainer saw, each step, a permutation of each group's real rewards, not the rewards
-    assert len(result.control_seen) == 3
+    assert len(result.control_seen) == 3 and len(received) == 6  # the real run's 3, then 3
+    assert received[3:] == [shown for _, _, shown in result.control_seen]
     permuted = 0
     for keys, real, shown in result.control_seen:
         real_groups, shown_groups = _groups(keys, real), _groups(keys, shown)
