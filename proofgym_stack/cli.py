@@ -7,6 +7,7 @@ import sys
 from proofgym_stack import (
     cli_envs,
     cli_interop,
+    cli_learn,
     cli_model,
     cli_profile,
     cli_reverify,
@@ -21,6 +22,7 @@ __all__ = [
     "app",
     "cli_envs",
     "cli_interop",
+    "cli_learn",
     "cli_model",
     "cli_profile",
     "cli_reverify",
