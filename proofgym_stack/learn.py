@@ -233,6 +233,8 @@ def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
     from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
+    from proofgym.rollouts.proofs import Identity
+
     registry = available_environments(ResourcesSettings())
     unknown = [e for e in mix.envs if e not in registry]
     if unknown:
@@ -240,8 +242,14 @@ def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
             f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
         )
     if not allow_unproven:
+        # the services `learn` starts read the same variables: judge and settings included
+        settings = ResourcesSettings.from_env()
         for name in mix.envs:
-            book.require(name, registry[name].version())
+            env = registry[name].from_settings(settings)
+            try:
+                book.require(Identity.serving(name, env.version(), env.reward_inputs()))
+            finally:
+                env.shutdown()
 
 
 class _Kept:
@@ -395,6 +403,7 @@ def learn(
                     env={
                         "PROOFGYM_ENVS": json.dumps(mix.envs),
                         "PROOFGYM_MAX_STEPS": str(config.max_steps),
+                        **book.agent_env(),  # its rows signed with the key the gate checks
                     },
                 )
                 stack.start()
