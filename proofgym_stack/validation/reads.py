@@ -16,8 +16,8 @@ first task, the reference of the others) and records, while they run:
   not cover these: `os.environ` is replaced, only while the check runs, by a subclass that
   records the keys it is asked for).
 
-Not findings: Python source and bytecode (the version hashes code), the session's temporary
-space and workdirs, the kernel's views (`/proc`, `/sys`, `/dev`), and the variables that
+Not findings: Python source and bytecode (the version hashes code), the sessions' folders and
+any file the process wrote while the check ran (scratch, not data), the kernel's views (`/proc`, `/sys`, `/dev`), and the variables that
 locate programs and temporary space (`PLATFORM_VARIABLES`). Reads at import time happen before
 the check and are not seen: declare those files all the same.
 """
@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +52,8 @@ class Recorder:
         self.code_files = code_files
         self.files: dict[str, str] = {}
         self.variables: dict[str, str] = {}
+        self.written: set[str] = set()
+        self.folders: set[str] = set()
         self.lock = threading.Lock()
 
     def reader(self, frame: FrameType | None) -> str | None:
@@ -75,14 +76,26 @@ def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     """The audit hook: a read-only open by the environment's code, while a recorder is on.
     No I/O here (an open inside the hook would call it again)."""
     recorder = _active
-    if recorder is None or event != "open" or not args or not isinstance(args[0], (str, Path)):
+    if recorder is None or not args or not isinstance(args[0], (str, Path)):
+        return
+    if event == "os.mkdir":  # a folder made while recording is scratch, and all under it
+        with recorder.lock:
+            recorder.folders.add(os.fspath(args[0]))
+        return
+    if event != "open":
         return
     mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-    if isinstance(mode, str):
-        if any(c in mode for c in "wax+"):
-            return
-    elif isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR):
+    writes = (
+        any(c in mode for c in "wax+")
+        if isinstance(mode, str)
+        else isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+    )
+    if writes:  # a file this process writes is scratch, not data: its reads are not findings
+        with recorder.lock:
+            recorder.written.add(os.fspath(args[0]))
         return
+    if isinstance(flags, int) and flags & getattr(os, "O_DIRECTORY", 0):
+        return  # a folder listed (a tree walked or removed): the files read in it are seen
     where = recorder.reader(sys._getframe(1))
     if where is not None:
         with recorder.lock:
@@ -128,6 +141,10 @@ def _declared_files(env: Any) -> list[Path]:
     return [path for _, path in type(env).declared_data_files()]
 
 
+def _resolved(path: str) -> Path:
+    return Path(path).resolve()
+
+
 def _is_finding(path: str, declared: list[Path], workdirs: list[Path]) -> bool:
     if path.endswith((".py", ".pyc")) or path.startswith(_SYSTEM_ROOTS):
         return False
@@ -141,7 +158,12 @@ def undeclared(env: Any, recorder: Recorder, workdirs: list[Path]) -> tuple[dict
     """(file -> reading line, variable -> reading line) of the reads `env` does not declare."""
     declared = _declared_files(env)
     names = {n.upper() for n in type(env).reward_settings} | PLATFORM_VARIABLES
-    files = {p: w for p, w in recorder.files.items() if _is_finding(p, declared, workdirs)}
+    files = {
+        p: w
+        for p, w in recorder.files.items()
+        if p not in recorder.written
+        and _is_finding(p, declared, [*workdirs, *map(_resolved, recorder.folders)])
+    }
     variables = {v: w for v, w in recorder.variables.items() if v.upper() not in names}
     return files, variables
 
@@ -168,7 +190,7 @@ async def check_reads(ctx: Context) -> None:
                 "model_params": {"model": "scripted", "script": control.script},
             }
             await ctx.post("http://agent/run", body)
-    workdirs = [Path(tempfile.gettempdir()).resolve()]  # sessions' space (or /dev/shm)
+    workdirs = [Path(ctx.stack.resources.state.host.root).resolve()]  # the sessions' folders
     files, variables = undeclared(env, recorder, workdirs)
     found = [f"file {p} (read at {w})" for p, w in sorted(files.items())]
     found += [f"variable {v} (read at {w})" for v, w in sorted(variables.items())]
