@@ -44,10 +44,10 @@ def envs() -> None:
     for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
-        why = book.why_not(Identity.serving(name, cls.version(), env.reward_inputs()))
-        proven = "yes" if why is None else "[yellow]no[/yellow]"
-        if why is not None:
-            unproven[name] = why
+        not_admitted = book.why_not(Identity.serving(name, cls.version(), env.reward_inputs()))
+        proven = "yes" if not_admitted is None else "[yellow]no[/yellow]"
+        if not_admitted is not None:
+            unproven[name] = not_admitted
         tools = ", ".join(cls.tools())
         table.add_row(name, cls.version(), proven, tools, sandbox, cls.description)
         env.shutdown()

@@ -230,10 +230,9 @@ class LearnConfig(BaseModel):
 def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
     """Every environment of `mix` exists, and (unless allowed) its current version is proven:
     before a model is loaded or a service started."""
+    from proofgym.rollouts.proofs import Identity
     from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
-
-    from proofgym.rollouts.proofs import Identity
 
     registry = available_environments(ResourcesSettings())
     unknown = [e for e in mix.envs if e not in registry]

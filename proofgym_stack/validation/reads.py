@@ -17,9 +17,10 @@ first task, the reference of the others) and records, while they run:
   records the keys it is asked for).
 
 Not findings: Python source and bytecode (the version hashes code), the sessions' folders and
-any file the process wrote while the check ran (scratch, not data), the kernel's views (`/proc`, `/sys`, `/dev`), and the variables that
-locate programs and temporary space (`PLATFORM_VARIABLES`). Reads at import time happen before
-the check and are not seen: declare those files all the same.
+any file or folder the process made while the check ran (scratch, not data), the kernel's
+views (`/proc`, `/sys`, `/dev`), and the variables that locate programs and temporary space
+(`PLATFORM_VARIABLES`). Reads at import time happen before the check and are not seen:
+declare those files all the same.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ class _TracingEnviron(os._Environ):  # type: ignore[type-arg]
         if where is not None:
             with self._recorder.lock:
                 self._recorder.variables.setdefault(str(key), where)
-        return super().__getitem__(key)
+        value: str = super().__getitem__(key)
+        return value
 
 
 @contextmanager
@@ -129,11 +131,12 @@ def recording(recorder: Recorder) -> Iterator[Recorder]:
         _hooked = True
     real = os.environ
     _active = recorder
-    os.environ = _TracingEnviron(real, recorder)
+    # not a new environment: the tracer shares the real one's storage (B003 is about clearing)
+    os.environ = _TracingEnviron(real, recorder)  # noqa: B003
     try:
         yield recorder
     finally:
-        os.environ = real
+        os.environ = real  # noqa: B003
         _active = None
 
 
@@ -154,7 +157,9 @@ def _is_finding(path: str, declared: list[Path], workdirs: list[Path]) -> bool:
     return not any(resolved.is_relative_to(w) for w in workdirs)
 
 
-def undeclared(env: Any, recorder: Recorder, workdirs: list[Path]) -> tuple[dict, dict]:
+def undeclared(
+    env: Any, recorder: Recorder, workdirs: list[Path]
+) -> tuple[dict[str, str], dict[str, str]]:
     """(file -> reading line, variable -> reading line) of the reads `env` does not declare."""
     declared = _declared_files(env)
     names = {n.upper() for n in type(env).reward_settings} | PLATFORM_VARIABLES

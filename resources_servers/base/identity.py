@@ -168,8 +168,6 @@ def _data_contents(path: Path) -> list[tuple[str, bytes]]:
     if path.is_file():
         return [("", path.read_bytes())]
     if path.is_dir():
-        files = sorted(
-            p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-        )
+        files = sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         return [(p.relative_to(path).as_posix(), p.read_bytes()) for p in files]
     return [("", b"\0missing")]
