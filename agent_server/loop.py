@@ -124,6 +124,7 @@ class RolloutRunner:
         # rows are signed with the operator's key: the given one, else the proofs folder's
         # (generated there on first use, when the first rollout is stamped)
         self._key: bytes | None = given.encode() if given else None
+        self._unsigned = False  # no key could be had: said once, not tried per rollout
         # proofs are only ever added: a yes is kept, a no is asked again after a while
         self.proven: dict[Identity, float] = {}
         self.limits = settings.guard_limits()  # what the services' guards take (same settings)
@@ -473,8 +474,12 @@ class RolloutRunner:
 
     def _signing_key(self) -> bytes | None:
         """The key rows are signed with (None: no key given and no proofs folder)."""
-        if self._key is None and self.proofs is not None:
-            self._key = self.proofs.key(create=True)
+        if self._key is None and self.proofs is not None and not self._unsigned:
+            try:
+                self._key = self.proofs.key(create=True)
+            except (OSError, ValueError) as exc:  # a read-only or broken proofs folder
+                log.warning("rollouts go unsigned (no gate admits them): %s", exc)
+                self._unsigned = True  # said once
         return self._key
 
     def _result(

@@ -97,7 +97,8 @@ def reverify(
     import asyncio
 
     from proofgym.rollouts.store import RolloutStore
-    from proofgym.serving.settings import ResourcesSettings
+    from proofgym.rollouts.proofs import ProofBook
+    from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym.wire.protocol import RunResult
     from proofgym_stack.environments import available_environments
     from proofgym_stack.reverify import reverify as run
@@ -121,7 +122,9 @@ def reverify(
         finally:
             for env in envs.values():
                 env.shutdown()
-        written = 0 if dry_run else write(store, summary)
+        # the rows it rewrites are signed with the operator's key, as the agent signs them
+        key = ProofBook.from_settings(ProofSettings.from_env()).key(create=not dry_run)
+        written = 0 if dry_run else write(store, summary, key)
     finally:
         store.close()
     if as_json:
