@@ -96,8 +96,8 @@ def reverify(
     """
     import asyncio
 
-    from proofgym.rollouts.store import RolloutStore
     from proofgym.rollouts.proofs import ProofBook
+    from proofgym.rollouts.store import RolloutStore
     from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym.wire.protocol import RunResult
     from proofgym_stack.environments import available_environments
