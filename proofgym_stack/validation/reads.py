@@ -45,6 +45,15 @@ _STDLIB = tuple(
 )
 
 
+def _is_stdlib(filename: str) -> bool:
+    """Whether code at `filename` is the interpreter's own library (a virtualenv's `platstdlib`
+    holds its `site-packages`: those are installed distributions, not the library)."""
+    if filename.startswith("<"):  # frozen modules
+        return True
+    installed = "site-packages" in filename or "dist-packages" in filename
+    return filename.startswith(_STDLIB) and not installed
+
+
 class Recorder:
     """What the environment's code read while recording: path -> the reading line, and
     variable -> the reading line."""
@@ -63,7 +72,7 @@ class Recorder:
         not the environment's."""
         while frame is not None:
             name = frame.f_code.co_filename
-            if name != __file__ and not name.startswith(_STDLIB) and not name.startswith("<"):
+            if name != __file__ and not _is_stdlib(name):
                 return f"{name}:{frame.f_lineno}" if name in self.code_files else None
             frame = frame.f_back
         return None
