@@ -20,13 +20,13 @@ if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help`
 
 @app.command()
 def envs() -> None:
-    """List the shipped environments with their versions (proven or not) and tools."""
-    from proofgym.rollouts.proofs import ProofBook
+    """List the shipped environments with their versions (proven or not, and why not) and tools."""
+    from proofgym.rollouts.proofs import Identity, ProofBook
     from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
-    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    book = ProofBook.from_settings(ProofSettings.from_env())
     table = new_table(
         "environment", "version", "proven", "tools", "runs policy code", "description"
     )
@@ -40,10 +40,14 @@ def envs() -> None:
 
     for folder, why in sorted(problems().items()):  # a broken folder, by name, in one line
         err.print(f"[yellow]{folder}: not an environment: {why.splitlines()[0]}[/yellow]")
+    unproven: dict[str, str] = {}
     for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
-        proven = "yes" if book.is_proven(name, cls.version()) else "[yellow]no[/yellow]"
+        not_admitted = book.why_not(Identity.serving(name, cls.version(), env.reward_inputs()))
+        proven = "yes" if not_admitted is None else "[yellow]no[/yellow]"
+        if not_admitted is not None:
+            unproven[name] = not_admitted
         tools = ", ".join(cls.tools())
         table.add_row(name, cls.version(), proven, tools, sandbox, cls.description)
         env.shutdown()
@@ -56,7 +60,9 @@ def envs() -> None:
             f"{len(older)} proofs of earlier versions in {book.root} (rollouts of those versions "
             "stay admitted): " + ", ".join(f"{p.env} {p.version}" for p in older[:8])
         )
-    if any(not book.is_proven(n, c.version()) for n, c in available.items()):
+    for name, why in unproven.items():
+        err.print(f"  {name} not admitted: {why}")
+    if unproven:
         err.print(
             f"unproven versions reach no trainer: `proofgym validate` proves them ({book.root})"
         )
@@ -66,33 +72,37 @@ def _progress(env: str, check: str) -> None:
     err.print(f"  {env}: {check} ...")
 
 
-def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> list[str]:
-    """Write the proof certificate of each environment version that passed every check; a
-    sentence for each that could not be written (a read-only or full proofs folder), so the
+def _certify(
+    reports: list[EnvReport], run_with: dict[str, tuple[Any, list[Task], str]], sample: int
+) -> list[str]:
+    """Write the signed certificate of each environment version that passed every check:
+    `run_with` is, per environment, (the instance validated, its tasks, where they came from);
+    a sentence for each that could not be written (a read-only or full proofs folder), so the
     report is still shown before the command fails."""
+    import hashlib
     from importlib.metadata import version as installed
 
     from proofgym.rollouts.proofs import ProofBook
     from proofgym.rollouts.safe_files import why_not_written
     from proofgym.serving.settings import ProofSettings
 
-    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    book = ProofBook.from_settings(ProofSettings.from_env())
     problems = []
     for report in reports:
         if not report.passed:
             continue
+        env, tasks, source = run_with[report.env]
+        rows = "\n".join(t.model_dump_json() for t in tasks)
         try:
             path = book.certify(
                 report.env,
                 report.version,
-                {
-                    **report.to_json(),
-                    "run_with": {
-                        "tasks": sources.get(report.env, ""),
-                        "sample": sample,
-                        "proofgym": installed("proofgym"),
-                    },
-                },
+                env.reward_inputs(),
+                report.to_json(),
+                tasks=source,
+                tasks_digest=hashlib.sha256(rows.encode()).hexdigest(),
+                sample=sample,
+                proofgym=installed("proofgym"),
             )
         except OSError as exc:
             problems.append(
@@ -173,13 +183,16 @@ def validate(
     # SIGTERM unwinds like Ctrl-C, so the planted canary is removed on the way out
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     reports: list[EnvReport] = []
+    run_with: dict[str, tuple[Any, list[Task], str]] = {}
     for name, tasks in plan:
         if not as_json:
             err.print(f"validating {name} ...")
+        env = available[name].from_settings(ResourcesSettings.from_env())
+        run_with[name] = (env, tasks, str(tasks_file or "example tasks"))
         reports.append(
             asyncio.run(
                 validate_env(
-                    available[name].from_settings(ResourcesSettings.from_env()),
+                    env,
                     tasks,
                     parallel=parallel,
                     sample=1 if quick else sample,
@@ -192,8 +205,7 @@ def validate(
         )
     unwritten: list[str] = []
     if not quick:  # a quick run proves nothing: it skips most attacks
-        sources = {n: str(tasks_file or "example tasks") for n, _ in plan}
-        unwritten = _certify(reports, sources, sample)
+        unwritten = _certify(reports, run_with, sample)
     if as_json:
         console.print_json(json.dumps([r.to_json() for r in reports]))
     else:

@@ -177,7 +177,7 @@ def learn_command(
                 db=db,
                 on_step=step,
                 on_phase=phase,
-                proofs=ProofBook(ProofSettings.from_env().proofs_dir),
+                proofs=ProofBook.from_settings(ProofSettings.from_env()),
             )
         except (UnprovenRollouts, RuntimeError) as exc:
             fail(str(exc), 1)

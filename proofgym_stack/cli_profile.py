@@ -377,7 +377,7 @@ def export_command(
         store.close()
 
     try:
-        admitted = ProofBook(ProofSettings.from_env().proofs_dir).admit(results, allow_unproven)
+        admitted = ProofBook.from_settings(ProofSettings.from_env()).admit(results, allow_unproven)
     except UnprovenRollouts as exc:
         fail(str(exc), 1)
     proven = {r.rollout_id: ok for r, ok in admitted}

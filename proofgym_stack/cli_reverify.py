@@ -107,8 +107,9 @@ def reverify(
     """
     import asyncio
 
+    from proofgym.rollouts.proofs import ProofBook
     from proofgym.rollouts.store import RolloutStore, StoreError, WriteCounts
-    from proofgym.serving.settings import ResourcesSettings
+    from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym.wire.protocol import RunResult
     from proofgym_stack.environments import available_environments
     from proofgym_stack.reverify import replaced_sentence, write
@@ -135,8 +136,10 @@ def reverify(
         finally:
             for env in envs.values():
                 env.shutdown()
+        # the rows it rewrites are signed with the operator's key, as the agent signs them
+        key = ProofBook.from_settings(ProofSettings.from_env()).key(create=not dry_run)
         try:
-            counts = WriteCounts() if dry_run else write(store, summary)
+            counts = WriteCounts() if dry_run else write(store, summary, key)
         except StoreError as exc:  # the batches before it are committed; a rerun does the rest
             fail(str(exc), 1)
     finally:

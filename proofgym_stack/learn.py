@@ -137,6 +137,7 @@ class LearnConfig(BaseModel):
 def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
     """Every environment of `mix` exists, and (unless allowed) its current version is proven:
     before a model is loaded or a service started."""
+    from proofgym.rollouts.proofs import Identity
     from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
@@ -147,8 +148,14 @@ def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
             f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
         )
     if not allow_unproven:
+        # the services `learn` starts read the same variables: judge and settings included
+        settings = ResourcesSettings.from_env()
         for name in mix.envs:
-            book.require(name, registry[name].version())
+            env = registry[name].from_settings(settings)
+            try:
+                book.require(Identity.serving(name, env.version(), env.reward_inputs()))
+            finally:
+                env.shutdown()
 
 
 class _Kept:
@@ -341,6 +348,7 @@ def _run(
                 env={
                     "PROOFGYM_ENVS": json.dumps(mix.envs),
                     "PROOFGYM_MAX_STEPS": str(config.max_steps),
+                    **book.agent_env(),  # its rows signed with the key the gate checks
                 },
             )
             stack.start()

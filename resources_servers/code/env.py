@@ -111,6 +111,9 @@ class CodeEnv(Environment[Workspace, CodeTask]):
     needs_workdir = True
     secret_fields = ("hidden_tests", "solution", "alternative")
     honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
+    #: the harness runs inside the sandbox as a script (never imported), and it is what
+    #: runs the hidden tests and reports their results: the reward's code all the same
+    data_files = ("harness.py",)
 
     def __init__(self, sandbox: Sandbox | None = None) -> None:
         self._owns_sandbox = sandbox is None  # a sandbox handed in is its owner's to close

@@ -141,6 +141,11 @@ class SupportEnv(Environment[SupportState, SupportTask]):
             )
         return cls(Judge(backend, RUBRIC, max_output_tokens=settings.judge_max_tokens))
 
+    def judge_identity(self) -> str:
+        """The judge that scores this instance's answers (its model and URL, or the offline
+        judge): a certificate proven under one judge admits no rollout judged by another."""
+        return self.judge.identity()
+
     def create_state(self, task: Task, workdir: Path | None) -> SupportState:
         return SupportState()
 
