@@ -8,14 +8,26 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from proofgym.rollouts.proofs import ProofBook, unproven_count
 from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.learn_report import LearnResult, calls_a_tool
 
-if TYPE_CHECKING:
-    from proofgym_stack.learn import LearnConfig
+
+class WarmUpConfig(Protocol):
+    """What the warm-up reads of a `LearnConfig` (named here, not imported: `learn` imports
+    this module)."""
+
+    @property
+    def env(self) -> str: ...
+    @property
+    def sft_steps(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def allow_unproven(self) -> bool: ...
+
 
 SFT_LEARNING_RATE = 5e-5
 
@@ -120,7 +132,7 @@ def sft_warmup(
 
 
 def warm_up(
-    config: LearnConfig,
+    config: WarmUpConfig,
     run: tuple[Any, Any, Any],
     warmup: list[Task],
     keep: Callable[[list[RunResult]], None],

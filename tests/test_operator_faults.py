@@ -90,8 +90,8 @@ def test_validate_with_a_read_only_proofs_folder_shows_the_report_and_says_why(
     monkeypatch.setenv("PROOFGYM_PROOFS_DIR", str(tmp_path / "proofs"))
     monkeypatch.chdir(tmp_path)  # the findings folder too
 
-    def read_only(self: ProofBook, env: str, version: str, report: Any) -> Path:
-        raise OSError(errno.EROFS, "Read-only file system", str(self.path_of(env, version)))
+    def read_only(self: ProofBook, env: str, version: str, *args: Any, **kw: Any) -> Path:
+        raise OSError(errno.EROFS, "Read-only file system", str(self.root / env / version))
 
     monkeypatch.setattr(ProofBook, "certify", read_only)
     # on the main thread: validate installs a SIGTERM handler

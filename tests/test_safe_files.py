@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from proofgym.rollouts.proofs import STALE_TEMP_S, ProofBook
+from proofgym.rollouts.proofs import STALE_TEMP_S, Identity, ProofBook
 from proofgym.rollouts.safe_files import (
     UnreadableFile,
     read_json_file,
     sweep_stale_temps,
     why_not_written,
 )
+from proofgym.wire.protocol import RewardInputs
 
 
 def in_time(fn: object, seconds: float = 5.0) -> object:
@@ -130,9 +131,13 @@ def test_the_sweep_removes_only_stale_temps(tmp_path: Path) -> None:
     assert sweep_stale_temps(tmp_path / "absent", ".proof-", 60) == []
 
 
+def _ident(version: str) -> Identity:
+    return Identity.serving("math", version, RewardInputs())
+
+
 def test_a_proof_book_sweeps_a_killed_writes_temp_at_its_start(tmp_path: Path) -> None:
     book = ProofBook(tmp_path)
-    path = book.certify("math", "v1", {"passed": True})
+    path = book.certify("math", "v1", RewardInputs(), {"passed": True})
     # what a kill -9 between the temp write and the rename leaves behind
     left = path.parent / ".proof-k1ll3d.json"
     left.write_text(json.dumps({"env": "math"})[:5])
@@ -142,21 +147,27 @@ def test_a_proof_book_sweeps_a_killed_writes_temp_at_its_start(tmp_path: Path) -
     assert len(list(path.parent.glob(".proof-*"))) == 2
     again = ProofBook(tmp_path)  # the next start
     assert not left.exists() and young.exists() and path.exists()
-    assert again.is_proven("math", "v1")
+    assert again.why_not(_ident("v1")) is None
 
 
 def test_hostile_certificates_prove_nothing_and_hang_nothing(tmp_path: Path) -> None:
     book = ProofBook(tmp_path)
-    book.certify("math", "good", {"passed": True})
-    folder = tmp_path / "math"
-    os.mkfifo(folder / "fifo.json")
-    (folder / "deep.json").write_text("[" * 10_000 + "]" * 10_000)
-    with (folder / "huge.json").open("wb") as out:
+    book.certify("math", "good", RewardInputs(), {"passed": True})
+    where = {
+        v: book.path_of("math", v, None, RewardInputs().settings_digest())
+        for v in ("fifo", "deep", "huge")
+    }
+    for path in where.values():
+        path.parent.mkdir(parents=True)
+    os.mkfifo(where["fifo"])
+    where["deep"].write_text("[" * 10_000 + "]" * 10_000)
+    with where["huge"].open("wb") as out:
         out.truncate(1024**3)
     proofs = in_time(book.proofs)
     assert [p.version for p in proofs] == ["good"]  # type: ignore[attr-defined]
     for version in ("fifo", "deep", "huge"):
-        assert in_time(lambda v=version: book.is_proven("math", v)) is False  # type: ignore[misc]
+        why = in_time(lambda v=version: book.why_not(_ident(v)))  # type: ignore[misc]
+        assert why is not None and "not readable" in why
 
 
 def test_why_not_written_names_the_cause() -> None:
