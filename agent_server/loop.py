@@ -18,7 +18,8 @@ from openai.types.responses import Response
 
 from agent_server.replicas import ReplicaSet
 from proofgym.clients.http import CallFailed, ServiceClient, error_detail, troubles
-from proofgym.rollouts.proofs import ProofBook
+from proofgym.rollouts.proofs import Identity, ProofBook
+from proofgym.rollouts.signing import sign_row
 from proofgym.serving import deadline, timeouts
 from proofgym.serving.settings import AgentSettings
 from proofgym.wire.errors import (
@@ -103,6 +104,8 @@ class _Rollout:
         self.sent: dict[str, Any] = {}  # what the policy was sent at the first step
         self.closed = False  # the resources server closed the session with its verdict
         self.env_version: str | None = None  # as the serving resources server names it
+        self.judge: str | None = None  # the judge and settings digest it names beside it
+        self.settings_digest: str | None = None
 
 
 class RolloutRunner:
@@ -116,9 +119,14 @@ class RolloutRunner:
         self.running: set[str] = set()  # rollout ids (= session ids) in flight
         self.leased: dict[str, str] = {}  # rollout id -> env URL of its (maybe) open session
         self.keys: dict[str, str] = {}  # rollout id -> its owned session's key
-        self.proofs = ProofBook(settings.proofs_dir) if settings.proofs_dir else None
+        given = settings.proof_key.get_secret_value() if settings.proof_key else None
+        self.proofs = ProofBook(settings.proofs_dir, given) if settings.proofs_dir else None
+        # rows are signed with the operator's key: the given one, else the proofs folder's
+        # (generated there on first use, when the first rollout is stamped)
+        self._key: bytes | None = given.encode() if given else None
+        self._unsigned = False  # no key could be had: said once, not tried per rollout
         # proofs are only ever added: a yes is kept, a no is asked again after a while
-        self.proven: dict[tuple[str, str], float] = {}
+        self.proven: dict[Identity, float] = {}
         self.limits = settings.guard_limits()  # what the services' guards take (same settings)
 
     async def env_url(self, env: str, session_id: str, unreachable: Unreached | None = None) -> str:
@@ -177,6 +185,8 @@ class RolloutRunner:
                         seed = await self._seed(env_url, rollout_id, request)
                     seeded = True
                     state.env_version = seed.get("env_version") or request.task.env_version
+                    state.judge = seed.get("judge")
+                    state.settings_digest = seed.get("settings_digest")
                     params = await self._params(request, env_url, seed)
                     await self._loop(request, params, env_url, rollout_id, state)
                     verify_start = time.perf_counter()
@@ -447,21 +457,30 @@ class RolloutRunner:
         }
         return build_response(state.outputs, model=state.model_name, usage=usage)
 
-    def _proven(self, env: str, version: str | None) -> bool | None:
-        """Whether `env` at `version` is proven (None: this agent keeps no proofs)."""
+    def _proven(self, ident: Identity) -> bool | None:
+        """Whether a passing certificate covers `ident` (None: this agent keeps no proofs)."""
         if self.proofs is None:
             return None
-        if not version:
+        if not ident.version:
             return False
         now = time.monotonic()
-        key = (env, version)
-        if self.proven.get(key, -1.0) == float("inf"):
+        if self.proven.get(ident, -1.0) == float("inf"):
             return True
-        if now - self.proven.get(key, -60.0) < PROOF_RECHECK_S:
+        if now - self.proven.get(ident, -60.0) < PROOF_RECHECK_S:
             return False
-        ok = self.proofs.is_proven(env, version)
-        self.proven[key] = float("inf") if ok else now
+        ok = self.proofs.is_proven(ident)
+        self.proven[ident] = float("inf") if ok else now
         return ok
+
+    def _signing_key(self) -> bytes | None:
+        """The key rows are signed with (None: no key given and no proofs folder)."""
+        if self._key is None and self.proofs is not None and not self._unsigned:
+            try:
+                self._key = self.proofs.key(create=True)
+            except (OSError, ValueError) as exc:  # a read-only or broken proofs folder
+                log.warning("rollouts go unsigned (no gate admits them): %s", exc)
+                self._unsigned = True  # said once
+        return self._key
 
     def _result(
         self,
@@ -484,12 +503,16 @@ class RolloutRunner:
                 failure_reason=failure.reason,
             )
         assert verdict is not None
-        return RunResult(
+        version = state.env_version or request.task.env_version
+        ident = Identity(request.task.env, state.env_version, state.judge, state.settings_digest)
+        result = RunResult(
             rollout_id=rollout_id,
             task_id=request.task.task_id,
             env=request.task.env,
-            env_version=state.env_version or request.task.env_version,
-            env_proven=self._proven(request.task.env, state.env_version),
+            env_version=version,
+            env_proven=self._proven(ident),
+            judge=state.judge,
+            settings_digest=state.settings_digest,
             reward=verdict.reward,
             reward_components=verdict.reward_components,
             checks=verdict.checks,
@@ -504,3 +527,5 @@ class RolloutRunner:
             failure_kind=verdict.failure_kind,
             failure_reason=verdict.failure_reason,
         )
+        key = self._signing_key()
+        return result if key is None else sign_row(key, result)

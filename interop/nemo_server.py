@@ -73,6 +73,11 @@ def row_task(row: dict[str, Any], env: str) -> Task:
     return Task.from_row(data)
 
 
+#: the largest reward `aggregate_metrics` takes: its sum and squares stay finite for any
+#: body the guard lets in
+MAX_ABS_REWARD = 1e12
+
+
 def _rewards(body: Any) -> list[float]:
     """The rewards of an `aggregate_metrics` body; InvalidRequest names the first unusable one."""
     responses = body.get("verify_responses") if isinstance(body, dict) else None
@@ -87,8 +92,11 @@ def _rewards(body: Any) -> list[float]:
         value = answer.get("reward", 0.0)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise InvalidRequest(f"verify_responses[{n}].reward is not a number")
-        if not math.isfinite(value):
-            raise InvalidRequest(f"verify_responses[{n}].reward is not finite")
+        if abs(value) > MAX_ABS_REWARD or not math.isfinite(value):  # ints first: 10**400
+            # past this the mean and spread overflow (1e308 twice summed is inf): a 422, not a 500
+            raise InvalidRequest(
+                f"verify_responses[{n}].reward is not a finite number within ±{MAX_ABS_REWARD:g}"
+            )
         rewards.append(float(value))
     return rewards
 

@@ -14,10 +14,14 @@ built on them) play it unchanged:
 Every door is guarded as the services are (`proofgym.serving.service.install_common`): bearer auth
 (any case of `Bearer`, compared in constant time, on the WebSocket too), the request guard's
 admission, body size, time and memory limits, and the protocol's error shape on every HTTP
-error (JSON-RPC errors stay JSON-RPC). An MCP session id is minted by the server (128 random
-bits) and is the session's capability; MCP sessions idle past the TTL are reaped, so abandoned
-ones never fill `max_sessions`. A WebSocket silent past the TTL is closed; past twice
-`max_sessions` open sockets, another is answered `CAPACITY_REACHED` and closed.
+error (JSON-RPC errors stay JSON-RPC). An MCP session belongs to whoever created it, as a
+seeded session does on the other doors: `openenv/session/create` answers its id and a
+`session_key` (192 random bits), and `tools/call`, `openenv/session/close` and a WebSocket's
+`?session_id=` attach act on it only with that key (`params.session_key`, `?session_key=` or
+the `X-Session-Key` header); without it the session is as unknown as one that never existed.
+MCP sessions idle past the TTL are reaped, so abandoned ones never fill `max_sessions`. A
+WebSocket silent past the TTL is closed; past twice `max_sessions` open sockets, another is
+answered `CAPACITY_REACHED` and closed.
 
 The wire format follows OpenEnv 0.10.0 (`openenv.core.env_server`): frames `{"type": "reset" |
 "step" | "state" | "close", "data": ...}` in, `{"type": "observation" | "state" | "error",
@@ -49,6 +53,7 @@ from proofgym.wire.protocol import Task
 from proofgym.wire.responses import message_text, normalize_input
 from resources_servers.base.app import ResourcesHost
 from resources_servers.base.environment import Environment
+from resources_servers.base.sessions import mint_key, same_key
 
 log = logging.getLogger("proofgym.openenv")
 
@@ -143,6 +148,7 @@ class Player:
         self.episode: Episode | None = None
         self.episode_id: str | None = None
         self.last_used = time.monotonic()
+        self.key = ""  # its creator's capability (MCP sessions): set when created
 
     async def reset(self, data: dict[str, Any]) -> dict[str, Any]:
         """Close any episode, seed a new one on the task `data` names."""
@@ -265,11 +271,13 @@ class OpenEnvServer:
         self.attached: set[str] = set()
         self.sockets = 0  # WebSockets open now
 
-    def player(self, sid: Any) -> Player | None:
-        """The MCP session `sid` names, touched; None when there is none."""
+    def player(self, sid: Any, key: Any) -> Player | None:
+        """The MCP session `sid` names, touched, when `key` is its key; None when there is none
+        or the key is not its own (the two are not told apart)."""
         found = self.players.get(sid) if isinstance(sid, str) else None
-        if found is not None:
-            found.last_used = time.monotonic()
+        if found is None or not isinstance(key, str) or not same_key(found.key, key):
+            return None
+        found.last_used = time.monotonic()
         return found
 
     async def reap(self, now: float | None = None) -> list[str]:
@@ -433,7 +441,7 @@ def create_app(
             return _rpc_error(None, -32700, f"parse error: {exc}")
         if not isinstance(body, dict):
             return _rpc_error(None, -32600, "a JSON-RPC request is an object")
-        return await _mcp(server, body)
+        return await _mcp(server, body, request.headers.get("x-session-key"))
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
@@ -455,9 +463,10 @@ def create_app(
     async def _play(socket: WebSocket) -> None:
         await socket.accept()
         attach = socket.query_params.get("session_id")
+        key = socket.query_params.get("session_key") or socket.headers.get("x-session-key")
         player: Player
         if attach:
-            found = server.player(attach)
+            found = server.player(attach, key)
             if found is None or attach in server.attached:
                 why = "already has an attached WebSocket" if found else "is unknown"
                 shown = attach[:64]
@@ -500,7 +509,9 @@ def _rpc_error(rid: Any, code: int, message: str, **data: Any) -> dict[str, Any]
     return {"jsonrpc": "2.0", "error": error, "id": rid}
 
 
-async def _mcp(server: OpenEnvServer, body: dict[str, Any]) -> dict[str, Any]:
+async def _mcp(
+    server: OpenEnvServer, body: dict[str, Any], header_key: str | None = None
+) -> dict[str, Any]:
     rid, method = body.get("id"), body.get("method")
     params = body.get("params") or {}
     if not isinstance(params, dict):
@@ -514,28 +525,36 @@ async def _mcp(server: OpenEnvServer, body: dict[str, Any]) -> dict[str, Any]:
                 active_sessions=len(server.players),
                 max_sessions=server.settings.max_sessions,
             )
-        minted = secrets.token_hex(16)  # the session's capability: 128 random bits
-        server.players[minted] = Player(server)
-        return {"jsonrpc": "2.0", "result": {"session_id": minted}, "id": rid}
+        minted = secrets.token_hex(16)  # 128 random bits: an id, not the capability
+        player = Player(server)
+        player.key = mint_key()  # the capability: only its creator holds it
+        server.players[minted] = player
+        result = {"session_id": minted, "session_key": player.key}
+        return {"jsonrpc": "2.0", "result": result, "id": rid}
     sid: Any = params.get("session_id")
-    player = server.player(sid)
+    found = server.player(sid, params.get("session_key") or header_key)
     if method == "openenv/session/close":
-        if player is not None:
-            await player.close()
+        if found is not None:
+            await found.close()
             server.players.pop(sid, None)
-        return {"jsonrpc": "2.0", "result": {"closed": player is not None}, "id": rid}
+        return {"jsonrpc": "2.0", "result": {"closed": found is not None}, "id": rid}
     if method == "tools/list":
         return {"jsonrpc": "2.0", "result": {"tools": server.mcp_tools()}, "id": rid}
     if method == "tools/call":
-        if player is None:
-            return _rpc_error(rid, -32602, "tools/call needs the session_id of a session")
+        if found is None:
+            return _rpc_error(
+                rid,
+                -32602,
+                "tools/call needs the session_id and session_key of a session this caller "
+                "created (openenv/session/create answers both)",
+            )
         action = {
             "type": "call_tool",
             "tool_name": params.get("name"),
             "arguments": params.get("arguments") or {},
         }
         try:
-            return {"jsonrpc": "2.0", "result": await player.step(action), "id": rid}
+            return {"jsonrpc": "2.0", "result": await found.step(action), "id": rid}
         except FrameError as exc:
             return _rpc_error(rid, -32000, str(exc))
     return _rpc_error(rid, -32601, f"unknown method {method!r}")

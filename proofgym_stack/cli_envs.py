@@ -20,13 +20,13 @@ if TYPE_CHECKING:  # the CLI imports what a command needs when it runs (`--help`
 
 @app.command()
 def envs() -> None:
-    """List the shipped environments with their versions (proven or not) and tools."""
-    from proofgym.rollouts.proofs import ProofBook
+    """List the shipped environments with their versions (proven or not, and why not) and tools."""
+    from proofgym.rollouts.proofs import Identity, ProofBook
     from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym_stack.environments import available_environments
 
     settings = ResourcesSettings.from_env()
-    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    book = ProofBook.from_settings(ProofSettings.from_env())
     table = new_table(
         "environment", "version", "proven", "tools", "runs policy code", "description"
     )
@@ -40,10 +40,14 @@ def envs() -> None:
 
     for folder, why in sorted(problems().items()):  # a broken folder, by name, in one line
         err.print(f"[yellow]{folder}: not an environment: {why.splitlines()[0]}[/yellow]")
+    unproven: dict[str, str] = {}
     for name, cls in sorted(available.items()):
         env = cls.from_settings(settings)
         sandbox = env.sandbox_mode() or "no"
-        proven = "yes" if book.is_proven(name, cls.version()) else "[yellow]no[/yellow]"
+        not_admitted = book.why_not(Identity.serving(name, cls.version(), env.reward_inputs()))
+        proven = "yes" if not_admitted is None else "[yellow]no[/yellow]"
+        if not_admitted is not None:
+            unproven[name] = not_admitted
         tools = ", ".join(cls.tools())
         table.add_row(name, cls.version(), proven, tools, sandbox, cls.description)
         env.shutdown()
@@ -56,7 +60,9 @@ def envs() -> None:
             f"{len(older)} proofs of earlier versions in {book.root} (rollouts of those versions "
             "stay admitted): " + ", ".join(f"{p.env} {p.version}" for p in older[:8])
         )
-    if any(not book.is_proven(n, c.version()) for n, c in available.items()):
+    for name, why in unproven.items():
+        err.print(f"  {name} not admitted: {why}")
+    if unproven:
         err.print(
             f"unproven versions reach no trainer: `proofgym validate` proves them ({book.root})"
         )
@@ -66,30 +72,48 @@ def _progress(env: str, check: str) -> None:
     err.print(f"  {env}: {check} ...")
 
 
-def _certify(reports: list[EnvReport], sources: dict[str, str], sample: int) -> None:
-    """Write the proof certificate of each environment version that passed every check."""
+def _certify(
+    reports: list[EnvReport], run_with: dict[str, tuple[Any, list[Task], str]], sample: int
+) -> list[str]:
+    """Write the signed certificate of each environment version that passed every check:
+    `run_with` is, per environment, (the instance validated, its tasks, where they came from);
+    a sentence for each that could not be written (a read-only or full proofs folder), so the
+    report is still shown before the command fails."""
+    import hashlib
     from importlib.metadata import version as installed
 
     from proofgym.rollouts.proofs import ProofBook
+    from proofgym.rollouts.safe_files import why_not_written
     from proofgym.serving.settings import ProofSettings
 
-    book = ProofBook(ProofSettings.from_env().proofs_dir)
+    book = ProofBook.from_settings(ProofSettings.from_env())
+    problems = []
     for report in reports:
         if not report.passed:
             continue
-        path = book.certify(
-            report.env,
-            report.version,
-            {
-                **report.to_json(),
-                "run_with": {
-                    "tasks": sources.get(report.env, ""),
-                    "sample": sample,
-                    "proofgym": installed("proofgym"),
-                },
-            },
-        )
+        env, tasks, source = run_with[report.env]
+        rows = "\n".join(t.model_dump_json() for t in tasks)
+        try:
+            path = book.certify(
+                report.env,
+                report.version,
+                env.reward_inputs(),
+                report.to_json(),
+                tasks=source,
+                tasks_digest=hashlib.sha256(rows.encode()).hexdigest(),
+                sample=sample,
+                proofgym=installed("proofgym"),
+            )
+        except OSError as exc:
+            problems.append(
+                f"{report.env} {report.version} passed, but its proof certificate could not be "
+                f"written into {book.root}: {why_not_written(exc)}; make the folder writable "
+                "(or set PROOFGYM_PROOFS_DIR to a writable one) and run `proofgym validate "
+                f"{report.env}` again"
+            )
+            continue
         err.print(f"  proven: {report.env} {report.version} ({path})")
+    return problems
 
 
 # long: a Typer command declares its options in its signature, and its docstring is its --help
@@ -159,13 +183,16 @@ def validate(
     # SIGTERM unwinds like Ctrl-C, so the planted canary is removed on the way out
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     reports: list[EnvReport] = []
+    run_with: dict[str, tuple[Any, list[Task], str]] = {}
     for name, tasks in plan:
         if not as_json:
             err.print(f"validating {name} ...")
+        env = available[name].from_settings(ResourcesSettings.from_env())
+        run_with[name] = (env, tasks, str(tasks_file or "example tasks"))
         reports.append(
             asyncio.run(
                 validate_env(
-                    available[name].from_settings(ResourcesSettings.from_env()),
+                    env,
                     tasks,
                     parallel=parallel,
                     sample=1 if quick else sample,
@@ -176,8 +203,9 @@ def validate(
                 )
             )
         )
+    unwritten: list[str] = []
     if not quick:  # a quick run proves nothing: it skips most attacks
-        _certify(reports, {n: str(tasks_file or "example tasks") for n, _ in plan}, sample)
+        unwritten = _certify(reports, run_with, sample)
     if as_json:
         console.print_json(json.dumps([r.to_json() for r in reports]))
     else:
@@ -204,6 +232,12 @@ def validate(
             console.print(f"[{style}]{report.summary()}[/{style}] ({report.sampled()})")
         if quick:
             console.print("(quick: controls, negatives and floor gap only; run without --quick)")
+    if unwritten:  # the report is shown above: now why it proves nothing
+        from rich.markup import escape
+
+        for problem in unwritten:
+            err.print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
+        raise typer.Exit(1)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
 
@@ -423,174 +457,3 @@ def tiny_model(
 
     build(out, seed=seed)
     console.print(f"wrote an untrained tiny model to {out} (random weights: it writes noise)")
-
-
-# long: a Typer command declares its options in its signature, and its docstring is its --help
-@app.command("learn")
-def learn_command(
-    env: Annotated[
-        str,
-        typer.Argument(
-            help="environment to learn, or a mix with weights (letters=3,math=1: the share of "
-            "training tasks); default letters"
-        ),
-    ] = "letters",
-    model: Annotated[
-        Path | None, typer.Option(help="model folder (default: the tiny model, built now)")
-    ] = None,
-    steps: Annotated[int, typer.Option(min=1, help="GRPO optimizer steps")] = 100,
-    learning_rate: Annotated[
-        float | None,
-        typer.Option(
-            help="GRPO learning rate (default: 5e-3 for the tiny model, 1e-5 for --model)"
-        ),
-    ] = None,
-    generations: Annotated[int, typer.Option(min=2, help="rollouts per task in a GRPO group")] = 8,
-    groups: Annotated[
-        int, typer.Option(min=1, help="tasks (groups) per GRPO step: one update averages them")
-    ] = 1,
-    completion_length: Annotated[
-        int, typer.Option(min=4, help="tokens the policy may write per turn")
-    ] = 24,
-    tasks: Annotated[int, typer.Option(min=1, help="generated training tasks")] = 32,
-    sft: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="supervised warm-up steps on the environment's reference trajectories first "
-            "(teaches a model the tools)",
-        ),
-    ] = 0,
-    db: Annotated[Path | None, typer.Option(help="keep every rollout in this store")] = None,
-    evaluate: Annotated[
-        int,
-        typer.Option(
-            "--eval",
-            min=0,
-            help="play every training task this many times before GRPO and after it, "
-            "sampling as in training: the mean reward before and after",
-        ),
-    ] = 0,
-    seed: Annotated[int, typer.Option(help="tasks, sampling and initialisation")] = 0,
-    plot: Annotated[Path | None, typer.Option(help="write the reward curve as a PNG")] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="print the result as JSON (every step's reward, seconds)")
-    ] = False,
-    allow_unproven: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unproven",
-            help="train on an environment version that never passed `validate` (counted as "
-            "`unproven` in the result)",
-        ),
-    ] = False,
-) -> None:
-    """Does a model get a learning signal here? GRPO (TRL) through the real services; prints
-    the reward curve and the mean reward over the first and the last 10% of steps.
-
-    With `--model DIR --sft N`, a pretrained model is first taught the tools on the
-    environment's reference trajectories, then reinforced."""
-    import os
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    try:
-        import trl  # noqa: F401
-    except ImportError:
-        fail("proofgym learn needs TRL: pip install 'proofgym[trl]'")
-    if model is not None and not (model / "config.json").is_file():
-        fail(f"--model {model}: not a model folder (no config.json); `proofgym model import`")
-    from pydantic import ValidationError
-
-    from proofgym.rollouts.mixes import Mix, MixError
-    from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
-    from proofgym.serving.settings import ProofSettings
-    from proofgym_stack.learn import LearnConfig, learn, write_png
-
-    try:
-        Mix.parse(env)
-        config = LearnConfig(
-            env=env,
-            model_dir=model,
-            steps=steps,
-            learning_rate=learning_rate,
-            generations=generations,
-            groups=groups,
-            max_completion_length=completion_length,
-            tasks=tasks,
-            seed=seed,
-            sft_steps=sft,
-            eval_samples=evaluate,
-            allow_unproven=allow_unproven,
-        )
-    except (MixError, ValidationError) as exc:
-        fail(str(exc))
-
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err.real, transient=True) as progress:
-        bar = progress.add_task(f"learning {env}", total=steps)
-
-        def step(n: int, reward: float) -> None:
-            progress.update(bar, completed=n, description=f"learning {env}: reward {reward:.3f}")
-
-        def phase(text: str) -> None:
-            progress.update(bar, description=text)
-
-        try:
-            result = learn(
-                config,
-                db=db,
-                on_step=step,
-                on_phase=phase,
-                proofs=ProofBook(ProofSettings.from_env().proofs_dir),
-            )
-        except (UnprovenRollouts, RuntimeError) as exc:
-            fail(str(exc), 1)
-    if result.unproven:
-        err.print(f"[yellow]{result.unproven} rollouts of an unproven version trained on[/yellow]")
-    if plot is not None:
-        write_png(result.rewards, plot)
-        err.print(f"reward curve: {plot}")
-    if as_json:
-        console.print_json(json.dumps(result.to_json()))
-        return
-    marks = " ▁▂▃▄▅▆▇█"
-    spark = "".join(marks[min(8, int(r * 8.999))] for r in result.rewards)
-    console.print(
-        f"{env}: reward {result.reward_first:.3f} -> {result.reward_last:.3f} "
-        f"over {result.steps} steps in {result.seconds:.0f}s"
-    )
-    console.print(spark)
-    if result.eval_before and result.eval_after:
-        b, a = result.eval_before, result.eval_after
-        console.print(
-            f"every training task x {result.eval_samples}: reward {b.reward:.3f} before GRPO, "
-            f"{a.reward:.3f} after; calling a tool {b.tool_call_share:.0%} -> "
-            f"{a.tool_call_share:.0%}"
-        )
-    if len(result.per_env) > 1 or len(result.weights) > 1:
-        table = new_table("env", "weight", "rollouts", "reward first -> last", "turns",
-                          "truncated", "masked", title="per environment of the mix")  # fmt: skip
-        for name, f in result.per_env.items():
-            table.add_row(
-                name,
-                f"{result.weights.get(name, 0):g}",
-                str(f["rollouts"]),
-                f"{f['reward_first']} -> {f['reward_last']}",
-                str(f["turns"]),
-                f"{f['truncated_share']}",
-                f"{f['masked_share']}",
-            )
-        console.print(table)
-    from proofgym.rollouts.profiling import verify_error_alarm
-
-    for name, f in result.per_env.items():
-        alarm = verify_error_alarm(f)
-        if alarm:
-            err.print(f"[red]{name}: {alarm}[/red]")

@@ -58,41 +58,80 @@ def _fmt(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
-    from proofgym.rollouts.profiling import verify_error_alarm
+#: the profile's columns: short headers, so that the table fits an 80-column terminal with
+#: an environment name of 14 characters (a longer one folds onto a second line); what each
+#: means is in docs/profile.md, and the alarms print below the table, where they have room
+PROFILE_COLUMNS = (
+    "env", "usable", "mean", "95% CI", "pass", "pass@k", "0-var", "rho", "turns", "trunc",
+    "mask",
+)  # fmt: skip
 
-    table = new_table(
-        "env", "rollouts", "mean [95% CI]", "pass", "pass@k", "zero-var", "rho len", "turns",
-        "truncated", "masked", "alarms",
-    )  # fmt: skip
+
+def _short(value: Any) -> str:
+    """A figure in at most 5 characters: shares and means to 2 decimals, counts as they are."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.2f}" if -10 < value < 100 else f"{value:.3g}"
+    return str(value)
+
+
+def profile_table(result: dict[str, Any]) -> Any:
+    """The profile's terminal table (one row per environment): it fits 80 columns."""
+    from rich import box
+
+    table = new_table(box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False)
+    for name in PROFILE_COLUMNS:
+        if name == "env":
+            table.add_column(name, overflow="fold", max_width=14)
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
     for env, p in result["envs"].items():
         r = p["reward"]
         curve = p["pass_at_k"]
         k = max(curve, key=int) if curve else None
-        alarms = []
-        if p["length_alarm"]:
-            alarms.append("reward rises with length")
-        if (p["zero_variance_share"] or 0) >= 0.5:
-            alarms.append("most groups have no signal")
-        if p["masked"]:
-            alarms.append("masked: " + ", ".join(f"{k}={v}" for k, v in p["masked"].items()))
-        verify_errors = verify_error_alarm(p)
-        if verify_errors:
-            alarms.append(verify_errors)
         table.add_row(
             env,
             f"{p['usable']}/{p['rollouts']}",
-            f"{_fmt(r['mean'])} [{_fmt(r['ci95'][0])}, {_fmt(r['ci95'][1])}]",
-            _fmt(p["pass_rate"]),
-            f"@{k}: {_fmt(curve[k])}" if k else "n/a",
-            _fmt(p["zero_variance_share"]),
-            _fmt(p["reward_vs_length"]),
-            _fmt(p["turns"]),
-            _fmt(p["truncated_share"]),
-            _fmt(p["masked_share"]),
-            "[red]" + "; ".join(alarms) + "[/red]" if alarms else "",
+            _short(r["mean"]),
+            f"{_short(r['ci95'][0])}..{_short(r['ci95'][1])}",
+            _short(p["pass_rate"]),
+            f"@{k}:{_short(curve[k])}" if k else "n/a",
+            _short(p["zero_variance_share"]),
+            _short(p["reward_vs_length"]),
+            _short(p["turns"]),
+            _short(p["truncated_share"]),
+            _short(p["masked_share"]),
         )
+    return table
+
+
+def profile_alarms(p: dict[str, Any]) -> list[str]:
+    """What in one environment's profile needs a look, one phrase each."""
+    from proofgym.rollouts.profiling import verify_error_alarm
+
+    alarms = []
+    if p["length_alarm"]:
+        alarms.append("reward rises with length")
+    if (p["zero_variance_share"] or 0) >= 0.5:
+        alarms.append("most groups have no signal (every rollout the same reward)")
+    if p["masked"]:
+        alarms.append("masked: " + ", ".join(f"{k}={v}" for k, v in p["masked"].items()))
+    verify_errors = verify_error_alarm(p)
+    if verify_errors:
+        alarms.append(verify_errors)
+    return alarms
+
+
+def _print_profile(result: dict[str, Any], comparison: dict[str, Any] | None) -> None:
+    from rich.markup import escape
+
+    table = profile_table(result)
     console.print(table)
+    for env, p in result["envs"].items():
+        alarms = profile_alarms(p)
+        if alarms:
+            console.print(f"[red]{escape(env)}: {escape('; '.join(alarms))}[/red]")
     if "mix" in result:
         m = result["mix"]
         console.print(
@@ -338,7 +377,7 @@ def export_command(
         store.close()
 
     try:
-        admitted = ProofBook(ProofSettings.from_env().proofs_dir).admit(results, allow_unproven)
+        admitted = ProofBook.from_settings(ProofSettings.from_env()).admit(results, allow_unproven)
     except UnprovenRollouts as exc:
         fail(str(exc), 1)
     proven = {r.rollout_id: ok for r, ok in admitted}

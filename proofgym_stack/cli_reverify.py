@@ -11,6 +11,7 @@ import typer
 from proofgym_stack.console import app, console, err, fail, new_table
 
 if TYPE_CHECKING:
+    from proofgym.rollouts.store import WriteCounts
     from proofgym.wire.protocol import Task
     from proofgym_stack.reverify import ReverifySummary
 
@@ -33,15 +34,17 @@ def _tasks_for(envs: set[str], files: list[Path] | None) -> dict[str, Task]:
     return {t.task_id: t for t in tasks}
 
 
-def _print(summary: ReverifySummary, written: int, dry_run: bool) -> None:
+def _print(summary: ReverifySummary, counts: WriteCounts, dry_run: bool) -> None:
+    from proofgym_stack.reverify import replaced_sentence
+
     table = new_table("env", *OUTCOMES, "rewards up", "rewards down", "masked<->verdict")
-    for env, counts in sorted(summary.by_env().items()):
-        flips = counts["masked->verdict"] + counts["verdict->masked"]
+    for env, outcomes in sorted(summary.by_env().items()):
+        flips = outcomes["masked->verdict"] + outcomes["verdict->masked"]
         table.add_row(
             env,
-            *(str(counts[o]) for o in OUTCOMES),
-            str(counts["up"]),
-            str(counts["down"]),
+            *(str(outcomes[o]) for o in OUTCOMES),
+            str(outcomes["up"]),
+            str(outcomes["down"]),
             str(flips),
         )
     console.print(table)
@@ -67,8 +70,15 @@ def _print(summary: ReverifySummary, written: int, dry_run: bool) -> None:
         )
     if dry_run:
         err.print("  --dry-run: nothing written")
-    else:
-        err.print(f"  {written} verdicts written (the replaced ones kept in table `reverified`)")
+        return
+    err.print(f"  {counts.written} verdicts written (the replaced ones kept in table `reverified`)")
+    if counts.already_recorded:
+        err.print(
+            f"  {counts.already_recorded} of them were already recorded by an earlier run: "
+            "no second history row"
+        )
+    if counts.replaced:
+        err.print(f"  [yellow]{replaced_sentence(len(counts.replaced))}[/yellow]")
 
 
 @app.command()
@@ -92,20 +102,25 @@ def reverify(
     in a fresh session, verify it, write the new verdict beside the old, print what changed.
 
     Exit 0 when every finished rollout was re-verified (or could not be reproduced), 1 when
-    some could not be (a failed replay, a task not found), 2 for bad usage.
+    some could not be (a failed replay, a task not found, a row a concurrent rerun replaced
+    meanwhile: run it again), 2 for bad usage.
     """
     import asyncio
 
-    from proofgym.rollouts.store import RolloutStore
-    from proofgym.serving.settings import ResourcesSettings
+    from proofgym.rollouts.proofs import ProofBook
+    from proofgym.rollouts.store import RolloutStore, StoreError, WriteCounts
+    from proofgym.serving.settings import ProofSettings, ResourcesSettings
     from proofgym.wire.protocol import RunResult
     from proofgym_stack.environments import available_environments
+    from proofgym_stack.reverify import replaced_sentence, write
     from proofgym_stack.reverify import reverify as run
-    from proofgym_stack.reverify import write
 
     if not db.is_file():
         fail(f"{db}: no such store")
-    store = RolloutStore(db)
+    try:
+        store = RolloutStore(db)
+    except StoreError as exc:
+        fail(str(exc), 1)
     try:
         results = [RunResult.model_validate(row["record"]) for row in store.rows()]
         settings = ResourcesSettings.from_env()
@@ -121,7 +136,12 @@ def reverify(
         finally:
             for env in envs.values():
                 env.shutdown()
-        written = 0 if dry_run else write(store, summary)
+        # the rows it rewrites are signed with the operator's key, as the agent signs them
+        key = ProofBook.from_settings(ProofSettings.from_env()).key(create=not dry_run)
+        try:
+            counts = WriteCounts() if dry_run else write(store, summary, key)
+        except StoreError as exc:  # the batches before it are committed; a rerun does the rest
+            fail(str(exc), 1)
     finally:
         store.close()
     if as_json:
@@ -144,10 +164,14 @@ def reverify(
                 for v in summary.verdicts
             ],
             "skipped_unfinished": summary.skipped_unfinished,
-            "written": written,
+            "written": counts.written,
+            "already_recorded": counts.already_recorded,
+            "replaced_by_rerun": counts.replaced,
         }
         console.print_json(json.dumps(report))
     else:
-        _print(summary, written, dry_run)
-    if any(v.outcome in ("failed", "no_task") for v in summary.verdicts):
+        _print(summary, counts, dry_run)
+    if counts.replaced and as_json:  # the table's reader was told; the JSON's reader is here
+        err.print(replaced_sentence(len(counts.replaced)))
+    if counts.replaced or any(v.outcome in ("failed", "no_task") for v in summary.verdicts):
         raise typer.Exit(1)

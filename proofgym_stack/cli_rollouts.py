@@ -68,7 +68,7 @@ def _collect(
 
     from proofgym.clients.http import ServiceClient
     from proofgym.rollouts.collect import TaskFileError, collect, load_tasks
-    from proofgym.rollouts.store import RolloutStore
+    from proofgym.rollouts.store import RolloutStore, StoreError
     from proofgym.serving.server import raise_nofile
     from proofgym.serving.settings import CollectorSettings
 
@@ -79,7 +79,10 @@ def _collect(
         fail(str(exc))
     control = None if policy == "model" else policy
     model_params = {"model": model} if model else {}
-    store = RolloutStore(db)
+    try:
+        store = RolloutStore(db)
+    except StoreError as exc:
+        fail(str(exc), 1)
     soft, _ = raise_nofile()
     if concurrency > soft - 64:  # one connection per rollout in flight, plus the store
         err.print(
@@ -124,6 +127,8 @@ def _collect(
         bar = progress.add_task(f"rollouts ({policy})", total=len(tasks) * repeats - done)
         try:
             return asyncio.run(main(progress, bar))
+        except StoreError as exc:  # a full disk: what was stored stays, a rerun completes it
+            fail(str(exc), 1)
         finally:
             store.close()
 

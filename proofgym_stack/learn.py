@@ -19,17 +19,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proofgym.rollouts.learnability import ControlKind, RewardControl, learnability_of
 from proofgym.rollouts.mixes import Mix
-from proofgym.rollouts.proofs import ProofBook, unproven_count
+from proofgym.rollouts.proofs import ProofBook
 from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.learn_report import (
     Evaluation,
     LearnResult,
     calls_a_tool,
+    diagnose,
     evaluate,
     per_env_curves,
     write_png,
 )
+from proofgym_stack.learn_warmup import warm_up
 from proofgym_stack.up import Stack, free_port
 
 __all__ = [
@@ -46,106 +49,6 @@ __all__ = [
 #: model's weights would be wrecked by it
 TINY_LEARNING_RATE = 5e-3
 PRETRAINED_LEARNING_RATE = 1e-5
-SFT_LEARNING_RATE = 5e-5
-
-
-#: the controls whose trajectories a warm-up may learn from (an environment has the first,
-#: most have the second: an honest other way, often the one that uses a tool)
-WARMUP_CONTROLS = ("reference", "alternative")
-
-
-def warmup_trajectories(
-    client: Any, tasks: list[Task], keep: Callable[[list[RunResult]], None]
-) -> list[RunResult]:
-    """The passing honest controls' rollouts of `tasks` (passing as `proofgym profile` counts
-    it: the environment's own threshold), those that call a tool when there are any (the
-    warm-up is there to teach the tools: math's reference answers without the calculator, its
-    alternative uses it), else all that passed. Every rollout goes to `keep`."""
-    from proofgym.clients.agent_client import RolloutRefused
-    from proofgym.rollouts.profiling import passes
-    from resources_servers.base.registry import discover
-
-    registry = discover()
-    thresholds = {env: registry[env].passing_reward() for env in {t.env for t in tasks}}
-    passing: list[RunResult] = []
-    for control in WARMUP_CONTROLS:
-        try:
-            results = client.run_batch(tasks, control=control)
-        except RolloutRefused:  # the environment has no such control
-            continue
-        keep(results)
-        passing += [
-            r
-            for r in results
-            if passes(r.reward, (c.passed for c in r.checks), r.mask_sample, thresholds[r.env])
-        ]
-    with_tools = [r for r in passing if calls_a_tool(r)]
-    return with_tools or passing
-
-
-def sft_dataset(results: list[RunResult]) -> Any:
-    """Prompt/completion chats of `results` (passing rollouts, as `warmup_trajectories`
-    chose them), with their tools in the form the chat template gets at inference
-    (`model_interface.rendering.chat_tools`), so the warm-up trains on exactly what the
-    policy will be shown."""
-    import datasets
-
-    from model_interface.rendering import chat_tools
-    from proofgym.rollouts.export import sft_rows
-
-    rows = []
-    for row in sft_rows(results, passed=lambda r: True):  # chosen already
-        messages = row["messages"]
-        first = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
-        rows.append(
-            {
-                "prompt": messages[:first],
-                "completion": messages[first:],
-                "tools": json.dumps(chat_tools(row["tools"]) or []),
-            }
-        )
-    return datasets.Dataset.from_list(rows)
-
-
-def sft_warmup(
-    model: Any, tokenizer: Any, data: Any, steps: int, learning_rate: float, out: Path, seed: int
-) -> list[float]:
-    """`steps` supervised steps (TRL's SFTTrainer, loss on the completions only) on `data`;
-    the loss of each logged step. The model is trained in place."""
-    from trl import SFTConfig, SFTTrainer  # type: ignore[attr-defined]
-
-    config = SFTConfig(
-        output_dir=str(out),
-        max_steps=steps,
-        per_device_train_batch_size=4,
-        learning_rate=learning_rate,
-        lr_scheduler_type="constant",
-        logging_steps=1,
-        save_strategy="no",
-        report_to=[],
-        use_cpu=True,
-        bf16=False,
-        disable_tqdm=True,
-        seed=seed,
-    )
-    losses: list[float] = []
-    import transformers
-
-    class Loss(transformers.TrainerCallback):  # type: ignore[misc]
-        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any) -> None:
-            if logs and "loss" in logs:
-                losses.append(float(logs["loss"]))
-
-    trainer = SFTTrainer(
-        model=model,
-        args=config,
-        train_dataset=data,
-        processing_class=tokenizer,
-        callbacks=[Loss()],
-    )
-    trainer.remove_callback(transformers.PrinterCallback)
-    trainer.train()
-    return losses
 
 
 def mixed_tasks(mix: Mix, n: int, seed: int) -> tuple[list[Task], list[Task]]:
@@ -198,6 +101,9 @@ class LearnConfig(BaseModel):
     tools before reinforcing it). `eval_samples` > 0 plays every reinforced task that many
     times, sampling as GRPO does, before GRPO and after it (`eval_before`, `eval_after`).
     `allow_unproven` trains on environment versions that never passed `validate` (counted).
+    `control` (`shuffled` or `random`) then trains the same model again, with the same seeds
+    and steps, on rewards shuffled within each group or drawn at random
+    (`proofgym.rollouts.learnability`), and compares the two on the real verifier's rewards.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -215,6 +121,7 @@ class LearnConfig(BaseModel):
     max_steps: int = Field(2, ge=1)
     eval_samples: int = Field(0, ge=0)
     allow_unproven: bool = False
+    control: ControlKind | None = None
 
     def mix(self) -> Mix:
         """The environments trained on, with their weights (MixError for a bad `env`)."""
@@ -230,6 +137,7 @@ class LearnConfig(BaseModel):
 def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
     """Every environment of `mix` exists, and (unless allowed) its current version is proven:
     before a model is loaded or a service started."""
+    from proofgym.rollouts.proofs import Identity
     from proofgym.serving.settings import ResourcesSettings
     from proofgym_stack.environments import available_environments
 
@@ -240,8 +148,14 @@ def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:
             f"no environment named {', '.join(unknown)} (known: {', '.join(registry)})"
         )
     if not allow_unproven:
+        # the services `learn` starts read the same variables: judge and settings included
+        settings = ResourcesSettings.from_env()
         for name in mix.envs:
-            book.require(name, registry[name].version())
+            env = registry[name].from_settings(settings)
+            try:
+                book.require(Identity.serving(name, env.version(), env.reward_inputs()))
+            finally:
+                env.shutdown()
 
 
 class _Kept:
@@ -267,10 +181,15 @@ class _Kept:
 
 
 def _curve(
-    result: LearnResult, tool_share: list[float], on_step: Callable[[int, float], None] | None
+    result: LearnResult,
+    batches: list[list[RunResult]],
+    controlled: bool,
+    on_step: Callable[[int, float], None] | None,
 ) -> Any:
     """A TrainerCallback that records each logged step's reward, seconds and tool-call share
-    into `result` (its clock starts at `start()`)."""
+    into `result` (its clock starts at `start()`). In a control run (`controlled`) the reward
+    recorded is the verifier's mean over the step's batch, and the one the trainer saw goes to
+    `shown_rewards`."""
     import transformers
 
     class Curve(transformers.TrainerCallback):  # type: ignore[misc]
@@ -284,38 +203,19 @@ def _curve(
                 now = time.perf_counter()
                 result.step_seconds.append(now - self.last)
                 self.last = now
-                result.rewards.append(float(logs["reward"]))
-                if tool_share:
-                    result.tool_call_share.append(tool_share[-1])
+                reward = float(logs["reward"])
+                if controlled:
+                    result.shown_rewards.append(reward)
+                    usable = [r.reward for r in batches[-1] if not r.mask_sample]
+                    reward = sum(usable) / len(usable) if usable else 0.0
+                result.rewards.append(reward)
+                if batches:
+                    last = batches[-1]
+                    result.tool_call_share.append(sum(map(calls_a_tool, last)) / max(1, len(last)))
                 if on_step:
-                    on_step(len(result.rewards), float(logs["reward"]))
+                    on_step(len(result.rewards), reward)
 
     return Curve()
-
-
-def _warm_up(
-    config: LearnConfig,
-    run: tuple[Any, Any, Any],
-    warmup: list[Task],
-    keep: _Kept,
-    book: ProofBook,
-    result: LearnResult,
-    out: Path,
-    say: Callable[[str], None],
-) -> None:
-    """The supervised warm-up on the passing honest controls of `warmup` (see LearnConfig)."""
-    model, tokenizer, client = run
-    say(f"collecting the passing controls on {len(warmup)} tasks")
-    references = warmup_trajectories(client, warmup, keep)
-    result.unproven += unproven_count(book.admit(references, config.allow_unproven))
-    data = sft_dataset(references)
-    result.sft_rows = len(data)
-    if not result.sft_rows:
-        raise RuntimeError(f"{config.env}: no reference control passed a task")
-    say(f"supervised warm-up: {config.sft_steps} steps on {len(data)} trajectories")
-    result.sft_loss = sft_warmup(
-        model, tokenizer, data, config.sft_steps, SFT_LEARNING_RATE, out, config.seed
-    )
 
 
 def learn(
@@ -330,9 +230,12 @@ def learn(
     """Train for `config.steps` GRPO steps on the generated tasks of `config.env`; the reward
     curve. `config` may be an environment (or mix) name, with `knobs` the other fields of
     LearnConfig. `db` keeps every rollout (warm-up references and evaluations included) in a
-    rollout store; `on_step` is told each step's mean reward, `on_phase` what runs now. (About
-    100 lines: one with-block owns the model, the live server and the stack, whose order of
-    teardown matters; the phases are `_warm_up` and `_reinforce`.)
+    rollout store; `on_step` is told each step's mean reward, `on_phase` what runs now.
+
+    With `config.control`, a second run trains a fresh copy of the same model with the same
+    seeds and steps on the control's rewards (its rollouts in `<db>.control.db`); the result's
+    `control` is that run and `learnability` the comparison; `on_step` counts on past `steps`.
+    `diagnosis` says why when the reward did not rise (`learn_report.diagnose`).
 
     `proofs` (default `runs/proofs`): each environment's current version must have passed
     `proofgym validate` there, or UnprovenRollouts is raised before anything trains, unless
@@ -344,15 +247,71 @@ def learn(
     mix = config.mix()
     book = proofs or ProofBook()
     _check(mix, book, config.allow_unproven)
+    say = on_phase or (lambda text: None)
+    tasks = mixed_tasks(mix, config.tasks, config.seed)
+    with tempfile.TemporaryDirectory(prefix="proofgym-learn-") as tmp:
+        model_dir = config.model_dir
+        if model_dir is None:
+            from model_interface.tiny_model import build
 
+            model_dir = build(Path(tmp) / "tiny", seed=config.seed)
+        run = (model_dir, tasks, book)
+        result, batches = _run(config, run, Path(tmp) / "real", db, None, on_step, say)
+        if config.control is not None:
+            control = RewardControl(config.control, _reward_ranges(mix), seed=config.seed)
+            say(f"control: the same model, seeds and steps on {config.control} rewards")
+
+            def later(n: int, reward: float) -> None:
+                if on_step:
+                    on_step(config.steps + n, reward)
+
+            where = db.with_suffix(".control.db") if db is not None else None
+            result.control, control_batches = _run(
+                config, run, Path(tmp) / "control", where, control, later, say
+            )
+            result.control_seen = control.seen
+            result.learnability = learnability_of(
+                env=mix.label(),
+                model=str(config.model_dir) if config.model_dir else "tiny (untrained)",
+                steps=config.steps,
+                seed=config.seed,
+                kind=config.control,
+                real=batches,
+                control=control_batches,
+            )
+    result.diagnosis = diagnose(batches)
+    return result
+
+
+def _reward_ranges(mix: Mix) -> dict[str, tuple[float, float]]:
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    registry = available_environments(ResourcesSettings())
+    return {env: registry[env].reward_range for env in mix.envs}
+
+
+def _run(
+    config: LearnConfig,
+    run: tuple[Path, tuple[list[Task], list[Task]], ProofBook],
+    tmp: Path,
+    db: Path | None,
+    control: RewardControl | None,
+    on_step: Callable[[int, float], None] | None,
+    say: Callable[[str], None],
+) -> tuple[LearnResult, list[list[RunResult]]]:
+    """One run from the model at `run` = (model folder, (reinforced, warm-up tasks), proofs),
+    the seeds set afresh (a control run starts where the real one did); the result and the
+    GRPO batches, one a step. (About 70 lines: one with-block owns the model, the live server
+    and the stack, whose order of teardown matters.)"""
     import transformers
 
     from model_interface.live import LiveModel
     from trainers.trl import ProofgymRollouts
 
-    say = on_phase or (lambda text: None)
+    model_dir, (task_list, warmup_list), book = run
+    mix = config.mix()
     transformers.set_seed(config.seed)
-    task_list, warmup_list = mixed_tasks(mix, config.tasks, config.seed)
     keep = _Kept(db)
     result = LearnResult(
         env=mix.label(),
@@ -360,14 +319,13 @@ def learn(
         learning_rate=config.rate(),
         eval_samples=config.eval_samples,
         weights=dict(mix.weights),
+        control_kind=control.kind if control else None,
     )
-    tool_share: list[float] = []
-    trained: list[RunResult] = []
+    batches: list[list[RunResult]] = []
 
     def batch(results: list[RunResult]) -> None:
         keep(results)
-        trained.extend(results)
-        tool_share.append(sum(map(calls_a_tool, results)) / max(1, len(results)))
+        batches.append(results)
 
     rollouts = ProofgymRollouts(
         task_list,
@@ -375,51 +333,46 @@ def learn(
         on_results=batch,
         proofs=book,
         allow_unproven=config.allow_unproven,
+        reward_control=control,
     )
-    with tempfile.TemporaryDirectory(prefix="proofgym-learn-") as tmp:
-        model_dir = config.model_dir
-        if model_dir is None:
-            from model_interface.tiny_model import build
-
-            model_dir = build(Path(tmp) / "tiny", seed=config.seed)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
-        model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
-        before = [p.detach().clone() for p in model.parameters()]
-        start = time.perf_counter()
-        try:
-            with LiveModel(model, tokenizer, name="policy") as live:
-                stack = Stack(
-                    agent_port=free_port(),
-                    resources_ports=[free_port()],
-                    model_url=live.url,
-                    env={
-                        "PROOFGYM_ENVS": json.dumps(mix.envs),
-                        "PROOFGYM_MAX_STEPS": str(config.max_steps),
-                    },
-                )
-                stack.start()
-                rollouts.client.url = stack.agent_url
-                try:
-                    if config.sft_steps > 0:
-                        with_client = (model, tokenizer, rollouts.client)
-                        out = Path(tmp) / "sft"
-                        _warm_up(config, with_client, warmup_list, keep, book, result, out, say)
-                    curve = _curve(result, tool_share, on_step)
-                    run = (model, tokenizer, rollouts)
-                    _reinforce(config, run, task_list, keep, curve, result, Path(tmp), say)
-                    result.unproven += rollouts.unproven
-                    result.per_env = per_env_curves(trained)
-                finally:
-                    stack.stop()
-                    rollouts.client.close()
-        finally:
-            keep.close()
-        result.seconds = time.perf_counter() - start
-        result.weights_changed = any(
-            not bool((a.detach() == b).all())
-            for a, b in zip(model.parameters(), before, strict=True)
-        )
-    return result
+    tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
+    model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)
+    before = [p.detach().clone() for p in model.parameters()]
+    start = time.perf_counter()
+    try:
+        with LiveModel(model, tokenizer, name="policy") as live:
+            stack = Stack(
+                agent_port=free_port(),
+                resources_ports=[free_port()],
+                model_url=live.url,
+                env={
+                    "PROOFGYM_ENVS": json.dumps(mix.envs),
+                    "PROOFGYM_MAX_STEPS": str(config.max_steps),
+                    **book.agent_env(),  # its rows signed with the key the gate checks
+                },
+            )
+            stack.start()
+            rollouts.client.url = stack.agent_url
+            try:
+                if config.sft_steps > 0:
+                    with_client = (model, tokenizer, rollouts.client)
+                    out = tmp / "sft"
+                    warm_up(config, with_client, warmup_list, keep, book, result, out, say)
+                curve = _curve(result, batches, control is not None, on_step)
+                trained = (model, tokenizer, rollouts)
+                _reinforce(config, trained, task_list, keep, curve, result, tmp, say)
+                result.unproven += rollouts.unproven
+                result.per_env = per_env_curves([r for b in batches for r in b])
+            finally:
+                stack.stop()
+                rollouts.client.close()
+    finally:
+        keep.close()
+    result.seconds = time.perf_counter() - start
+    result.weights_changed = any(
+        not bool((a.detach() == b).all()) for a, b in zip(model.parameters(), before, strict=True)
+    )
+    return result, batches
 
 
 def _reinforce(

@@ -3,13 +3,12 @@ evaluations before and after GRPO, and the curve as a PNG. `proofgym_stack.learn
 
 from __future__ import annotations
 
-import itertools
-import struct
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofgym.rollouts import diagnosis
+from proofgym.rollouts.learnability import Learnability
 from proofgym.rollouts.profiling import Sample, figures_by_env, sample_of
 from proofgym.wire.protocol import RunResult
 
@@ -67,6 +66,21 @@ def per_env_curves(results: list[RunResult]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def diagnose(batches: list[list[RunResult]]) -> list[str]:
+    """Why the reward of a run with these GRPO batches (one a step) may not move, one
+    paragraph per environment, then what to try (`proofgym.rollouts.diagnosis`)."""
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    steps = [samples_of(b) for b in batches]
+    if not steps:
+        return []
+    registry = available_environments(ResourcesSettings())
+    envs = {r.env for b in batches for r in b}
+    has_tools = any(registry[e].tools() for e in envs if e in registry)
+    return [*diagnosis.diagnose(steps), diagnosis.advice(steps, has_tools)]
+
+
 def evaluate(results: list[RunResult]) -> Evaluation:
     """The Evaluation of `results` (masked ones counted apart, not as 0)."""
     usable = [r for r in results if not r.mask_sample]
@@ -118,6 +132,28 @@ class LearnResult:
     #: rollouts showed (`per_env_curves`)
     weights: dict[str, float] = field(default_factory=dict)
     per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: a control run (`control_kind` set): `rewards` are the verifier's, `shown_rewards` what
+    #: the trainer saw. The real run carries its control run in `control`, each control
+    #: batch's (task ids, real rewards, shown rewards) in `control_seen`, and the comparison
+    #: in `learnability`
+    control_kind: str | None = None
+    shown_rewards: list[float] = field(default_factory=list)
+    control: LearnResult | None = None
+    control_seen: list[tuple[list[str], list[float | None], list[float | None]]] = field(
+        default_factory=list
+    )
+    learnability: Learnability | None = None
+    #: why the reward may not have moved (`diagnose`); printed when it did not rise
+    diagnosis: list[str] = field(default_factory=list)
+
+    @property
+    def rose(self) -> bool:
+        """Whether the reward moved: against a control, a gap whose interval is above 0;
+        alone, a rise of the per-step mean of at least FLAT_RISE from the first 10% of steps
+        to the last."""
+        if self.learnability is not None:
+            return self.learnability.trusted and self.learnability.gap > 0
+        return self.reward_last - self.reward_first >= diagnosis.FLAT_RISE
 
     @property
     def reward_first(self) -> float:
@@ -135,6 +171,7 @@ class LearnResult:
         """The JSON `proofgym learn --json` prints: the summary, then every step."""
         return {
             "env": self.env,
+            "control_kind": self.control_kind,
             "steps": self.steps,
             "reward_first": round(self.reward_first, 4),
             "reward_last": round(self.reward_last, 4),
@@ -148,6 +185,12 @@ class LearnResult:
             "unproven": self.unproven,
             "weights": self.weights,
             "per_env": self.per_env,
+            "rose": self.rose,
+            "diagnosis": self.diagnosis,
+            "control": self.control.to_json() if self.control else None,
+            "learnability": (
+                self.learnability.model_dump(mode="json") if self.learnability else None
+            ),
             "per_step": [
                 {
                     "step": n + 1,
@@ -157,6 +200,11 @@ class LearnResult:
                     else None,
                     "tool_call_share": (
                         round(self.tool_call_share[n], 3) if n < len(self.tool_call_share) else None
+                    ),
+                    **(
+                        {"shown_reward": round(self.shown_rewards[n], 4)}
+                        if n < len(self.shown_rewards)
+                        else {}
                     ),
                 }
                 for n, r in enumerate(self.rewards)
@@ -171,42 +219,27 @@ def calls_a_tool(result: RunResult) -> bool:
     return bool(function_calls(result.response))
 
 
-def write_png(values: list[float], path: Path, width: int = 480, height: int = 240) -> None:
-    """A line chart of `values` (0 to 1 on the vertical axis) as a PNG, standard library only."""
+#: the real run's colour and the control's in the curve
+REAL_COLOUR = (27, 127, 59)
+CONTROL_COLOUR = (200, 90, 30)
 
-    pixels = [[(255, 255, 255)] * width for _ in range(height)]
-    pad = 20
 
-    def plot(x: int, y: int, color: tuple[int, int, int]) -> None:
-        if 0 <= x < width and 0 <= y < height:
-            pixels[y][x] = color
+def write_png(
+    values: list[float],
+    path: Path,
+    width: int = 640,
+    height: int = 360,
+    *,
+    control: list[float] | None = None,
+    control_kind: str | None = None,
+    env: str = "",
+) -> None:
+    """The reward curve as a PNG: mean reward (0 to 1) per GRPO step, with a title, labelled
+    axes and a legend; with `control`, the control run's curve beside the real one."""
+    from proofgym_stack.png_chart import Series, chart, write_chart
 
-    for x in range(pad, width - pad):  # axes and the 0.5 line
-        plot(x, height - pad, (60, 60, 60))
-        plot(x, height - pad - (height - 2 * pad) // 2, (200, 200, 200))
-    for y in range(pad, height - pad):
-        plot(pad, y, (60, 60, 60))
-    if values:
-        points = [
-            (
-                pad + round(i * (width - 2 * pad) / max(1, len(values) - 1)),
-                height - pad - round(max(0.0, min(1.0, v)) * (height - 2 * pad)),
-            )
-            for i, v in enumerate(values)
-        ]
-        for (x0, y0), (x1, y1) in itertools.pairwise(points):
-            n = max(abs(x1 - x0), abs(y1 - y0), 1)
-            for k in range(n + 1):
-                x, y = x0 + (x1 - x0) * k // n, y0 + (y1 - y0) * k // n
-                for dx, dy in ((0, 0), (0, 1), (1, 0)):
-                    plot(x + dx, y + dy, (27, 127, 59))
-    raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in pixels)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png + chunk(b"IEND", b""))
+    series = [Series(values, "real reward", REAL_COLOUR)]
+    if control is not None:
+        series.append(Series(control, f"{control_kind or 'control'} control", CONTROL_COLOUR))
+    title = f"proofgym learn {env}".strip()
+    write_chart(path, chart(series, width, height, title, "grpo step", "mean reward"))

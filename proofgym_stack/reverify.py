@@ -32,8 +32,9 @@ from typing import Any, Literal
 
 import httpx
 
-from proofgym.rollouts.store import RolloutStore
-from proofgym.wire.protocol import RunResult, Task, VerifyResult
+from proofgym.rollouts.signing import sign_row
+from proofgym.rollouts.store import RolloutStore, VerdictWrite, WriteCounts
+from proofgym.wire.protocol import RewardInputs, RunResult, Task, VerifyResult
 from proofgym.wire.trajectory import trajectory
 from proofgym_stack.testing import in_process_stack
 from proofgym_stack.validation.sessions import HandSession, replay_calls
@@ -119,10 +120,16 @@ def _verdict_moved(before: RunResult, after: RunResult) -> bool:
     return abs(before.reward - after.reward) > 1e-9
 
 
-def _with_verdict(before: RunResult, verdict: VerifyResult, env_version: str) -> RunResult:
-    """The stored rollout with `verdict` in place of its own; trainable where its tokens are
-    complete and append-only and the new verdict is not masked."""
+def _with_verdict(
+    before: RunResult, verdict: VerifyResult, env_version: str, inputs: RewardInputs
+) -> RunResult:
+    """The stored rollout with `verdict` in place of its own, stamped with the version and the
+    reward inputs (judge, settings digest) that judged it now; trainable where its tokens are
+    complete and append-only and the new verdict is not masked. Unsigned: `write` signs it."""
     update: dict[str, Any] = {
+        "judge": inputs.judge,
+        "settings_digest": inputs.settings_digest(),
+        "signature": None,
         "reward": verdict.reward,
         "reward_components": dict(verdict.reward_components),
         "checks": list(verdict.checks),
@@ -171,7 +178,7 @@ async def _reverify_one(
     finally:
         with contextlib.suppress(RuntimeError, httpx.HTTPError):  # the server reaps it
             await session.close()
-    made.after = _with_verdict(before, verdict, env.version())
+    made.after = _with_verdict(before, verdict, env.version(), env.reward_inputs())
     if made.outcome != "not_reproduced":  # tools that are not deterministic: judged anyway
         made.outcome = "changed" if _verdict_moved(before, made.after) else "same"
     return made
@@ -221,28 +228,50 @@ async def reverify(
     return summary
 
 
-def write(store: RolloutStore, summary: ReverifySummary) -> int:
-    """Write each new verdict into its rollout's row, the old one into the `reverified`
-    table beside it; how many rows were written. Each rollout commits on its own."""
-    written = 0
+#: verdicts written per transaction: a kill loses at most one batch, which a rerun writes again
+WRITE_BATCH = 64
+
+
+def write(
+    store: RolloutStore,
+    summary: ReverifySummary,
+    key: bytes | None = None,
+    batch: int = WRITE_BATCH,
+) -> WriteCounts:
+    """Write each new verdict into its rollout's row (signed with the proof `key`, as the agent
+    signs a row: None leaves it unsigned, never admitted), the old one into the `reverified`
+    table beside it, `batch` rollouts per transaction. A row that changed or vanished since it was
+    read (a `proofgym rollout` rerun replaced it) is skipped and counted in `replaced`, never
+    overwritten; a rerun after a kill adds no second history row (`already_recorded`)."""
+    writes = []
     for v in summary.verdicts:
         if v.after is None or v.outcome not in ("same", "changed"):
             continue
-        store.replace_verdict(
-            v.after,
-            {
-                "rollout_id": v.rollout_id,
-                "reverified_at": time.time(),
-                "outcome": v.outcome,
-                "env_version_before": v.before.env_version or "",
-                "env_version": v.after.env_version or "",
-                "reward_before": v.before.reward,
-                "reward": v.after.reward,
-                "mask_before": int(v.before.mask_sample),
-                "mask_sample": int(v.after.mask_sample),
-                "checks_moved": json.dumps(v.flipped_checks()),
-                "record_before": v.before.model_dump_json(exclude_none=True),
-            },
-        )
-        written += 1
-    return written
+        history = {
+            "rollout_id": v.rollout_id,
+            "reverified_at": time.time(),
+            "outcome": v.outcome,
+            "env_version_before": v.before.env_version or "",
+            "env_version": v.after.env_version or "",
+            "reward_before": v.before.reward,
+            "reward": v.after.reward,
+            "mask_before": int(v.before.mask_sample),
+            "mask_sample": int(v.after.mask_sample),
+            "checks_moved": json.dumps(v.flipped_checks()),
+            "record_before": v.before.model_dump_json(exclude_none=True),
+        }
+        after = v.after if key is None else sign_row(key, v.after)
+        writes.append(VerdictWrite(v.before, after, history))
+    counts = WriteCounts()
+    for start in range(0, len(writes), batch):
+        counts.add(store.replace_verdicts(writes[start : start + batch]))
+    return counts
+
+
+def replaced_sentence(replaced: int) -> str:
+    """What to tell an operator about rows a rerun replaced while `reverify` ran."""
+    rows = "1 row was" if replaced == 1 else f"{replaced} rows were"
+    return (
+        f"{rows} replaced by a rerun while re-verifying (their new verdicts were not written): "
+        "run it again"
+    )

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{1,30}$")
+#: names under resources_servers/ that are the library, not environments
+RESERVED = ("base", "verifiers", "sdk")
 
 INIT = '''"""REWRITE: {name}: reach a target with `add`, never going past it (a skeleton)."""
 
@@ -38,14 +40,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openai.types.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, say, tool
-from resources_servers.verifiers.claims import claim_check
-from resources_servers.verifiers.compose import all_or_nothing
+# the authors' face, the stable API: an environment imports proofgym only from here
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    Response,
+    Task,
+    ToolError,
+    VerifyResult,
+    all_or_nothing,
+    call,
+    claim_check,
+    final_message,
+    say,
+    tool,
+)
 
 MAX_STEP = 100
 
@@ -180,8 +192,8 @@ TEST = '''"""{name}: proven by the same validation CI runs on every environment.
 
 from __future__ import annotations
 
-from proofgym.wire.protocol import Task
 from proofgym_stack.validation import validate_env
+from resources_servers.sdk import Task
 from resources_servers.{name} import Env
 from sdg.{name} import generate
 
@@ -199,10 +211,10 @@ class ScaffoldError(Exception):
 
 def check_name(name: str) -> None:
     """Raise ScaffoldError unless `name` can name an environment package."""
-    if not NAME.match(name) or keyword.iskeyword(name) or name in ("base", "verifiers"):
+    if not NAME.match(name) or keyword.iskeyword(name) or name in RESERVED:
         raise ScaffoldError(
             f"{name!r} cannot name an environment: use 2 to 31 lower-case letters, digits or "
-            "underscores, starting with a letter (not base or verifiers)"
+            "underscores, starting with a letter (not base, verifiers or sdk)"
         )
 
 

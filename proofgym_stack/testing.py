@@ -84,6 +84,7 @@ async def in_process_stack(
         model_url="http://model",
         max_retries=1,
         backoff_base_s=0.01,
+        proofs_dir=None,  # tests and validate neither read proofs nor make a key in the cwd
     )
     agent = agent_app(settings, transport=HttpxTransport(inner))
     apps["agent"] = agent

@@ -142,5 +142,5 @@ async def prove(env: Any, root: Path, tasks: list[Any] | None = None) -> Any:
     report = await validate_env(env, chosen, sample=2, parallel=16)
     assert report.passed, report.summary()
     book = ProofBook(root)
-    book.certify(env.name, report.version, report.to_json())
+    book.certify(env.name, report.version, env.reward_inputs(), report.to_json(), sample=2)
     return book

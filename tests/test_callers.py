@@ -79,6 +79,16 @@ async def test_caller_errors_are_4xx_in_the_protocol_shape(stack: InProcessStack
     assert_error(bad, 400, "malformed_body")
 
 
+async def test_run_refuses_a_budget_with_no_time_in_it(stack: InProcessStack) -> None:
+    ok = json.dumps({"task": MATH, "control": "reference"})
+    for budget in ("0", "0.0", "-0", "-1", "x", "nan", "inf"):
+        r = await post_raw(stack, "http://agent/run", ok, **{"X-Proofgym-Budget-S": budget})
+        assert_error(r, 400, "malformed_body")  # was, for 0: a 200 with a masked row
+        assert "X-Proofgym-Budget-S" in r.json()["error"]["message"]
+    fine = await post_raw(stack, "http://agent/run", ok, **{"X-Proofgym-Budget-S": "30"})
+    assert fine.status_code == 200 and fine.json()["reward"] == 1.0
+
+
 async def seed(
     client: httpx.AsyncClient, sid: str, key: str | None = None, lease: float | None = None
 ) -> httpx.Response:

@@ -230,6 +230,21 @@ async def test_aggregate_metrics_refuses_rewards_that_are_not_numbers(
     assert fine.json()["mean/reward"] == 0.75
 
 
+async def test_aggregate_metrics_refuses_rewards_whose_sum_overflows(
+    nemo: httpx.AsyncClient,
+) -> None:
+    for big in ([1e308, 1e308], [-1e308, -1e308], [10**400], [1e13, 0.0]):
+        body = json.dumps({"verify_responses": [{"reward": r} for r in big]})
+        r = await nemo.post("/aggregate_metrics", content=body.encode())
+        assert r.status_code == 422, r.text  # was a 500 (OverflowError in the mean)
+        assert "reward is not a finite number within" in r.json()["error"]["message"]
+    edge = await nemo.post(
+        "/aggregate_metrics", json={"verify_responses": [{"reward": 1e12}, {"reward": -1e12}]}
+    )
+    assert edge.status_code == 200 and edge.json()["mean/reward"] == 0.0
+    assert edge.json()["std/reward"] == 1e12
+
+
 @pytest.fixture
 async def resources(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     app = resources_app(ResourcesSettings(workdir=tmp_path / "work"))
@@ -342,8 +357,9 @@ def test_no_id_sent_to_serve_openenv_becomes_a_path(
     openenv: TestClient, tmp_path: Path, victim: Path
 ) -> None:
     work = tmp_path / "work"
-    mine = rpc(openenv, "openenv/session/create")["result"]["session_id"]
-    with openenv.websocket_connect(f"/ws?session_id={mine}") as ws:
+    made = rpc(openenv, "openenv/session/create")["result"]
+    mine, key = made["session_id"], made["session_key"]
+    with openenv.websocket_connect(f"/ws?session_id={mine}&session_key={key}") as ws:
         ws.send_text(json.dumps({"type": "reset", "data": {"seed": 0}}))
         assert json.loads(ws.receive_text())["type"] == "observation"
     before_victim, before_work = snapshot(victim), snapshot(work)
@@ -355,8 +371,39 @@ def test_no_id_sent_to_serve_openenv_becomes_a_path(
             with openenv.websocket_connect(f"/ws?session_id={sid}") as ws:
                 assert json.loads(ws.receive_text())["data"]["code"] == "SESSION_ERROR"
     assert snapshot(victim) == before_victim and snapshot(work) == before_work
-    listed = rpc(openenv, "tools/call", session_id=mine, name="list_files", arguments={})
+    listed = rpc(
+        openenv, "tools/call", session_id=mine, session_key=key, name="list_files", arguments={}
+    )
     assert "result" in listed  # the honest session lives on
+
+
+def test_an_mcp_session_of_serve_openenv_is_its_creator_s_alone(openenv: TestClient) -> None:
+    made = rpc(openenv, "openenv/session/create")["result"]
+    sid, key = made["session_id"], made["session_key"]
+    with openenv.websocket_connect(f"/ws?session_id={sid}&session_key={key}") as ws:
+        ws.send_text(json.dumps({"type": "reset", "data": {"seed": 0}}))
+        assert json.loads(ws.receive_text())["type"] == "observation"
+    call = {"name": "list_files", "arguments": {}}
+    # a stranger who learned the id (a log line, a URL): no key, a wrong one, another session's
+    other = rpc(openenv, "openenv/session/create")["result"]["session_key"]
+    for stolen in ({}, {"session_key": "k" * 32}, {"session_key": other}, {"session_key": 7}):
+        answer = rpc(openenv, "tools/call", session_id=sid, **stolen, **call)
+        assert "result" not in answer and "session_key" in answer["error"]["message"]
+        closed = rpc(openenv, "openenv/session/close", session_id=sid, **stolen)
+        assert closed["result"] == {"closed": False}
+        for query in ("", "&session_key=" + "k" * 32, "&session_key=" + other):
+            with openenv.websocket_connect(f"/ws?session_id={sid}{query}") as ws:
+                refused = json.loads(ws.receive_text())["data"]
+                assert refused["code"] == "SESSION_ERROR" and "unknown" in refused["message"]
+    # the owner's key works as a param and as the header; the session outlived the attempts
+    assert "result" in rpc(openenv, "tools/call", session_id=sid, session_key=key, **call)
+    keyless = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"session_id": sid}}
+    keyless["params"].update(call)  # type: ignore[attr-defined]
+    by_header = openenv.post("/mcp", json=keyless, headers={"X-Session-Key": key})
+    assert "result" in by_header.json()
+    assert rpc(openenv, "openenv/session/close", session_id=sid, session_key=key)["result"] == {
+        "closed": True
+    }
 
 
 def test_serve_openenv_is_behind_the_guard_and_the_token(openenv: TestClient) -> None:

@@ -15,11 +15,14 @@ from typer.testing import CliRunner
 from proofgym.clients.agent_client import AgentClient
 from proofgym.clients.http import HttpxTransport
 from proofgym.rollouts.export import chat_messages, preference_pairs, rl_rows, sft_rows
+from proofgym.rollouts.proofs import ProofBook
+from proofgym.rollouts.signing import sign_row
 from proofgym.rollouts.store import RolloutStore
+from proofgym.serving.settings import AgentSettings
 from proofgym.wire.protocol import RunResult, Task
 from proofgym.wire.responses import assistant_message, function_call, function_call_output
 from proofgym_stack.cli import app
-from proofgym_stack.testing import InProcessStack
+from proofgym_stack.testing import InProcessStack, in_process_stack
 from resources_servers.file_edit.env import FileEditEnv
 
 
@@ -99,12 +102,22 @@ def test_rl_rows_carry_the_token_view_when_it_exists() -> None:
 
 
 async def test_the_command_writes_jsonl_and_parquet(
-    stack: InProcessStack,
     file_edit_tasks: list[dict[str, Any]],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    results = await runs(stack, file_edit_tasks[:2])
+    # an agent that signs its rows with the key of the proofs folder the export reads
+    agent = AgentSettings(
+        resources_urls=["http://resources"],
+        model_url="http://model",
+        max_retries=1,
+        proofs_dir=tmp_path / "proofs",
+    )
+    async with in_process_stack(agent_settings=agent) as stack:
+        results = await runs(stack, file_edit_tasks[:2])
+    key = ProofBook(tmp_path / "proofs").key()
+    assert key is not None
+    results[-1] = sign_row(key, results[-1])  # the masked row `runs` makes up, signed as an agent
     assert {r.env_version for r in results} == {FileEditEnv.version()}  # as the server named it
     store = RolloutStore(tmp_path / "runs.db")
     for n, r in enumerate(results):

@@ -93,8 +93,9 @@ def test_openenv_mcp_session_with_an_attached_socket_as_mcp_tool_client_uses_it(
         return dict(client.post("/mcp", json=body).json())
 
     with openenv_client() as client:
-        sid = rpc(client, "openenv/session/create")["result"]["session_id"]
-        with client.websocket_connect(f"/ws?session_id={sid}") as ws:
+        made = rpc(client, "openenv/session/create")["result"]
+        sid, key = made["session_id"], made["session_key"]
+        with client.websocket_connect(f"/ws?session_id={sid}&session_key={key}") as ws:
             reset = send(ws, "reset", {"task_id": row["task_id"]})
             assert row["responses_create_params"]["input"][0]["content"] in json.dumps(reset)
             tools = rpc(client, "tools/list", session_id=sid)["result"]["tools"]
@@ -106,13 +107,15 @@ def test_openenv_mcp_session_with_an_attached_socket_as_mcp_tool_client_uses_it(
                 name="calculator",
                 arguments={"expression": row["task_data"]["expression"]},
                 session_id=sid,
+                session_key=key,
             )
             assert str(row["task_data"]["answer"]) in json.dumps(out["result"])
             final = send(
                 ws, "step", call("final_answer", message=f"Answer: {row['task_data']['answer']}")
             )
             assert final["data"]["done"] is True and final["data"]["reward"] == 1.0
-        assert rpc(client, "openenv/session/close", session_id=sid)["result"]["closed"] is True
+        closed = rpc(client, "openenv/session/close", session_id=sid, session_key=key)
+        assert closed["result"]["closed"] is True
 
 
 def test_openenv_errors_are_frames_never_a_dropped_socket() -> None:

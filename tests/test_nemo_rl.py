@@ -127,7 +127,10 @@ async def test_the_example_actor_returns_what_grpo_consumes(
     book = await prove(FileEditEnv(), tmp_path / "proofs")
     seen: list[dict[str, Any]] = []
     agent = AgentSettings(
-        resources_urls=["http://resources"], model_url="http://nemo-model", max_steps=4
+        resources_urls=["http://resources"],
+        model_url="http://nemo-model",
+        max_steps=4,
+        proofs_dir=book.root,  # its rows signed with the key the actor's gate checks
     )
     apps = {"nemo-model": nemo_rl_model_app(tokenizer, tiny_model_dir, seen)}
     async with in_process_stack(agent_settings=agent, extra_apps=apps) as stack:

@@ -48,7 +48,8 @@ def test_a_new_environment_is_proven_as_generated(tmp_path: Path) -> None:
     assert sorted(p.name for p in folder.glob("*.py")) == ["__init__.py", "env.py"]
     env_py = (folder / "env.py").read_text()
     assert "class InventoryTask(" in env_py  # the typed task_data beside the environment
-    assert "def call(" not in env_py and "import Environment, ToolError, call, say" in env_py
+    assert "def call(" not in env_py and "from resources_servers.sdk import (" in env_py
+    assert "from proofgym" not in env_py and "from resources_servers.base" not in env_py
     docstrings = re.findall(r'"""(.*?)"""', env_py, re.S)
     assert docstrings and all(d.startswith("REWRITE") or "Args:" in d for d in docstrings)
     assert "inventory/example.jsonl" in (checkout / "tasks" / "manifest.json").read_text()

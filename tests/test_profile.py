@@ -205,3 +205,36 @@ def test_verify_errors_past_one_percent_are_an_alarm_naming_the_tasks() -> None:
     assert alarm is not None and "5%" in alarm and "t0" in alarm
     model = [sample(f"t{i}", None) for i in range(90)] + [sample("t1", "model_error")] * 10
     assert verify_error_alarm(env_figures(model)) is None  # only verify errors count
+
+
+def test_the_terminal_table_fits_80_columns_with_long_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rich.console import Console
+
+    from proofgym_stack import console as consoles
+    from proofgym_stack.cli_profile import _print_profile
+
+    long_env = "customer_support_escalations_with_refunds"
+    long_check = "the_final_answer_matches_the_expected_ticket_state"
+    samples = [
+        Sample(env=env, task_id=f"t{t}", reward=float(k % 2), masked=False, failure_kind=None,
+               passed=k % 2 == 1, output_length=10 * k, tool_calls=k % 3, turns=12,
+               checks=((long_check, k % 2 == 1), ("no_refund_over_the_limit", True)))
+        for env in (long_env, "letters") for t in range(400) for k in range(3)
+    ]  # fmt: skip
+    result = profile(samples)
+    screen = Console(width=80, record=True, force_terminal=False)
+    monkeypatch.setattr(consoles.console, "_made", screen)
+    _print_profile(result, None)
+    text = screen.export_text()
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "…" not in text  # nothing cut short: long names fold, figures stay whole
+    assert long_env in "".join(line[:14].strip() for line in lines)  # folded, in full
+    row = next(line for line in lines if line.startswith("letters"))
+    figures = result["envs"]["letters"]
+    assert f"{figures['usable']}/{figures['rollouts']}" in row  # 1200/1200
+    assert f"{figures['reward']['mean']:.2f}" in row
+    assert f"{figures['zero_variance_share']:.2f}" in row
+    assert f"{long_check} (fails 67% of rollouts)" in " ".join(text.split())

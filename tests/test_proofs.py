@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 
 from proofgym.clients.agent_client import AgentClient
 from proofgym.clients.http import HttpxTransport
-from proofgym.rollouts.proofs import ProofBook, UnprovenRollouts
+from proofgym.rollouts.proofs import Identity, ProofBook, UnprovenRollouts
+from proofgym.rollouts.signing import sign_row
 from proofgym.serving.settings import AgentSettings
-from proofgym.wire.protocol import RunResult, Task, VerifyResult
+from proofgym.wire.protocol import RewardInputs, RunResult, Task, VerifyResult
 from proofgym.wire.responses import build_response, final_message
 from proofgym_stack.cli import app
 from proofgym_stack.examples import example_tasks
@@ -47,6 +48,7 @@ def result_of(env: str, version: str | None) -> RunResult:
         task_id="t",
         env=env,
         env_version=version,
+        settings_digest=RewardInputs().settings_digest(),  # as a server declaring none names it
         reward=1.0,
         response=build_response([], model="m"),
         num_steps=1,
@@ -103,33 +105,44 @@ def test_a_fix_in_a_helper_imported_inside_a_function_moves_the_version(
 
 def test_the_book_proves_only_what_it_holds(tmp_path: Path) -> None:
     book = ProofBook(tmp_path)
-    assert not book.is_proven("math", "abc") and not book.is_proven("math", None)
-    path = book.certify("math", "abc", {"passed": True})
-    assert path == tmp_path / "math" / "abc.json" and book.is_proven("math", "abc")
+    plain = RewardInputs()
+    math_abc = Identity.serving("math", "abc", plain)
+    assert not book.is_proven(math_abc) and not book.is_proven(Identity("math", None))
+    path = book.certify("math", "abc", plain, {"passed": True})
+    assert path.parent == tmp_path / "math" / "abc" and book.is_proven(math_abc)
     assert [(p.env, p.version) for p in book.proofs()] == [("math", "abc")]
-    assert not book.is_proven("math", "abd") and not book.is_proven("letters", "abc")
+    assert not book.is_proven(Identity.serving("math", "abd", plain))
+    assert not book.is_proven(Identity.serving("letters", "abc", plain))
     # bridged versions hold colons; another version under the same file name proves nothing
-    book.certify("peer", "openenv:0.1:ff", {})
-    assert book.is_proven("peer", "openenv:0.1:ff") and not book.is_proven("peer", "openenv_0.1_ff")
+    book.certify("peer", "openenv:0.1:ff", plain, {"passed": True})
+    assert book.is_proven(Identity.serving("peer", "openenv:0.1:ff", plain))
+    assert not book.is_proven(Identity.serving("peer", "openenv_0.1_ff", plain))
     for hostile in ("../math", "a/b", "..", ""):
         with pytest.raises(ValueError):
-            book.certify(hostile, "abc", {})
-        assert not book.is_proven(hostile, "abc")
+            book.certify(hostile, "abc", plain, {"passed": True})
+        assert not book.is_proven(Identity.serving(hostile, "abc", plain))
     # a file that is not a certificate proves nothing
-    (tmp_path / "math" / "bad.json").write_text("{not json")
-    (tmp_path / "math" / "other.json").write_text(json.dumps({"env": "math", "version": "zzz"}))
-    assert not book.is_proven("math", "bad") and not book.is_proven("math", "other")
+    (tmp_path / "math" / "bad").mkdir()
+    (tmp_path / "math" / "bad" / "x.json").write_text("{not json")
+    assert not book.is_proven(Identity.serving("math", "bad", plain))
     assert {p.version for p in book.proofs()} == {"abc", "openenv:0.1:ff"}
+
+
+def signed(book: ProofBook, row: RunResult) -> RunResult:
+    key = book.key(create=True)
+    assert key is not None
+    return sign_row(key, row)
 
 
 def test_admit_refuses_by_default_and_marks_when_asked(tmp_path: Path) -> None:
     book = ProofBook(tmp_path)
-    book.certify("math", "v1", {})
-    rows = [result_of("math", "v1"), result_of("math", "v2"), result_of("math", None)]
+    book.certify("math", "v1", RewardInputs(), {"passed": True})
+    rows = [signed(book, result_of("math", v)) for v in ("v1", "v2", None)]
     with pytest.raises(UnprovenRollouts) as refused:
         book.admit(rows)
     said = str(refused.value)
-    assert "math v2: 1 rollouts" in said and "(no version recorded)" in said
+    assert "math v2: no certificate: never passed `proofgym validate` (1 rollouts)" in said
+    assert "(no version recorded)" in said
     assert "proofgym validate math" in said and "--allow-unproven" in said
     assert [ok for _, ok in book.admit(rows, allow_unproven=True)] == [True, False, False]
     assert book.admit(rows[:1]) == [(rows[0], True)]
@@ -198,10 +211,11 @@ def test_validate_writes_the_certificate_and_envs_shows_it(
     assert quick.exit_code == 0 and not (tmp_path / "proofs").exists()  # quick proves nothing
     done = runner.invoke(app, ["validate", "math", "--sample", "2", "--parallel", "16"])
     assert done.exit_code == 0, done.output
-    path = tmp_path / "proofs" / "math" / f"{MathEnv.version()}.json"
+    (path,) = (tmp_path / "proofs" / "math" / MathEnv.version()).glob("*.json")
     body = json.loads(path.read_text())
-    assert body["report"]["passed"] is True and body["report"]["version"] == MathEnv.version()
-    assert body["report"]["run_with"]["sample"] == 2
+    assert body["passed"] is True and body["report"]["version"] == MathEnv.version()
+    assert body["run_with"]["sample"] == 2 and body["run_with"]["judge"] is None
+    assert len(body["run_with"]["tasks_digest"]) == 64 and body["signature"]
     assert {v["name"] for v in body["report"]["verdicts"]} >= {"control:reference", "determinism"}
     shown = runner.invoke(app, ["envs"])
     math_row = next(line for line in shown.output.splitlines() if MathEnv.version() in line)

@@ -117,7 +117,7 @@ async def test_a_verifier_fix_changes_exactly_the_rewards_it_should(tmp_path: Pa
     assert summary.by_env()["math"]["same"] == len(before) - len(expected_changed)
     assert summary.by_env()["math"]["down"] == len(expected_changed)
 
-    assert write(store, summary) == len(before)
+    assert write(store, summary).written == len(before)
     assert by_pair(store) == oracle  # every row now holds the fixed verifier's reward
     history = store.reverified()
     assert {ids[k] for k, h in history.items() if h["outcome"] == "changed"} == expected_changed
@@ -211,6 +211,16 @@ def test_the_command_writes_and_reports_the_changes(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from rollouts where reward = 1").fetchone()[0] == 4
         assert conn.execute("select count(*) from reverified").fetchone()[0] == 8
+    # each rewritten row is signed with the operator's key, as an agent signs it, so a row
+    # re-verified onto a proven version is admitted like one collected there
+    from proofgym.rollouts.proofs import ProofBook
+    from proofgym.serving.settings import ProofSettings
+
+    book = ProofBook.from_settings(ProofSettings.from_env())
+    store = RolloutStore(db)
+    rows = [RunResult.model_validate(r["record"]) for r in store.rows()]
+    store.close()
+    assert len(rows) == 8 and all(book.row_why_not(r, book.key()) is None for r in rows)
     # the profile and the viewer read the current verdicts and say the store was re-verified
     profiled = runner.invoke(app, ["profile", str(db), "--json"])
     assert profiled.exit_code == 0, profiled.output

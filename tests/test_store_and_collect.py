@@ -12,7 +12,7 @@ import pytest
 
 from proofgym.clients.http import HttpxTransport, ServiceClient
 from proofgym.rollouts.collect import TaskFileError, collect, load_tasks
-from proofgym.rollouts.store import RolloutStore
+from proofgym.rollouts.store import RolloutStore, StoreError
 from proofgym.serving.settings import ClientSettings
 from proofgym.wire.protocol import RunResult
 from proofgym.wire.responses import build_response
@@ -129,6 +129,6 @@ def test_a_failed_replacement_keeps_the_old_row(tmp_path: Path) -> None:
         "CREATE TRIGGER boom BEFORE INSERT ON rollouts WHEN NEW.rollout_id = "
         "'" + "b" * 20 + "' BEGIN SELECT RAISE(ABORT, 'boom'); END"
     )
-    with pytest.raises(sqlite3.Error, match="boom"):
+    with pytest.raises(StoreError, match="boom"):
         store.put(result("a", rid="b" * 20), 0)
     assert [r["rollout_id"] for r in store.rows()] == ["a" * 20]

@@ -55,7 +55,12 @@ def test_two_optimizer_steps_through_the_stack(
         rollout_func=rollouts,
     )
     with LiveModel(trainer.model, tokenizer) as live:
-        stack = Stack(agent_port=free_port(), resources_ports=[free_port()], model_url=live.url)
+        stack = Stack(
+            agent_port=free_port(),
+            resources_ports=[free_port()],
+            model_url=live.url,
+            env=book.agent_env(),  # the agent signs its rows with the key the gate checks
+        )
         stack.start()
         try:
             rollouts.client.url = stack.agent_url

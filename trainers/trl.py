@@ -23,6 +23,9 @@ What it promises:
 - A masked or untrainable rollout gets reward `None` from every reward function: TRL leaves it
   out of its group's baseline (advantage 0). A policy's failure is a reward, never a mask.
 - Sampling follows the trainer's config (temperature, top_p, max_completion_length).
+- A `reward_control` (a learnability control, `proofgym.rollouts.learnability.RewardControl`)
+  replaces only the rewards the trainer sees; the environment, the rollouts and what
+  `on_results` gets stay real.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from proofgym.wire.trajectory import Trajectory, trajectory
 TASK_MARK = "proofgym task: "
 _TASK_ID = re.compile(re.escape(TASK_MARK) + r"(\S+)")
 RewardFunc = Callable[..., list[float | None]]
+#: a batch's results and their real rewards (None: left out) -> the rewards the trainer sees
+RewardControl = Callable[[Sequence[RunResult], Sequence[float | None]], list[float | None]]
 
 
 def task_prompt(task: Task) -> list[dict[str, str]]:
@@ -96,10 +101,12 @@ class ProofgymRollouts:
         on_results: Callable[[list[RunResult]], None] | None = None,
         proofs: ProofBook | None = None,
         allow_unproven: bool = False,
+        reward_control: RewardControl | None = None,
     ) -> None:
         """`proofs` (default `runs/proofs`): only rollouts of environment versions proven
         there reach the trainer; a batch with any other raises UnprovenRollouts before TRL
-        sees it, unless `allow_unproven` (then `unproven` counts them)."""
+        sees it, unless `allow_unproven` (then `unproven` counts them). `reward_control`:
+        the rewards TRL sees are its answer to each batch's real ones (a control run)."""
         self.tasks = {t.task_id: t for t in tasks}
         self.proofs = proofs or ProofBook()
         self.allow_unproven = allow_unproven
@@ -108,6 +115,7 @@ class ProofgymRollouts:
         self.model = model
         self.max_steps = max_steps
         self.on_results = on_results  # every batch's results as they came (to store them)
+        self.reward_control = reward_control
         self.last: list[Trajectory] = []  # the latest batch, for logging and tests
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
@@ -145,6 +153,11 @@ class ProofgymRollouts:
             out["proofgym_reward"].append(t.reward if t.trainable else None)
             out["proofgym_components"].append(t.reward_components if t.trainable else None)
             out["rollout_id"].append(t.rollout_id)
+        if self.reward_control is not None:
+            shown = self.reward_control(results, out["proofgym_reward"])
+            if [r is None for r in shown] != [r is None for r in out["proofgym_reward"]]:
+                raise RuntimeError("a reward control must leave out exactly the real leftouts")
+            out["proofgym_reward"] = shown
         return out
 
 

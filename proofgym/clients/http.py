@@ -357,7 +357,12 @@ class ServiceClient:
             # this attempt is abandoned after `tmo`: the hop behind it gets a little less, so
             # its own retries stop before this caller goes (not running on for nobody), and
             # its answer, which names what failed behind it, arrives while someone listens
-            hdrs[deadline.BUDGET_HEADER] = f"{next_hop_budget(tmo):.3f}"
+            budget = f"{next_hop_budget(tmo):.3f}"
+            if float(budget) <= 0:  # a hop with no time cannot run: the service refuses 0
+                raise CallFailed(
+                    f"deadline passed before {url} answered; last: {last}", reached=reached
+                )
+            hdrs[deadline.BUDGET_HEADER] = budget
             hint: float | None = None
             try:
                 answer = await self.transport.send(method, url, body, hdrs, tmo)

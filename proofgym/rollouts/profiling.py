@@ -305,6 +305,9 @@ def profile_env(env: str, samples: list[Sample]) -> dict[str, Any]:
         ),
         "reward_vs_length": _round(rho_len),
         "reward_vs_tool_calls": _round(rho_calls),
+        "tool_call_share": (
+            _round(sum(s.tool_calls > 0 for s in usable) / len(usable)) if usable else None
+        ),
         "length_alarm": rho_len is not None
         and len(usable) >= LENGTH_ALARM_MIN
         and rho_len >= LENGTH_ALARM_RHO,

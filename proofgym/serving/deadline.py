@@ -50,19 +50,22 @@ def lifted() -> Iterator[None]:
 
 
 class BadBudget(ValueError):
-    """An `X-Proofgym-Budget-S` header that is not a finite number of seconds, 0 or more."""
+    """An `X-Proofgym-Budget-S` header that is not a finite number of seconds above 0."""
 
 
 def parse_budget(value: bytes | str | None) -> float | None:
     """The seconds an `X-Proofgym-Budget-S` header grants (None when absent); BadBudget for
-    a value that is not a finite, non-negative number: the caller's error, not a rollout to
-    run with no time and mask."""
+    a value that is not a finite number above 0: the caller's error, not a rollout to run
+    with no time and mask."""
     if value is None:
         return None
     try:
         seconds = float(value)
     except ValueError:
         raise BadBudget(f"{BUDGET_HEADER} is not a number of seconds") from None
-    if not (seconds == seconds and 0 <= seconds != float("inf")):
-        raise BadBudget(f"{BUDGET_HEADER} must be a finite number of seconds, 0 or more")
+    if not (seconds == seconds and 0 < seconds != float("inf")):
+        raise BadBudget(
+            f"{BUDGET_HEADER} must be a finite number of seconds above 0: "
+            "a request with no time left cannot run"
+        )
     return seconds

@@ -11,7 +11,7 @@ import contextvars
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -167,6 +167,11 @@ class ProofSettings(ProofgymSettings):
     proofs_dir: Path = Field(
         default=Path("runs/proofs"), description="one certificate per proven env version"
     )
+    proof_key: SecretStr | None = Field(
+        default=None,
+        description="the key certificates and rollout rows are signed with (unset: a key "
+        "generated into proofs_dir on first use, `.proof-key`, mode 0600)",
+    )
 
 
 class CollectorSettings(ClientSettings):
@@ -267,7 +272,12 @@ class AgentSettings(CommonSettings, ClientSettings):
         default=Path("runs/proofs"),
         description="the proof certificates `proofgym validate` writes: each rollout is "
         "stamped `env_proven` from them (None: not stamped; trainers check the proofs "
-        "themselves either way)",
+        "themselves either way), and each rollout is signed with the proof key kept there",
+    )
+    proof_key: SecretStr | None = Field(
+        default=None,
+        description="the key each rollout row is signed with (unset: proofs_dir's key file, "
+        "generated there on first use; with neither, rows go unsigned and no gate admits them)",
     )
 
 

@@ -25,7 +25,9 @@ Internal signals, never on the wire, each caught where it is raised from:
 `resources_servers.base.ToolError` (a tool refuses: becomes a ToolResult error),
 `proofgym.clients.http.CallFailed` / `ConnectFailed` (a call failed after its retries),
 `agent_server.loop.RolloutFailed` (an infrastructure fault: becomes a masked RunResult),
-`proofgym.rollouts.collect.TaskFileError` (a task file line that is not a task: the CLI's exit 2).
+`proofgym.rollouts.collect.TaskFileError` (a task file line that is not a task: the CLI's exit 2),
+`proofgym.rollouts.store.StoreError` (the store's disk is full, read-only or not writable: a
+sentence, the CLI's exit 1).
 """
 
 from __future__ import annotations

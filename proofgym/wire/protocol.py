@@ -212,6 +212,23 @@ class RenewResponse(StrictModel):
     unknown: list[str]
 
 
+class RewardInputs(StrictModel):
+    """What decides an environment's rewards beside its version (code and data files): who
+    judges what code cannot (an LLM judge's model and URL, the offline judge; None: code
+    alone) and the values of the settings the environment declares as deciding its reward
+    (`reward_settings`, plus its sandbox mode). A certificate holds them; a rollout is stamped
+    with `judge` and `settings_digest()`; the gate matches the two."""
+
+    judge: str | None = None
+    settings: dict[str, str | None] = Field(default_factory=dict)
+
+    def settings_digest(self) -> str:
+        """A hash of the settings' names and values: what a rollout carries (a value may be a
+        secret, so never the values themselves)."""
+        body = json.dumps(self.settings, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
 class SeedResponse(StrictModel):
     """Answer of `POST /<env>/seed_session`: the session, its key (the caller's own, or the one
     the server minted when the seed carried none) and what the policy is shown."""
@@ -223,6 +240,10 @@ class SeedResponse(StrictModel):
     #: the version of the environment that serves the session (its identity hash): what a
     #: rollout records, so a trainer can tell whether that version was proven
     env_version: str | None = None
+    #: who judges this server's rewards, and the digest of its reward settings
+    #: (`RewardInputs`): stamped on the rollout beside `env_version`
+    judge: str | None = None
+    settings_digest: str | None = None
 
 
 class ToolResult(StrictModel):
@@ -436,6 +457,15 @@ class RunResult(StrictModel):
     #: whether that version had passed `proofgym validate` when the agent ran the rollout
     #: (None: the agent keeps no proofs). A trainer checks the proofs itself, never this.
     env_proven: bool | None = None
+    #: who judged the rollout and the digest of the environment's reward settings, as its
+    #: server named them at the seed (`RewardInputs`): the gate admits the rollout only under
+    #: a certificate proven with the same
+    judge: str | None = None
+    settings_digest: str | None = None
+    #: the agent's HMAC of every other field with the operator's proof key
+    #: (`proofgym.rollouts.signing`): a row edited, or written by anything but the services,
+    #: does not pass the gate. None: stamped by no agent holding a key (older rows too).
+    signature: str | None = None
     reward: float
     reward_components: dict[str, float] = Field(default_factory=dict)
     checks: list[Check] = Field(default_factory=list)

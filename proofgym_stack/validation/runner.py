@@ -56,6 +56,7 @@ from proofgym_stack.validation.honest_variants import (
 )
 from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
+from proofgym_stack.validation.reads import check_reads
 from proofgym_stack.validation.replay import check_cross_task_replay
 from proofgym_stack.validation.search import DEFAULT_BUDGET, check_search
 from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
@@ -150,6 +151,7 @@ class Check:
 CHECKS: tuple[Check, ...] = (
     Check("sandbox_limits", check_sandbox_limits),
     Check("controls", check_controls),
+    Check("reads", check_reads),
     Check("negatives", check_negatives),
     Check("floor_gap", check_floor_gap, needs=("negatives",)),
     Check("judge", _judge),

@@ -34,6 +34,7 @@ from proofgym.wire.protocol import (
     ErrorDetail,
     RenewRequest,
     RenewResponse,
+    RewardInputs,
     SeedRequest,
     SeedResponse,
     Task,
@@ -72,6 +73,7 @@ class ResourcesHost:
         self.envs = dict(envs)
         self.settings = settings
         self.root = root
+        self._inputs: dict[str, RewardInputs] = {}
         self.own_root = False  # whether the root is this host's to remove
         # each environment's blocking work on a pool of its own: one environment's slow tools
         # or verifier never hold another's threads (resources_servers.base.executor)
@@ -110,6 +112,14 @@ class ResourcesHost:
             raise NotFound(
                 f"no environment {name!r} here; hosted: {sorted(self.envs)}", kind="unknown_env"
             ) from None
+
+    def reward_inputs(self, name: str) -> RewardInputs:
+        """What decides environment `name`'s rewards beside its version (its judge and its
+        declared settings' values), as every seed names it: read once, at the first seed."""
+        found = self._inputs.get(name)
+        if found is None:
+            found = self._inputs[name] = self.env(name).reward_inputs()
+        return found
 
     def registry(self, name: str) -> SessionRegistry:
         """The session registry of environment `name`, or NotFound."""
@@ -371,6 +381,7 @@ def create_app(
     @fast_post(app, "/{env}/seed_session")
     async def seed_session(env: str, body: SeedRequest) -> SeedResponse:
         environment = host.env(env)
+        inputs = host.reward_inputs(env)
         session, _ = await host.registry(env).seed(
             body.session_id, body.task, body.lease_s, key=body.session_key
         )
@@ -380,6 +391,8 @@ def create_app(
             tools=unlisted_tools(environment, session.task),
             instructions=environment.instructions(session.task),
             env_version=environment.version(),
+            judge=inputs.judge,
+            settings_digest=inputs.settings_digest(),
         )
 
     async def call_tool(env: str, tool_name: str, raw: bytes, request: Request) -> Response:

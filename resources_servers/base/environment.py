@@ -6,6 +6,8 @@ state, a verifier and controls. The base server does the rest: sessions, TTL, HT
 
 from __future__ import annotations
 
+import os
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from typing_extensions import TypeVar
 
 from proofgym.wire.errors import describe_validation
-from proofgym.wire.protocol import Control, Task, VerifyResult
+from proofgym.wire.protocol import Control, RewardInputs, Task, VerifyResult
 from resources_servers.base.identity import source_hash
 from resources_servers.base.tools import ToolSpec, collect_tools
 
@@ -64,6 +66,16 @@ class Environment(ABC, Generic[S, D]):
     #: library's: pass them to `claim_check(..., words=self.success_words)`. `validate` fails
     #: a claim check that does not recognise the reference's own success message.
     success_words: ClassVar[tuple[str, ...]] = ()
+    # --- what decides the reward beside the code (in the version and the certificate) ---
+    #: data files (or folders) the reward depends on, relative to the folder of the module
+    #: that declares this attribute (or absolute): their bytes are part of the version, and
+    #: `validate` reports a file the environment opens that is not declared (`reads`).
+    data_files: ClassVar[tuple[str | Path, ...]] = ()
+    #: environment variables (a `PROOFGYM_*` setting or any other) whose values decide the
+    #: reward: their names are part of the version, their values part of the reward inputs
+    #: each rollout is stamped with and its certificate must match (`reward_inputs`);
+    #: `validate` reports a variable the environment reads that is not declared (`reads`).
+    reward_settings: ClassVar[tuple[str, ...]] = ()
     # --- what validate needs to know, where it applies (defaults serve most environments) ---
     #: rewards between the floor and a pass are meant (a share, a mean outcome, a judge's
     #: score): `validate` then requires a negative to fail, not to score the floor, and does
@@ -124,8 +136,36 @@ class Environment(ABC, Generic[S, D]):
         """Content hash of every source file that decides what the environment does
         (`resources_servers.base.identity`): a fix anywhere in its verifier moves it."""
         if "_version" not in cls.__dict__:
-            cls._version = source_hash(cls)
+            cls._version = source_hash(
+                cls, cls.declared_data_files(), [s.upper() for s in cls.reward_settings]
+            )
         return cls._version
+
+    @classmethod
+    def declared_data_files(cls) -> list[tuple[str, Path]]:
+        """(the path as declared, the file or folder it names) of each of `data_files`,
+        resolved against the folder of the class that declared them."""
+        owner = next((c for c in cls.__mro__ if "data_files" in c.__dict__), cls)
+        module = sys.modules.get(owner.__module__)
+        folder = Path(getattr(module, "__file__", None) or ".").resolve().parent
+        return [(str(p), (folder / p).resolve()) for p in cls.data_files]
+
+    def judge_identity(self) -> str | None:
+        """Who judges this instance's rewards beyond code: an LLM judge's model and URL, the
+        offline judge; None (the default) when code alone decides."""
+        return None
+
+    def reward_inputs(self) -> RewardInputs:
+        """What decides this instance's rewards beside its version: its judge, the values of
+        its `reward_settings` as the process holds them (None: unset) and its sandbox mode.
+        Override to add a value the environment takes from `from_settings`."""
+        values: dict[str, str | None] = {
+            name.upper(): os.environ.get(name) for name in self.reward_settings
+        }
+        sandbox = self.sandbox_mode()
+        if sandbox is not None:
+            values["sandbox"] = sandbox
+        return RewardInputs(judge=self.judge_identity(), settings=values)
 
     @classmethod
     def tools(cls) -> dict[str, ToolSpec]:

@@ -13,20 +13,28 @@ import os
 from pathlib import Path
 from typing import Any
 
-from openai.types.responses import Response
-
-from proofgym.serving.settings import ResourcesSettings
-from proofgym.wire.errors import SandboxUnavailable
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call_item, say_item, tool
-from resources_servers.base.probes import write_then_list
 from resources_servers.code.exploits import exploit_controls
 from resources_servers.code.sandbox import Sandbox, SandboxResult
 from resources_servers.code.task import Case, CodeTask
-from resources_servers.verifiers.claims import claim_check
-from resources_servers.verifiers.compose import all_or_nothing
-from resources_servers.verifiers.trajectory import forbidden_arguments
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    ResourcesSettings,
+    Response,
+    SandboxUnavailable,
+    Task,
+    ToolError,
+    VerifyResult,
+    all_or_nothing,
+    call_item,
+    claim_check,
+    final_message,
+    forbidden_arguments,
+    say_item,
+    tool,
+    write_then_list,
+)
 
 SOLUTION = "solution.py"
 TESTS = "tests/visible_tests.json"
@@ -103,6 +111,9 @@ class CodeEnv(Environment[Workspace, CodeTask]):
     needs_workdir = True
     secret_fields = ("hidden_tests", "solution", "alternative")
     honest_forms = ("preamble", "closing", "upper_case", "lower_case", "markdown_bold")
+    #: the harness runs inside the sandbox as a script (never imported), and it is what
+    #: runs the hidden tests and reports their results: the reward's code all the same
+    data_files = ("harness.py",)
 
     def __init__(self, sandbox: Sandbox | None = None) -> None:
         self._owns_sandbox = sandbox is None  # a sandbox handed in is its owner's to close

@@ -34,12 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proofgym.wire.errors import SandboxUnavailable
-from proofgym.wire.jsonlimits import JSONTooDeep, loads_limited
-from resources_servers.base.scratch import private_dir
 from resources_servers.code import bwrap
 from resources_servers.code.cgroups import CgroupSupport, RunCgroup
 from resources_servers.code.watch import TreeWatch, claim_uid_base
+from resources_servers.sdk import JSONTooDeep, SandboxUnavailable, loads_limited, private_dir
 
 log = logging.getLogger("proofgym.code")
 SandboxMode = Literal["bwrap", "unsafe-no-isolation"]

@@ -11,17 +11,26 @@ import os
 from pathlib import Path
 from typing import Any
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, call_item, say, tool
-from resources_servers.base.probes import write_then_list
 from resources_servers.file_edit.config import same_except_key, set_value, values_of
 from resources_servers.file_edit.task import FileEditTask
-from resources_servers.verifiers.claims import claim_check
-from resources_servers.verifiers.compose import all_or_nothing
-from resources_servers.verifiers.state import unchanged_except
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    Response,
+    Task,
+    ToolError,
+    VerifyResult,
+    all_or_nothing,
+    call,
+    call_item,
+    claim_check,
+    final_message,
+    say,
+    tool,
+    unchanged_except,
+    write_then_list,
+)
 
 MAX_FILE_BYTES = 1_000_000
 

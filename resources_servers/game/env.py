@@ -8,10 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.game.blackjack import (
     Game,
     IllegalMove,
@@ -21,6 +17,18 @@ from resources_servers.game.blackjack import (
     reckless,
 )
 from resources_servers.game.task import GameTask
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    Response,
+    Task,
+    ToolError,
+    VerifyResult,
+    call,
+    say,
+    tool,
+)
 
 
 class GameEnv(Environment[Game, GameTask]):

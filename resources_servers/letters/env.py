@@ -11,12 +11,18 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, Turn, say
 from resources_servers.letters.task import LettersTask
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    Response,
+    Task,
+    Turn,
+    VerifyResult,
+    final_message,
+    say,
+)
 
 CONSIDERED = 200
 

@@ -5,15 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.math.task import MathTask
-from resources_servers.verifiers.answers import length_guard, numeric_answer_check
-from resources_servers.verifiers.arithmetic import CalculatorError, evaluate
-from resources_servers.verifiers.compose import all_or_nothing
+from resources_servers.sdk import (
+    CalculatorError,
+    Control,
+    Environment,
+    Response,
+    Task,
+    ToolError,
+    VerifyResult,
+    all_or_nothing,
+    call,
+    evaluate_arithmetic,
+    final_message,
+    length_guard,
+    numeric_answer_check,
+    say,
+    tool,
+)
 
 MAX_ANSWER_CHARS = 3000
 
@@ -68,7 +77,7 @@ class MathEnv(Environment[MathState, MathTask]):
             expression: numbers with + - * / // % ** and parentheses, e.g. (3 + 4) * 12.
         """
         try:
-            return evaluate(expression)
+            return evaluate_arithmetic(expression)
         except CalculatorError as exc:
             raise ToolError(str(exc), "invalid_expression") from None
 

@@ -17,32 +17,36 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, say, tool
-from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
-from resources_servers.support.task import SupportTask
-from resources_servers.verifiers.answers import length_guard
-from resources_servers.verifiers.judge import (
+from resources_servers.sdk import (
+    Check,
+    Control,
     Criterion,
+    Environment,
     Judge,
     JudgeBackend,
     ModelInterfaceJudge,
-    Rubric,
-    judged,
-)
-from resources_servers.verifiers.judge_offline import (
     ReferenceOverlapJudge,
+    Response,
+    Rubric,
+    Task,
+    ToolError,
+    VerifyResult,
+    call,
+    calls,
+    figures_check,
+    final_message,
     is_prose,
+    judged,
     key_terms,
+    length_guard,
+    say,
+    tool,
 )
-from resources_servers.verifiers.statements import figures_check
-from resources_servers.verifiers.trajectory import calls
+from resources_servers.support.kb import ARTICLES, QUESTIONS_BY_ID
+from resources_servers.support.task import SupportTask
 
 if TYPE_CHECKING:
-    from proofgym.serving.settings import ResourcesSettings
+    from resources_servers.sdk import ResourcesSettings
 
 log = logging.getLogger("proofgym.support")
 MAX_ANSWER_CHARS = 1200
@@ -136,6 +140,11 @@ class SupportEnv(Environment[SupportState, SupportTask]):
                 "Do not train on these rewards; set a judge model first."
             )
         return cls(Judge(backend, RUBRIC, max_output_tokens=settings.judge_max_tokens))
+
+    def judge_identity(self) -> str:
+        """The judge that scores this instance's answers (its model and URL, or the offline
+        judge): a certificate proven under one judge admits no rollout judged by another."""
+        return self.judge.identity()
 
     def create_state(self, task: Task, workdir: Path | None) -> SupportState:
         return SupportState()

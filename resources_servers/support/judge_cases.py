@@ -3,8 +3,8 @@ with answers whose right verdict is known."""
 
 from __future__ import annotations
 
+from resources_servers.sdk import JudgeCase
 from resources_servers.support.kb import QUESTIONS
-from resources_servers.verifiers.judge_check import JudgeCase
 
 
 def support_cases(limit: int = 3) -> list[JudgeCase]:

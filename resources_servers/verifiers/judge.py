@@ -164,6 +164,11 @@ class Judge:
         self._lock = threading.Lock()  # verify runs in worker threads
         self.calls = 0  # how many times the backend was asked (tests read it)
 
+    def identity(self) -> str:
+        """Who this judge is, as a certificate and a rollout name it: the backend's name (a
+        model and its URL, or the offline judge) and the most tokens it may write."""
+        return f"{self.backend.name}; max_output_tokens={self.max_output_tokens}"
+
     def request(self, question: str, reference: str, candidate: str) -> dict[str, Any]:
         """The Responses create body that asks for a verdict: deterministic sampling."""
         prompt = "\n\n".join(

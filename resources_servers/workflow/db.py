@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from proofgym.rollouts.sqltable import Table, connect
+from resources_servers.sdk import SQLiteTable, connect_sqlite
 
 SCHEMA: dict[str, dict[str, type]] = {
     "customers": {"id": int, "name": str, "email": str, "zip": str, "address": str},
@@ -31,14 +31,14 @@ class Database:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def table(self, name: str) -> Table:
+    def table(self, name: str) -> SQLiteTable:
         """The table `name`."""
-        return Table(self.conn, name)
+        return SQLiteTable(self.conn, name)
 
 
 def open_db(path: Path) -> Database:
     """A connection to the session's database file."""
-    return Database(connect(path))
+    return Database(connect_sqlite(path))
 
 
 def seed(db: Database, data: dict[str, Any]) -> None:

@@ -13,14 +13,22 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from openai.types.responses import Response
-
-from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message
-from resources_servers.base import Environment, ToolError, call, say, tool
-from resources_servers.verifiers.claims import claim_check
-from resources_servers.verifiers.compose import all_or_nothing
-from resources_servers.verifiers.state import diff
+from resources_servers.sdk import (
+    Check,
+    Control,
+    Environment,
+    Response,
+    Task,
+    ToolError,
+    VerifyResult,
+    all_or_nothing,
+    call,
+    claim_check,
+    diff,
+    final_message,
+    say,
+    tool,
+)
 from resources_servers.workflow.db import Database, open_db, seed, snapshot, task_snapshot
 from resources_servers.workflow.messages import Outcome, contradicts, orders_named
 from resources_servers.workflow.scripts import controls_for

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from proofgym.wire.protocol import Control
-from resources_servers.base import Turn, call, say
+from resources_servers.sdk import Control, Turn, call, say
 from resources_servers.workflow.task import WorkflowTask
 
 
