@@ -347,3 +347,65 @@ async def test_the_values_a_description_names_are_tried() -> None:
     assert any(f["site"] == "set_status.status" for f in found), found
     good = await validate(Memberships(), member_tasks())
     assert not pays(good), good.findings
+
+
+# --- a ledger: amounts the task states to the cent ------------------------------------------
+
+
+class Ledger(Environment[dict[str, Any]]):
+    """Post one payment the prompt states to the cent: `pay(amount)`."""
+
+    name = "ledger"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"balance": 1000.0}
+
+    @tool(inline=True)
+    def pay(self, state: dict[str, Any], amount: float) -> str:
+        """Pay an amount out of the account.
+
+        Args:
+            amount: dollars and cents.
+        """
+        state["balance"] -= amount
+        return f"paid {amount}"
+
+    def same(self, got: float, want: float) -> bool:
+        return round(got, 2) == round(want, 2)
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = self.same(state["balance"], 1000.0 - task.task_data["amount"])
+        return all_or_nothing([Check(name="balance_right", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        pay = call("pay", amount=task.task_data["amount"])
+        return [
+            Control(name="reference", expect="pass", script=[pay, say("Paid.")]),
+            Control(name="noop_claim", expect="fail", script=[say("Paid.")]),
+        ]
+
+
+class WholeDollars(Ledger):
+    """The mistake: `round()` without `ndigits`: the balance is checked to the dollar."""
+
+    def same(self, got: float, want: float) -> bool:
+        return round(got) == round(want)
+
+
+def ledger_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"ledger-example-0-{k:05d}",
+            env="ledger",
+            responses_create_params={"input": f"Pay ${a:.2f} to the supplier."},
+            task_data={"amount": a},
+        )
+        for k, a in enumerate([125.30, 40.20, 310.15, 72.05])
+    ]
+
+
+async def test_a_value_the_task_states_to_the_cent_is_not_taken_within_a_dollar() -> None:
+    bad = await validate(WholeDollars(), ledger_tasks())
+    assert "answer_slot:near_miss" in failed(bad), failed(bad)
+    good = await validate(Ledger(), ledger_tasks())
+    assert "answer_slot:near_miss" not in failed(good), failed(good)

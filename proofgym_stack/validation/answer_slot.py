@@ -21,12 +21,14 @@ that far-off move fails too.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, with_final
+from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
 if TYPE_CHECKING:
@@ -264,7 +266,42 @@ async def variants_of(
                 continue  # the value moves within a window the verifier accepts: honest
             near = argument_variants(script, task, "one", {key: window})
             out.update({k: s for k, s in near.items() if k.endswith("@" + where)})
+            stated = _stated_move(script, task, key, window)
+            if stated is not None:
+                out[f"near_miss#stated@{where}"] = stated
     return out
+
+
+def _decimals(token: str) -> int:
+    return len(token.split(".", 1)[1]) if "." in token else 0
+
+
+def stated_unit(task: Task, value: float) -> float | None:
+    """The unit of the last digit `value` is stated with in the task's prompt (0.01 for
+    `$125.30`), or None when the prompt does not state it: a value the task gives to the
+    cent is exact to the cent, whatever tolerance suits a measured quantity."""
+    found = [m.group() for m in _numbers(prompt_text(task)) if _value(m.group()) == value]
+    if not found or not isinstance(value, float):
+        return None
+    return 10.0 ** -max(_decimals(t) for t in found)
+
+
+def _stated_move(script: Script, task: Task, key: str, window: float) -> Script | None:
+    """The last call with its argument `key`, a value the prompt states, moved by one unit of
+    its last stated digit, where the verifier's measured tolerance is wider than that unit
+    (it accepts another stated value as the same); None otherwise."""
+    t, i, item = script_calls(script)[-1]
+    args = call_arguments(item)
+    value = args.get(key)
+    if not isinstance(value, float):
+        return None
+    unit = stated_unit(task, value)
+    if unit is None or window <= 1.5 * unit:
+        return None
+    turns = [list(turn) for turn in script]
+    moved = round(value + unit, _decimals(f"{unit:f}".rstrip("0")))
+    turns[t][i] = {**item, "arguments": {**args, key: moved}}
+    return turns
 
 
 async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) -> float | None:
@@ -327,6 +364,9 @@ async def check_answer_slot(v: Context) -> None:
             if v.passes(result) or result.mask_sample:
                 how = "masked" if result.mask_sample else f"reward {result.reward:g}"
                 said = final_text(attack) or variant
+                if "@" in variant:  # the answer was a tool argument: show the call as made
+                    _, _, item = script_calls(attack)[-1]
+                    said = f"{item.get('name')}({json.dumps(call_arguments(item))[:70]})"
                 text_only = variant.endswith("#text") and not result.mask_sample
                 into = advisory if text_only else found
                 into.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
