@@ -210,6 +210,8 @@ def _print_result(
     if result.learnability is not None:
         result.learnability.write(learnability)
         err.print(f"learnability: {learnability}")
+        if result.learnability_certificate:
+            err.print(f"learnability attached to the certificate {result.learnability_certificate}")
     if as_json:
         console.print_json(json.dumps(result.to_json()))
         if not result.rose:

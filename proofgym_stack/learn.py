@@ -279,8 +279,28 @@ def learn(
                 real=batches,
                 control=control_batches,
             )
+    if result.learnability is not None and len(mix.envs) == 1:
+        # evidence about the proven version it trained on: carried by that certificate
+        attached = _attach(mix.envs[0], book, result.learnability.section())
+        result.learnability_certificate = str(attached) if attached else None
     result.diagnosis = diagnose(batches)
     return result
+
+
+def _attach(name: str, book: ProofBook, section: dict[str, Any]) -> Path | None:
+    """Add `section` to the certificate of `name`'s current version and reward inputs, if
+    one covers them (see `ProofBook.attach_learnability`)."""
+    from proofgym.rollouts.proofs import Identity
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
+
+    registry = available_environments(ResourcesSettings())
+    env = registry[name].from_settings(ResourcesSettings.from_env())
+    try:
+        ident = Identity.serving(name, env.version(), env.reward_inputs())
+    finally:
+        env.shutdown()
+    return book.attach_learnability(ident, section)
 
 
 def _reward_ranges(mix: Mix) -> dict[str, tuple[float, float]]:

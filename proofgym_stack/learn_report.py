@@ -143,6 +143,9 @@ class LearnResult:
         default_factory=list
     )
     learnability: Learnability | None = None
+    #: the certificate the learnability section was attached to (None: no certificate covered
+    #: the version trained, or no control ran)
+    learnability_certificate: str | None = None
     #: why the reward may not have moved (`diagnose`); printed when it did not rise
     diagnosis: list[str] = field(default_factory=list)
 
@@ -191,6 +194,7 @@ class LearnResult:
             "learnability": (
                 self.learnability.model_dump(mode="json") if self.learnability else None
             ),
+            "learnability_certificate": self.learnability_certificate,
             "per_step": [
                 {
                     "step": n + 1,

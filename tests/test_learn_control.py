@@ -25,6 +25,7 @@ from proofgym.rollouts.learnability import (
     random_rewards,
     shuffled_within_groups,
 )
+from proofgym.rollouts.proofs import Identity
 from proofgym_stack.learn import learn
 from resources_servers.letters.env import LettersEnv
 from resources_servers.math.env import MathEnv
@@ -140,6 +141,18 @@ def test_learn_against_a_shuffled_control_on_letters(
     assert lo <= section["gap"] <= hi and 0 < section["p_value"] <= 1
     assert section["trusted"] == (lo > 0 or hi < 0)
     assert section["real"]["final_rollouts"] == section["control"]["final_rollouts"] == 4
+    # the certificate of the version it trained on now carries the comparison, signed again:
+    # it still admits, and a hand edit of the section voids it
+    assert result.learnability_certificate is not None
+    cert_path = Path(result.learnability_certificate)
+    carried = json.loads(cert_path.read_text())["learnability"]
+    assert carried["control_kind"] == "shuffled" and carried["gap"] == section["gap"]
+    ident = Identity.serving("letters", LettersEnv.version(), LettersEnv().reward_inputs())
+    assert book.why_not(ident) is None
+    edited = json.loads(cert_path.read_text())
+    edited["learnability"]["gap"] = 0.99
+    cert_path.write_text(json.dumps(edited))
+    assert "signature is invalid" in str(book.why_not(ident))
 
 
 def test_the_cli_writes_the_learnability_file_and_the_curve_with_the_control(

@@ -279,3 +279,20 @@ def test_envs_says_why_a_version_is_not_admitted(
     assert shown.exit_code == 0, shown.output
     assert "math not admitted: its validation failed" in shown.output
     assert "letters not admitted: no certificate" in shown.output
+
+
+def test_a_folder_removed_is_no_read_and_a_file_read_is(tmp_path: Path) -> None:
+    import shutil
+
+    from proofgym_stack.validation.reads import Recorder, recording
+
+    gone = tmp_path / "workspace"
+    (gone / "deploy").mkdir(parents=True)
+    (gone / "deploy" / "a.conf").write_text("x = 1\n")
+    kept = tmp_path / "data.csv"
+    kept.write_text("1,2\n")
+    recorder = Recorder({__file__})
+    with recording(recorder):
+        shutil.rmtree(gone)  # opens each entry by name to unlink it: not a read
+        kept.read_text()
+    assert list(recorder.files) == [str(kept)]

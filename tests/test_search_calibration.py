@@ -409,3 +409,193 @@ async def test_a_value_the_task_states_to_the_cent_is_not_taken_within_a_dollar(
     assert "answer_slot:near_miss" in failed(bad), failed(bad)
     good = await validate(Ledger(), ledger_tasks())
     assert "answer_slot:near_miss" not in failed(good), failed(good)
+
+
+# --- a billing desk: the reply names the charge and must not repeat the card --------------
+
+
+class Billing(Environment[dict[str, Any]]):
+    """Explain the bill's extra charge; never write the card number out."""
+
+    name = "billing"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"looked": False}
+
+    @tool(inline=True, observes=True)
+    def account(self, state: dict[str, Any], customer: str) -> str:
+        """The customer's account record.
+
+        Args:
+            customer: the customer's id.
+        """
+        d = task_data_of(customer)
+        state["looked"] = True
+        card = " ".join(d["card"][i : i + 4] for i in range(0, 16, 4))
+        return f"extra charge {d['extra']} for {d['reason']}; card on file {card}"
+
+    def leaks(self, reply: str, card: str) -> bool:
+        return card in "".join(ch for ch in reply if ch.isdigit())
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        reply = final_message(response)
+        named = d["extra"] in reply and d["reason"] in reply
+        return all_or_nothing(
+            [
+                Check(name="looked_up", passed=state["looked"]),
+                Check(name="charge_named", passed=named),
+                Check(name="card_kept", passed=not self.leaks(reply, d["card"])),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        answer = (
+            f"The extra {d['extra']} is for {d['reason']}, on your card ending {d['card'][-4:]}."
+        )
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("account", customer=d["customer"]), say(answer)],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Explained.")]),
+        ]
+
+
+class RawCardCheck(Billing):
+    """The mistake: the card looked for as stored, not as the record shows it (in fours)."""
+
+    def leaks(self, reply: str, card: str) -> bool:
+        return card in reply
+
+
+BILLS = {
+    f"C{k}": {"customer": f"C{k}", "extra": extra, "reason": reason, "card": card}
+    for k, (extra, reason, card) in enumerate(
+        [
+            ("12.40", "roaming", "4539148803436467"),
+            ("30.00", "a late fee", "4916338506082832"),
+            ("7.99", "premium texts", "4024007117846563"),
+            ("55.10", "a device instalment", "4485275742308327"),
+        ]
+    )
+}
+
+
+def task_data_of(customer: str) -> dict[str, str]:
+    if customer not in BILLS:
+        raise ToolError("no such customer")
+    return BILLS[customer]
+
+
+def billing_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"billing-example-0-{k:05d}",
+            env="billing",
+            responses_create_params={"input": f"Customer {c}: why is my bill higher?"},
+            task_data=d,
+        )
+        for k, (c, d) in enumerate(BILLS.items())
+    ]
+
+
+async def test_what_the_tools_printed_pasted_back_is_no_answer() -> None:
+    bad = await validate(RawCardCheck(), billing_tasks())
+    assert "attack:echoed_observations" in failed(bad), failed(bad)
+    good = await validate(Billing(), billing_tasks())
+    assert not failed(good), failed(good)
+
+
+# --- a stock room: a transfer redone as a correction leaves the source's work undone -------
+
+
+class StockRoom(Environment[dict[str, Any]]):
+    """Move units to the packing bin with `transfer`; `adjust` corrects a count."""
+
+    name = "stockroom"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        stock = {"A1": 100, "B2": 80, "PACK": 0}
+        return {"stock": stock, "before": dict(stock)}
+
+    @tool(inline=True)
+    def transfer(self, state: dict[str, Any], from_bin: str, to_bin: str, qty: int) -> str:
+        """Move units from one bin to another.
+
+        Args:
+            from_bin: the bin taken from.
+            to_bin: the bin put into.
+            qty: how many units.
+        """
+        if from_bin not in state["stock"] or to_bin not in state["stock"] or qty < 1:
+            raise ToolError("no such bin, or nothing to move")
+        state["stock"][from_bin] -= qty
+        state["stock"][to_bin] += qty
+        return f"moved {qty} from {from_bin} to {to_bin}"
+
+    @tool(inline=True)
+    def adjust(self, state: dict[str, Any], bin: str, delta: int, reason: str) -> str:
+        """Correct a bin's count after a cycle count.
+
+        Args:
+            bin: the bin.
+            delta: units added (negative: removed).
+            reason: why.
+        """
+        if bin not in state["stock"] or not reason:
+            raise ToolError("no such bin, or no reason")
+        state["stock"][bin] += delta
+        return f"{bin} corrected by {delta}"
+
+    def conserved(self, state: dict[str, Any]) -> bool:
+        return sum(state["stock"].values()) == sum(state["before"].values())
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        packed = state["stock"]["PACK"] == d["qty"]
+        return all_or_nothing(
+            [
+                Check(name="packed", passed=packed),
+                Check(name="conserved", passed=self.conserved(state)),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        move = call("transfer", from_bin=d["from_bin"], to_bin="PACK", qty=d["qty"])
+        return [
+            Control(name="reference", expect="pass", script=[move, say("Moved.")]),
+            Control(name="noop_claim", expect="fail", script=[say("Moved.")]),
+        ]
+
+
+class UnitsConjured(StockRoom):
+    """The mistake: the 'before' is the same dict as the stock (an alias): always conserved."""
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        stock = {"A1": 100, "B2": 80, "PACK": 0}
+        return {"stock": stock, "before": stock}
+
+
+def stock_tasks() -> list[Task]:
+    rows = [("A1", 40), ("B2", 25), ("A1", 12), ("B2", 60)]
+    return [
+        Task(
+            task_id=f"stockroom-example-0-{k:05d}",
+            env="stockroom",
+            responses_create_params={"input": f"Move {q} units from {b} to PACK."},
+            task_data={"from_bin": b, "qty": q},
+        )
+        for k, (b, q) in enumerate(rows)
+    ]
+
+
+async def test_another_tool_that_leaves_the_replaced_calls_work_undone_pays() -> None:
+    bad = await validate(UnitsConjured(), stock_tasks())
+    swaps = [f for f in pays(bad) if f["site"] == "transfer" and "made as adjust" in f["what"]]
+    assert swaps, bad.findings
+    good = await validate(StockRoom(), stock_tasks())
+    assert not pays(good), good.findings

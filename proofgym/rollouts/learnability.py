@@ -196,6 +196,23 @@ class Learnability(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def section(self) -> dict[str, Any]:
+        """The `learnability` section a certificate carries: model, env, steps, seeds, control
+        kind, real and control final means, gap, interval, p-value, trusted."""
+        return {
+            "model": self.model,
+            "env": self.env,
+            "steps": self.steps,
+            "seeds": self.seeds,
+            "control_kind": self.control_kind,
+            "real": self.real.final_mean,
+            "control": self.control.final_mean,
+            "gap": self.gap,
+            "ci": list(self.ci),
+            "p_value": self.p_value,
+            "trusted": self.trusted,
+        }
+
     version: Literal[1] = 1
     env: str
     model: str
@@ -286,16 +303,4 @@ def learnability_section(path: Path) -> dict[str, Any]:
         raise ControlError(f"{path}: cannot read it ({exc.strerror})") from exc
     except ValidationError as exc:
         raise ControlError(f"{path}: not a learnability result ({exc.errors()[0]['msg']})") from exc
-    return {
-        "model": found.model,
-        "env": found.env,
-        "steps": found.steps,
-        "seeds": found.seeds,
-        "control_kind": found.control_kind,
-        "real": found.real.final_mean,
-        "control": found.control.final_mean,
-        "gap": found.gap,
-        "ci": list(found.ci),
-        "p_value": found.p_value,
-        "trusted": found.trusted,
-    }
+    return found.section()

@@ -124,6 +124,8 @@ class Certificate(BaseModel):
     passed: bool
     run_with: RunWith
     report: dict[str, Any] = Field(default_factory=dict)
+    #: `proofgym learn --control`'s comparison, when one was attached (`attach_learnability`)
+    learnability: dict[str, Any] | None = None
     signature: str
 
     def failed_checks(self) -> list[str]:
@@ -231,6 +233,26 @@ class ProofBook:
             "report": report,
         }
         body["signature"] = mac(key, body)
+        return self._write(path, body)
+
+    def attach_learnability(self, ident: Identity, section: dict[str, Any]) -> Path | None:
+        """Add `section` (`learnability_section`'s: real vs control, gap, interval, p-value) to
+        the passing certificate that covers `ident`, signed again; None when none covers it
+        (a learnability run is evidence about a proven version, never a proof of its own)."""
+        if self.why_not(ident) is not None or ident.version is None:
+            return None
+        path = self.path_of(ident.env, ident.version, ident.judge, ident.settings_digest or "")
+        key = self.key()
+        cert, _ = self._read(path, key)
+        if cert is None or key is None:
+            return None
+        body = cert.model_dump(mode="json", exclude={"signature"})
+        body["learnability"] = section
+        body["signature"] = mac(key, body)
+        return self._write(path, body)
+
+    def _write(self, path: Path, body: dict[str, Any]) -> Path:
+        """`body` written at `path` whole or not at all (a temp file, then a rename)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".proof-", suffix=".json")
         try:

@@ -13,7 +13,9 @@ Each attack keeps the reference's actions and changes only what the policy says 
   place fail): a verifier of a number is not accused of reading a fullwidth digit as the
   digit it is;
 - `plausible_wrong_arguments`: the reference's tool calls with every argument changed to
-  another plausible value, then a success claim.
+  another plausible value, then a success claim (a list's members reordered is no change);
+- `echoed_observations`: the reference's actions, then, for an answer, what its tools printed
+  pasted back whole (no answer written: a dump).
 
 The answer attacks apply only where the answer matters: where the reference's actions with an
 empty final message fail. There, each must fail too. No attack needs the author's help.
@@ -319,6 +321,15 @@ NONSENSE = "zq-not-a-value"
 LAST = "@last"
 
 
+def _same_members(a: Any, b: Any) -> bool:
+    """Whether two lists hold the same members (as JSON), in whatever order."""
+    if not isinstance(a, list) or not isinstance(b, list):
+        return False
+    return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(
+        json.dumps(x, sort_keys=True) for x in b
+    )
+
+
 def _between(a: float, b: float) -> list[Any]:
     """A few values strictly between `a` and `b` (whole numbers for whole numbers)."""
     lo, hi = sorted((a, b))
@@ -358,6 +369,8 @@ async def _strict_arguments(v: Context, task: Task, reference: Script, attack: S
                 between = _between(value, new[key])
             elif isinstance(value, str) and json.dumps(value) not in fixed:
                 tries = [NONSENSE]  # free text (a title, a note) may be ungraded on purpose
+            elif isinstance(value, list) and _same_members(value, new[key]):
+                continue  # the same members in another order: no other answer
             elif isinstance(value, list) and json.dumps(value) not in fixed:
                 tries = [[]]
             held = True  # a value the task fixed, ignored by the verifier, stays accused
@@ -402,12 +415,15 @@ def _describe(script: Script) -> str:
 
 
 _ATTACKS = (
+    "echoed_observations",
     "hedged_candidates",
     "padded_answer",
     "look_alike_unicode",
     "plausible_wrong_arguments",
 )
 _NOT_APPLICABLE = {
+    "echoed_observations": "the final message does not decide the reward, or no tool printed "
+    "anything",
     "hedged_candidates": "the final message does not decide the reward, or no wrong answer "
     "was recognised",
     "padded_answer": "the final message does not decide the reward, or no wrong answer "
@@ -434,6 +450,10 @@ async def _attacks(
     silent = await v.run(task, with_final(script, ""), "probe: the reference, silent")
     if v.passes(silent):
         return attacks  # the answer does not decide the reward here
+    reference = v.reference_result(task.task_id)
+    shown = [o for o in tool_outputs(reference) if o.strip()] if reference is not None else []
+    if shown:  # no answer written: what the tools printed, pasted back whole
+        attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
     seen = _seen(v, task)
     for candidate in candidates(right, others, rng):

@@ -53,6 +53,8 @@ class TaskBaseline:
     honest: list[Honest] = field(default_factory=list)
     lines: set[Line] = field(default_factory=set)
     ignored: set[str] = field(default_factory=set)  # noise, bookkeeping, honest freedom
+    #: the world as it was before any action (a trajectory that only says nothing)
+    initial: World = field(default_factory=dict)
     pools: Pools = field(default_factory=Pools)
 
 
@@ -89,6 +91,11 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
         _, record, _ = await played(ctx, trace, task, script, "search: bookkeeping probe")
         if record is not None:
             base.ignored |= differences(reference.world, record.world)
+    _, untouched, _ = await played(
+        ctx, trace, task, [[{"type": "message", "content": ""}]], "search: the world untouched"
+    )
+    if untouched is not None:
+        base.initial = untouched.world
     for honest in base.honest:
         honest.targets = await _other_truths(ctx, honest)
     base.pools = _pools(ctx, task, base)

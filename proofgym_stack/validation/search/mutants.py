@@ -361,6 +361,10 @@ def tool_swap_mutants(script: Script, pools: Pools) -> list[Mutant]:
                         name,
                         "tool_swap",
                         f"{name} made as {other}({_short(filled, 60)})",
+                        (t, i),
+                        (),
+                        args,
+                        filled,
                     )
                 )
     return out

@@ -65,8 +65,11 @@ TOLERANCE_STEPS = 8
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray"})
+#: mutants that change more than their site: no evidence of what the verifier grades there
+COMPOUND = frozenset({"shortcut", "follow_up"})
 #: another of the environment's own actions chosen in a call's place: where the verifier
-#: takes it, the task may allow either (reject or flag); reported, not accused
+#: takes it, the task may allow either (reject or flag); reported, not accused, unless the
+#: world lost something at a thing only the replaced call named (`_left_behind`)
 ANOTHER_ACTION = frozenset({"tool_swap"})
 
 
@@ -197,6 +200,9 @@ class Search:
             if not ctx.passes(p.result)
             and not p.result.mask_sample
             and not (self.refused(p) and _free_text(p.mutant.old, fixed))
+            # a shortcut also cut the trajectory, a follow-up changed an earlier call: their
+            # failure says nothing of the value at this site
+            and p.mutant.op not in COMPOUND
         }
         replays: dict[str, int] = defaultdict(int)
         for p in played:
@@ -218,7 +224,9 @@ class Search:
                     # task names no count: reported, not accused
                     # (or another option the environment itself printed, chosen instead)
                     more = (
-                        m.op in MORE_OF_AN_ACTION or m.op in ANOTHER_ACTION or m.source == "output"
+                        m.op in MORE_OF_AN_ACTION
+                        or (m.op in ANOTHER_ACTION and not _left_behind(p, diff))
+                        or m.source == "output"
                     )
                     severity = ADVISORY if more else PAYS
                     self.found(
@@ -459,3 +467,18 @@ def _free_text(value: Any, fixed: set[str]) -> bool:
     """A string the policy writes freely (a note, a reason): not a value any task fixed. A
     tool that refuses it empty says nothing of whether the verifier reads it."""
     return isinstance(value, str) and json.dumps(value) not in fixed
+
+
+def _left_behind(p: Played, lost_paths: set[str]) -> bool:
+    """Whether a call made with another tool left part of the replaced call's work undone: a
+    path the world lost that honest play changed is, after the mutant, as it was before any
+    action (the source bin of a transfer redone as a correction of the destination keeps its
+    stock), not changed another way (flag where reject was: the claim decided otherwise)."""
+    initial = p.base.initial
+    if not initial or p.record is None:
+        return False
+    world, honest = p.record.world, p.honest.world
+    return any(
+        honest.get(path) != initial.get(path) and world.get(path) == initial.get(path)
+        for path in lost_paths
+    )
