@@ -206,6 +206,7 @@ def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
             "growth_20k": mid["rss_mb"][name] / w - 1,
             "growth_end": end["rss_mb"][name] / w - 1,
             "bytes_per_rollout": (end["rss_mb"][name] - w) * 2**20 / max(1, end["rollouts"]),
+            "bytes_per_rollout_20k": (mid["rss_mb"][name] - w) * 2**20 / max(1, mid["rollouts"]),
             "peak_mb": round(max(s["rss_mb"][name] for s in samples), 1),
         }
     return out
@@ -222,15 +223,35 @@ def report(result: dict[str, Any]) -> str:
         f"{result['wall_s']:.0f} s on this machine; failures: {result['failures'] or 'none'}.",
         "",
         "| service | warm MiB | after 20k | after end | growth at 20k | growth at end | "
-        "bytes per rollout | peak MiB |",
+        "bytes per rollout to 20k / to end | peak MiB |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, s in result["services"].items():
         lines.append(
             f"| {name} | {s['warm_mb']} | {s['at_20k_mb']} ({s['at_20k_rollouts']:,}) | "
             f"{s['end_mb']} ({s['end_rollouts']:,}) | {100 * s['growth_20k']:+.1f}% | "
-            f"{100 * s['growth_end']:+.1f}% | {s['bytes_per_rollout']:.0f} | {s['peak_mb']} |"
+            f"{100 * s['growth_end']:+.1f}% | {s.get('bytes_per_rollout_20k', 0):.0f} / "
+            f"{s['bytes_per_rollout']:.0f} | {s['peak_mb']} |"
         )
+    before = result.get("before")
+    if before:
+        lines += [
+            "",
+            f"The code before this fix (`{before['code']}`), soaked the same way in the same "
+            f"session ({before['warmup']:,} + {before['rollouts']:,}); failures: "
+            f"{before['failures'] or 'none'}:",
+            "",
+            "| service | warm MiB | after 20k | after end | growth at 20k | growth at end | "
+            "bytes per rollout to 20k / to end | peak MiB |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, s in before["services"].items():
+            lines.append(
+                f"| {name} | {s['warm_mb']} | {s['at_20k_mb']} ({s['at_20k_rollouts']:,}) | "
+                f"{s['end_mb']} ({s['end_rollouts']:,}) | {100 * s['growth_20k']:+.1f}% | "
+                f"{100 * s['growth_end']:+.1f}% | {s.get('bytes_per_rollout_20k', 0):.0f} / "
+                f"{s['bytes_per_rollout']:.0f} | {s['peak_mb']} |"
+            )
     worst = max(abs(s["growth_20k"]) for s in result["services"].values())
     lines += [
         "",
@@ -271,7 +292,16 @@ def main() -> None:
     parser.add_argument("--env", default="math")
     parser.add_argument("--tracemalloc", action="store_true", help="trace the resources server")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "MEMORY_SOAK.md")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="the JSON of this bench run on older code (its checkout), reported beside",
+    )
+    parser.add_argument("--before-code", default="main", help="what the --before run measured")
     args = parser.parse_args()
+    if args.before is not None and not args.before.is_file():
+        raise SystemExit(f"--before {args.before}: no such file")
     if min(args.rollouts, args.warmup, args.concurrency, args.sample_every) < 1:
         raise SystemExit("--rollouts, --warmup, --concurrency and --sample-every must be >= 1")
     raise_nofile()
@@ -299,6 +329,15 @@ def main() -> None:
         )
         with stack.running():
             result = asyncio.run(soak(args, stack, trace))
+    if args.before is not None:
+        try:
+            old = json.loads(args.before.read_text())
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--before {args.before}: not a soak's JSON ({exc})") from None
+        result["before"] = {
+            "code": args.before_code,
+            **{k: old[k] for k in ("warmup", "rollouts", "failures", "services")},
+        }
     out = args.out.with_suffix(".md")
     out.write_text(report(result))
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
