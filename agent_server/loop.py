@@ -209,7 +209,13 @@ class RolloutRunner:
         try:
             return await self.client.post_json(url, body, headers=headers, idempotent=idempotent)
         except CallFailed as exc:
-            raise RolloutFailed("resources_error", str(exc)) from None
+            # capacity other sessions held past this call's deadline: say whose load it was
+            kind: FailureKind = (
+                "others_load"
+                if error_detail(exc.body).get("kind") == "others_load"
+                else "resources_error"
+            )
+            raise RolloutFailed(kind, str(exc)) from None
 
     async def _seed(self, env_url: str, rollout_id: str, request: RunRequest) -> Any:
         # the session is this rollout's alone: never joined, touched only with this key

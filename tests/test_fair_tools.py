@@ -13,11 +13,12 @@ import pytest
 from helpers import key_of, session_headers
 from openai.types.responses import Response
 
+from proofgym.serving import deadline
 from proofgym.serving.settings import ResourcesSettings
 from proofgym.wire.protocol import Check, Task, VerifyResult
 from resources_servers.base import Environment, tool
 from resources_servers.base.app import create_app
-from resources_servers.base.executor import CallRefused, FairExecutor
+from resources_servers.base.executor import CallRefused, FairExecutor, OthersLoad
 
 
 async def test_a_session_with_many_calls_does_not_starve_another() -> None:
@@ -279,3 +280,33 @@ def test_a_verify_retried_after_its_answer_was_lost_gets_the_verdict() -> None:
         late = client.post("/slowverdict/verify", json=body, headers=owner, timeout=10)
         assert late.status_code == 200 and late.json() == retry.json()
     assert len(SlowVerdict.done) == 1  # judged once
+
+
+async def test_a_wait_for_workers_other_sessions_hold_is_never_the_policys_tool_error() -> None:
+    # issue 44: with every worker held by other sessions, a call "waited 30s behind this
+    # session's earlier calls" and the policy was scored on it
+    executor = FairExecutor(workers=2, max_wait_s=0.2, call_timeout_s=5)
+    release = threading.Event()
+    others = [
+        asyncio.create_task(executor.run(f"other-{i}", lambda: release.wait(5))) for i in range(2)
+    ]
+    await asyncio.sleep(0.05)
+    # past max_wait_s, but waiting only for workers: it runs once one is free, not refused
+    waiting = asyncio.create_task(executor.run("mine", lambda: "ran"))
+    await asyncio.sleep(0.4)
+    release.set()
+    assert await waiting == "ran"
+    await asyncio.gather(*others)
+    # and when it cannot start within its caller's deadline, it is their load, not a tool error
+    release.clear()
+    others = [
+        asyncio.create_task(executor.run(f"other-{i}", lambda: release.wait(5))) for i in range(2)
+    ]
+    await asyncio.sleep(0.05)
+    with deadline.within(1.3), pytest.raises(OthersLoad) as refused:
+        await executor.run("mine", lambda: "ran")
+    assert refused.value.kind == "others_load" and refused.value.status == 503
+    assert "other sessions" in str(refused.value)
+    release.set()
+    await asyncio.gather(*others)
+    executor.shutdown()

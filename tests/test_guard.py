@@ -17,7 +17,14 @@ import pytest
 from fastapi import FastAPI, Request
 from helpers import key_of, requests_by_route, session_headers
 
-from proofgym.serving.guard import Admission, GuardLimits, RequestGuard, body_problem
+from proofgym.serving.guard import (
+    Admission,
+    BodyBudget,
+    BodyRead,
+    GuardLimits,
+    RequestGuard,
+    body_problem,
+)
 from proofgym.serving.service import install_common
 from proofgym.serving.settings import ResourcesSettings
 from resources_servers.base.app import create_app as resources_app
@@ -397,3 +404,69 @@ async def test_a_streamed_body_past_the_memory_budget_is_cut_and_one_largest_bod
         assert_error(cut, 503, "overloaded")
         guard.bodies.give(12 * mb)
         assert guard.bodies.held == 0
+
+
+async def test_a_caller_stalling_bodies_is_refused_itself_and_others_are_read_as_if_alone() -> None:
+    # The issue-44 attack, scaled down: one caller's stalled bodies fill the whole budget.
+    mb = 1024 * 1024
+    limits = GuardLimits(max_body_bytes=4 * mb, max_body_memory_bytes=32 * mb)
+    app, state = guarded_app(limits)
+    state["release"].set()
+    stall = asyncio.Event()
+
+    head = b'{"n": 1, "pad": "'
+
+    async def stalled(size: int) -> AsyncIterator[bytes]:
+        yield head
+        while size > 0:
+            yield b"y" * min(size, mb)
+            size -= mb
+        await stall.wait()  # the rest never comes until the test ends
+        yield b'"}'
+
+    attacker = {"X-Proofgym-Client": "attacker"}
+    async with client_of(app) as client:
+        assert (await client.post("/echo", json={})).status_code == 200  # builds the middleware
+        guard = _guard(app)
+        held = [
+            asyncio.create_task(client.post("/work", content=stalled(n), headers=attacker))
+            # 12 + 12 + 8 MB of the 32 MB budget, to the byte
+            for n in (3 * mb, 3 * mb, 2 * mb - 3 * len(head))
+        ]
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if guard.bodies.held >= 32 * mb:
+                break
+        assert guard.bodies.held == 32 * mb  # the budget is full of the attacker's bodies
+        honest = [
+            await client.post("/echo", json={"n": i}, headers={"X-Proofgym-Client": f"h{i}"})
+            for i in range(20)
+        ]
+        assert [r.status_code for r in honest] == [200] * 20, honest[0].text
+        stall.set()
+        answers = await asyncio.gather(*held)
+    cut = [a for a in answers if a.status_code == 503]
+    assert cut and guard.bodies.cuts == len(cut)
+    for r in cut:
+        assert "more than its share" in assert_error(r, 503, "overloaded")["message"]
+        assert r.headers["Connection"] == "close"
+    assert guard.bodies.held == 0 and not guard.bodies.by_client and not guard.bodies.reads
+
+
+async def test_the_body_budget_makes_room_only_for_a_caller_within_its_share() -> None:
+    budget = BodyBudget(100)
+    task = asyncio.create_task(asyncio.sleep(10))  # stands in for the stalled reads' task
+    stalled = [BodyRead("a", task), BodyRead("a", task)]
+    assert budget.take(60, "a", stalled[0]) and budget.take(40, "a", stalled[1])
+    for read in stalled:
+        read.reading = True
+    assert not budget.take(1, "a")  # its own need takes nothing from itself
+    assert budget.share("b") == 50 and budget.fits(50, "b") and not budget.fits(51, "b")
+    assert budget.take(10, "b")  # the largest of a's reads is cut for b
+    assert stalled[0].cut and not stalled[1].cut and budget.cuts == 1
+    assert budget.held == 50 and budget.by_client == {"a": 40, "b": 10}
+    budget.give(10, "b")
+    budget.release(stalled[1])
+    assert budget.held == 0 and not budget.by_client and not budget.reads
+    with pytest.raises(asyncio.CancelledError):
+        await task  # the cut cancelled it

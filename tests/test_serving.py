@@ -69,12 +69,22 @@ def test_admission_shrinks_to_the_descriptors_a_low_hard_limit_leaves() -> None:
 
 @pytest.fixture
 def resources_server() -> Iterator[str]:
+    yield from _resources_server(
+        {"PROOFGYM_HEADER_TIMEOUT_S": "0.5", "PROOFGYM_IDLE_TIMEOUT_S": "1.0"}
+    )
+
+
+@pytest.fixture
+def small_body_budget_server() -> Iterator[str]:
+    yield from _resources_server({"PROOFGYM_MAX_BODY_MB": "4", "PROOFGYM_MAX_BODY_MEMORY_MB": "32"})
+
+
+def _resources_server(settings: dict[str, str]) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
+        **settings,
         "PROOFGYM_PORT": str(port),
-        "PROOFGYM_HEADER_TIMEOUT_S": "0.5",
-        "PROOFGYM_IDLE_TIMEOUT_S": "1.0",
         "PROOFGYM_ENVS": json.dumps(["math"]),
     }
     proc = subprocess.Popen(
@@ -100,6 +110,43 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
         return sock.recv(1024) == b""
     except TimeoutError:
         return False
+
+
+def test_one_caller_stalling_bodies_over_the_whole_budget_delays_no_other(
+    small_body_budget_server: str,
+) -> None:
+    # issue 44: stalled bodies of one caller filled the body budget, and every other caller's
+    # requests were 503 until the body timeout; now only the staller's own bodies are cut
+    port = int(small_body_budget_server.rsplit(":", 1)[1])
+    mb = 1024 * 1024
+    stalled = []
+    for declared, sent in ((4 * mb - 1, 3 * mb), (4 * mb - 1, 3 * mb), (2 * mb, 2 * mb - 1)):
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(
+            b"POST /math/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"X-Proofgym-Client: attacker\r\nContent-Length: %d\r\n\r\n" % declared
+        )
+        sock.sendall(b"[" + b"1," * ((sent - 1) // 2))  # 32 MB of the budget in all, held
+        stalled.append(sock)
+    time.sleep(1.0)  # the server has read what was sent
+    try:
+        with httpx.Client(base_url=small_body_budget_server, timeout=5) as client:
+            for i in range(10):
+                r = client.post(
+                    "/math/verify",
+                    json={"session_id": f"s{i}", "response": {}},
+                    headers={"X-Proofgym-Client": f"honest-{i}"},
+                )
+                assert r.status_code != 503, r.text[:300]
+        cut = []
+        for sock in stalled:
+            sock.settimeout(0.5)
+            with contextlib.suppress(TimeoutError):
+                cut.append(sock.recv(4096))
+        assert cut and all(b" 503 " in a and b"more than its share" in a for a in cut), cut
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 def test_headers_that_trickle_in_are_cut_off(resources_server: str) -> None:

@@ -22,6 +22,11 @@ Every service runs behind `RequestGuard` (installed by `proofgym.serving.service
   would pass the budget, by its declared length or as it streams in, is refused with 503
   `overloaded`, `Retry-After` and `Connection: close`, unread or no further read: nothing
   ran, so a retry is safe. The budget always fits one body of the service's largest size.
+  It is shared fairly between clients (`BodyBudget`): a client may use what is free, but when
+  the budget is full, one that holds less than an equal share still gets room, by cutting
+  off (the same 503) the bodies still being read of clients past their share. So a client
+  that stalls bodies or fills the budget is refused itself; every other client's bodies
+  are read as if it were not there.
 - **Bodies.** A declared or streamed body over its route's limit (`route_body_bytes`, never
   more than `max_body_bytes`) is 413; a body that does not arrive within `body_timeout_s` is
   408; a body that is not UTF-8, that escapes a lone surrogate, that nests deeper than
@@ -48,6 +53,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 
 from proofgym.serving import deadline, timeouts
+from proofgym.serving.bodybudget import BodyBudget, BodyRead
 from proofgym.wire.jsonlimits import depth
 
 Scope = MutableMapping[str, Any]
@@ -285,31 +291,6 @@ class Admission:
                 self.waiting[client] = line  # back of the turn order
 
 
-class BodyBudget:
-    """The bytes of request bodies one service holds at once, against a limit."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.held = 0
-        self.peak = 0  # the most ever held at once (for tests and benches)
-
-    def fits(self, n: int) -> bool:
-        """Whether `n` more bytes would fit now."""
-        return self.held + n <= self.limit
-
-    def take(self, n: int) -> bool:
-        """Hold `n` more bytes if they fit; whether they did."""
-        if self.held + n > self.limit:
-            return False
-        self.held += n
-        self.peak = max(self.peak, self.held)
-        return True
-
-    def give(self, n: int) -> None:
-        """Release `n` bytes taken before."""
-        self.held -= n
-
-
 class RequestGuard:
     """Pure ASGI middleware enforcing `GuardLimits` (see the module docstring)."""
 
@@ -354,14 +335,14 @@ class RequestGuard:
         # The body first, then a slot: a caller that trickles its body waits on its own
         # connection, never holding one of the `max_inflight` slots others need. What the
         # body holds of the memory budget is held until the request is answered.
-        held = [0]
+        read = BodyRead(client, asyncio.current_task())
         try:
-            body = await self._read_body(scope, receive, send, declared, held)
+            body = await self._read_body(scope, receive, send, declared, read)
             if body is None:
-                return  # answered (too large, too slow, malformed) or the caller went away
+                return  # answered (too large, too slow, malformed, cut) or the caller went away
             await self._admitted(scope, receive, send, client, body)
         finally:
-            self.bodies.give(held[0])
+            self.bodies.release(read)
 
     async def _admitted(
         self, scope: Scope, receive: Receive, send: Send, client: str, body: bytes
@@ -408,13 +389,15 @@ class RequestGuard:
             {"Retry-After": str(self.limits.retry_after_s), "Connection": "close"},
         )
 
-    async def _no_memory(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _no_memory(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
+        # Only a caller past its own share is refused while others hold bodies (BodyBudget).
+        share = self.bodies.share(client) // BODY_COST
         await self._overloaded(
             scope,
             receive,
             send,
             f"the service holds as many request bodies as it may at once "
-            f"({self.bodies.limit // BODY_COST} bytes)",
+            f"({self.bodies.limit // BODY_COST} bytes; this caller's share is {share})",
         )
 
     async def _read_body(
@@ -423,19 +406,19 @@ class RequestGuard:
         receive: Receive,
         send: Send,
         declared: bytes | None,
-        held: list[int],
+        read: BodyRead,
     ) -> bytes | None:
         """The whole body, within the size, time and memory limits and of bounded content;
-        None when it was refused (and answered) or the caller went away. `held[0]` is what it
-        took of the memory budget, for the caller to give back."""
+        None when it was refused (and answered) or the caller went away. `read` holds what it
+        took of the memory budget, for the caller to release."""
         limit = self.body_limit(scope["path"])
         if declared is not None and declared.isdigit():
             size = int(declared)
             if size > limit:
                 await self._too_large(scope, receive, send, limit)
                 return None
-            if not self.bodies.fits(BODY_COST * size):
-                await self._no_memory(scope, receive, send)  # refused unread
+            if not self.bodies.fits(BODY_COST * size, read.client):
+                await self._no_memory(scope, receive, send, read.client)  # refused unread
                 return None
         chunks: list[bytes] = []
         size = 0
@@ -443,7 +426,11 @@ class RequestGuard:
         try:
             async with timeouts.timeout(self.limits.body_timeout_s):
                 while more:
-                    message = await receive()
+                    read.reading = True  # while it waits, another caller's need may cut it
+                    try:
+                        message = await receive()
+                    finally:
+                        read.reading = False
                     if message["type"] == "http.disconnect":
                         return None  # the caller went away: nothing to answer
                     chunk = message.get("body", b"")
@@ -452,12 +439,24 @@ class RequestGuard:
                         await self._too_large(scope, receive, send, limit)
                         return None
                     if chunk:
-                        if not self.bodies.take(BODY_COST * len(chunk)):
-                            await self._no_memory(scope, receive, send)
+                        if not self.bodies.take(BODY_COST * len(chunk), read.client, read):
+                            await self._no_memory(scope, receive, send, read.client)
                             return None
-                        held[0] += BODY_COST * len(chunk)
                         chunks.append(chunk)
                     more = message.get("more_body", False)
+        except asyncio.CancelledError:
+            # cut off for another caller's room (BodyBudget); any other cancellation goes on
+            task = read.task
+            if not read.cut or task is None or task.uncancel() > 0:
+                raise
+            await self._overloaded(
+                scope,
+                receive,
+                send,
+                "this caller held more than its share of the request bodies the service holds "
+                "at once while another caller needed room, so this body was not read further",
+            )
+            return None
         except TimeoutError:
             await self._refuse(
                 scope,

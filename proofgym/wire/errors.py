@@ -83,6 +83,9 @@ ErrorKind = Literal[
     "backend_error",
     "backend_unavailable",
     "overloaded",
+    # 503: a resources server's call waited past its caller's deadline for capacity other
+    # sessions held (resources_servers.base.executor.OthersLoad)
+    "others_load",
 ]
 ERROR_KINDS: frozenset[str] = frozenset(get_args(ErrorKind))
 

@@ -29,7 +29,8 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_\-.~]{16,128}")  # matched whole (fullmatch
 # an environment name goes into URLs (`/<env>/...`): plain lower-case words only
 ENV_NAME = re.compile(r"[a-z0-9_]+")
 
-FailureKind = Literal["model_error", "resources_error", "verify_error", "timeout"]
+#: `others_load`: a call waited past its deadline for capacity other callers held
+FailureKind = Literal["model_error", "resources_error", "verify_error", "timeout", "others_load"]
 TerminationReason = Literal["final_message", "max_steps", "length", "error"]
 Split = Literal["train", "eval", "example"]
 

@@ -8,13 +8,17 @@ Here, each environment has a pool of its own (`workers` threads), so one environ
 work never holds another's, and within it:
 - a session runs one job at a time, and sessions with work take turns (round robin), so a
   flood from one session delays only that session;
-- a tool call (`limited=True`) that waits in its own session's queue longer than
+- a tool call (`limited=True`) that waits behind its own session's earlier calls longer than
   `max_wait_s`, that has run for `call_timeout_s`, or that could not end before its caller's
-  deadline (`proofgym.serving.deadline`, less a margin for the answer to travel back), is answered
-  at
-  once as a tool error (`CallRefused`): the policy's own failure, scored, never an outage that
-  masks the rollout. A call past its time keeps its thread until it returns (a thread cannot
-  be killed), and its session's later calls wait;
+  deadline (`proofgym.serving.deadline`, less a margin for the answer to travel back) because
+  of its own session's calls, is answered at once as a tool error (`CallRefused`): the
+  policy's own failure, scored, never an outage that masks the rollout. A call past its time
+  keeps its thread until it returns (a thread cannot be killed), and its session's later
+  calls wait;
+- a tool call whose session has nothing else running, waiting only for a worker other
+  sessions hold, is not refused for it: it waits within its caller's deadline, and when it
+  cannot start in time it is answered `OthersLoad` (503 `others_load`): an infrastructure
+  failure the agent masks as `others_load`, never a tool error in the policy's observation;
 - a seed, verify or close (`limited=False`) is never refused: it is the rollout's own
   bookkeeping, and refusing it would turn the policy's slowness into a masked sample.
 """
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proofgym.serving import deadline
+from proofgym.wire.errors import ErrorKind, Unavailable
 
 #: what a call keeps back of its caller's deadline for the answer to travel back
 DEADLINE_MARGIN_S = 1.0
@@ -44,12 +49,23 @@ class CallRefused(Exception):
         self.kind = kind
 
 
+class OthersLoad(Unavailable):
+    """A call that could not start in time because other sessions held every worker: their
+    load, not this session's doing (an outage to mask, never a tool error to score)."""
+
+    kind: ErrorKind = "others_load"
+
+
 @dataclass
 class _Job:
     fn: Callable[[], Any]
     future: asyncio.Future[Any]
     max_wait_s: float | None
     queued_at: float = field(default_factory=time.monotonic)
+    #: when nothing of its own session was ahead of it any more (from then on, it waits only
+    #: for a worker other sessions hold); None while it waits behind its session's calls
+    ready_at: float | None = None
+    started: bool = False
 
 
 def _no_stop(fn: Callable[[], Any]) -> Any:
@@ -94,6 +110,8 @@ class FairExecutor:
             )
         wait = self.max_wait_s if limited else None
         job = _Job(fn, asyncio.get_running_loop().create_future(), wait)
+        if key not in self._running and not any(not j.future.done() for j in queue):
+            job.ready_at = job.queued_at
         queue.append(job)
         if key not in self._running and key not in self._ready:
             self._ready.append(key)
@@ -115,6 +133,13 @@ class FairExecutor:
             return await asyncio.wait_for(asyncio.shield(job.future), bound)
         except TimeoutError:
             job.future.cancel()  # still queued: it never runs; running: its result is dropped
+            if not job.started and job.ready_at is not None:
+                waited = time.monotonic() - job.ready_at
+                raise OthersLoad(
+                    f"the call waited {waited:.0f}s for a worker of this environment, all held "
+                    "by other sessions' calls, and could not start before its caller's "
+                    "deadline; nothing ran"
+                ) from None
             raise CallRefused(why, kind) from None
 
     def _dispatch(self) -> None:
@@ -125,9 +150,12 @@ class FairExecutor:
             job = None
             while queue:
                 candidate = queue.popleft()
-                waited = time.monotonic() - candidate.queued_at
+                now = time.monotonic()
                 if candidate.future.done():
                     continue
+                # only the wait behind its own session's calls is its own: the wait for a
+                # worker other sessions hold is theirs (bounded by the caller's deadline)
+                waited = (candidate.ready_at or now) - candidate.queued_at
                 if candidate.max_wait_s is not None and waited > candidate.max_wait_s:
                     candidate.future.set_exception(
                         CallRefused(
@@ -142,6 +170,7 @@ class FairExecutor:
             if job is None:
                 self._queues.pop(key, None)
                 continue
+            job.started = True
             self._running.add(key)
             work = loop.run_in_executor(self._pool, functools.partial(_no_stop, job.fn))
             work.add_done_callback(functools.partial(self._finished, key, job))
@@ -157,7 +186,13 @@ class FairExecutor:
                 job.future.set_result(done.result())
         elif not done.cancelled():
             done.exception()  # retrieved, so asyncio does not log it as unhandled
-        if self._queues.get(key):
+        queue = self._queues.get(key)
+        if queue:
+            now = time.monotonic()
+            for waiting in queue:  # the next of its own: from now on it waits for a worker
+                if not waiting.future.done():
+                    waiting.ready_at = waiting.ready_at or now
+                    break
             self._ready.append(key)
         else:
             self._queues.pop(key, None)

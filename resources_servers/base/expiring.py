@@ -21,6 +21,8 @@ class Expiring(Generic[K, V]):
 
     def put(self, key: K, value: V) -> None:
         """Remember `value` under `key`, from now."""
+        # what expired goes on every put too: a map only ever written stays bounded by age
+        self._expire()
         self._entries.pop(key, None)
         self._entries[key] = (value, time.monotonic())
         while len(self._entries) > self.most:
