@@ -43,13 +43,17 @@ def _kind(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def read_bytes(path: Path | str, max_bytes: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file at `path` (a link to one is followed), at most
-    `max_bytes`; UnreadableFile for anything else. Never blocks on a FIFO or device."""
+def read_bytes(path: Path | str, max_bytes: int = MAX_BYTES, *, follow_links: bool = True) -> bytes:
+    """The bytes of the regular file at `path` (a link to one is followed unless
+    `follow_links` is False: a key must be the file itself), at most `max_bytes`;
+    UnreadableFile for anything else. Never blocks on a FIFO or device."""
     where = Path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer
-        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(where, flags)
     except OSError as exc:
         raise UnreadableFile(f"{where}: cannot be read ({exc.strerror})") from None
     try:

@@ -15,11 +15,10 @@ import hmac
 import json
 import os
 import secrets
-import stat
 from pathlib import Path
 from typing import Any
 
-from proofgym.rollouts.safe_files import UnreadableFile
+from proofgym.rollouts.safe_files import UnreadableFile, read_bytes
 from proofgym.rollouts.safe_files import read_json_file as read_safely
 from proofgym.wire.protocol import RunResult
 
@@ -36,25 +35,9 @@ NotReadable = UnreadableFile
 def read_bounded(path: Path, limit: int) -> bytes:
     """The bytes of `path` if it is a regular file (a link is not followed, a FIFO never
     blocks) of at most `limit` bytes; NotReadable otherwise (FileNotFoundError: absent)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise NotReadable(f"{path} cannot be opened: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotReadable(f"{path} is not a regular file")
-        if info.st_size > limit:
-            raise NotReadable(f"{path} is over {limit} bytes")
-        data = os.read(fd, limit + 1)
-        if len(data) > limit:
-            raise NotReadable(f"{path} is over {limit} bytes")
-        return data
-    finally:
-        os.close(fd)
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)
+    return read_bytes(path, limit, follow_links=False)
 
 
 def read_json_file(path: Path, limit: int = MAX_CERTIFICATE_BYTES) -> Any:
