@@ -29,6 +29,21 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["PROOFGYM_PROOFS_DIR"] = tempfile.mkdtemp(prefix="proofgym-test-proofs-")
 
 
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """A FIFO a test made in its tmp_path (a hostile certificate) is removed when it ends:
+    pytest keeps old tmp folders, and a later test's sandboxed program that walks /tmp and
+    opens every file would block on one for good."""
+    where = getattr(item, "funcargs", {}).get("tmp_path")
+    if not isinstance(where, Path) or not where.is_dir():
+        return
+    for path in where.rglob("*"):
+        try:
+            if path.is_fifo():
+                path.unlink()
+        except OSError:
+            continue
+
+
 @pytest.fixture
 def file_edit_tasks() -> list[dict[str, Any]]:
     return generate(6, seed=11)

@@ -65,6 +65,8 @@ TOLERANCE_STEPS = 8
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray"})
+#: the sources of values no closed set of choices takes (a tool that takes them takes text)
+JUNK = frozenset({"boundary", "wildcard", "shortened"})
 #: mutants that change more than their site: no evidence of what the verifier grades there
 COMPOUND = frozenset({"shortcut", "follow_up"})
 #: another of the environment's own actions chosen in a call's place: where the verifier
@@ -194,12 +196,21 @@ class Search:
         """The oracles over every mutant that passed."""
         ctx = self.ctx
         fixed = task_values(ctx.tasks)
+        # a site whose tool takes junk (a wildcard, a shortened or blank string) is free text
+        free = {
+            p.mutant.site
+            for p in played
+            if p.mutant.op == "argument"
+            and p.mutant.source in JUNK
+            and isinstance(p.mutant.new, str)
+            and not self.refused(p)
+        }
         failed_sites = {
             p.mutant.site
             for p in played
             if not ctx.passes(p.result)
             and not p.result.mask_sample
-            and not (self.refused(p) and _free_text(p.mutant.old, fixed))
+            and not (self.refused(p) and p.mutant.site in free and _free_text(p.mutant.old, fixed))
             # a shortcut also cut the trajectory, a follow-up changed an earlier call: their
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
@@ -464,8 +475,9 @@ def task_values(tasks: list[Task]) -> set[str]:
 
 
 def _free_text(value: Any, fixed: set[str]) -> bool:
-    """A string the policy writes freely (a note, a reason): not a value any task fixed. A
-    tool that refuses it empty says nothing of whether the verifier reads it."""
+    """A string the policy writes freely (a note, a reason): not a value any task fixed. At
+    a site whose tool takes junk, a tool that refuses it empty says nothing of whether the
+    verifier reads it."""
     return isinstance(value, str) and json.dumps(value) not in fixed
 
 
