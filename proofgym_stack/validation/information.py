@@ -20,7 +20,6 @@ and calls whose answer differs between two runs of the same task (a clock, a ran
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
@@ -32,6 +31,7 @@ from proofgym_stack.validation.scripts import (
     leaves,
     script_calls,
     set_at,
+    shown,
     tool_outputs,
 )
 from proofgym_stack.validation.steps import ordinary_arguments, reference_script
@@ -67,12 +67,6 @@ def _said(script: Script) -> str:
         json.dumps(call_arguments(item), sort_keys=True) for _, _, item in script_calls(script)
     ]
     return "\n".join([*parts, final_text(script) or ""])
-
-
-def shown(value: Any, text: str) -> bool:
-    """Whether `text` shows `value` as a word of its own."""
-    word = str(value)
-    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
 
 
 def honest_view(v: Context, task: Task) -> str:

@@ -79,17 +79,17 @@ def offered_choices(script: Script, own: Script, outputs: list[str]) -> bool:
         if a.get("name") != b.get("name"):
             return False
         ours = dict(leaves(call_arguments(b)))
-        shown = "\n".join(outputs[:n])
+        seen = "\n".join(outputs[:n])
         for path, value in leaves(call_arguments(a)):
             if path in ours and ours[path] == value:
                 continue
             differing += 1
-            if isinstance(value, bool) or value is None or not _shown_in(value, shown):
+            if isinstance(value, bool) or value is None or not shown(value, seen):
                 return False
     return differing > 0
 
 
-def _shown_in(value: Any, text: str) -> bool:
-    """Whether `value` appears in `text` as a whole token."""
-    token = re.escape(str(value) if not isinstance(value, float) else f"{value:g}")
-    return bool(re.search(rf"(?<![\w.]){token}(?![\w]|\.\d)", text))
+def shown(value: Any, text: str) -> bool:
+    """Whether `text` shows `value` as a word of its own."""
+    word = str(value)
+    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
