@@ -395,8 +395,14 @@ class RolloutRunner:
         # that did so says `X-Proofgym-Closed: 1`; one that did not (an older version, or a
         # verify that failed) leaves it to the separate close that follows.
         headers = {**self._session_headers(rollout_id), CLOSE_HEADER: "1"}
+        # A verify may queue behind other sessions' sandbox runs: the agent waits for its
+        # verdict within the rollout's own budget, not one request timeout, so that a
+        # short PROOFGYM_REQUEST_TIMEOUT_S never turns someone else's load into a mask.
+        wait = max(self.client.settings.request_timeout_s, deadline.remaining() or 0.0)
         try:
-            answer = await self.client.post(f"{env_url}/verify", body, headers=headers)
+            answer = await self.client.post(
+                f"{env_url}/verify", body, headers=headers, timeout=wait
+            )
             state.closed = answer.header(CLOSED_HEADER) == "1"
             return VerifyResult.model_validate(answer.body)
         except CallFailed as exc:

@@ -198,8 +198,9 @@ async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environme
 
     SlowVerdict.done.clear()
     QuickBlocking.finished_at.clear()
-    # each attempt of a verify may take 1 s: 84 verifies of 0.4 s on 8 threads take ~4 s, so
-    # most attempts time out, and their retries must get the verdict, never a 404 that masks
+    # 84 verifies of 0.4 s on 8 threads take ~4 s: none may mask, each is judged once, and
+    # another environment's verify is not queued behind them. (In-process, no attempt times
+    # out; the timed-out attempt and its retry are the real-socket tests below.)
     agent = AgentSettings(
         resources_urls=["http://resources"],
         model_url="http://model",
@@ -222,6 +223,48 @@ async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environme
     assert all(r["reward"] == 1.0 and not r["mask_sample"] for r in honest)
     # the other environment's verifies ran on its own threads, not after the slow batch
     assert QuickBlocking.finished_at[0] < 84 // 2
+
+
+async def test_a_verify_queued_past_the_request_timeout_waits_within_the_rollouts_budget() -> None:
+    # issue 44: with PROOFGYM_REQUEST_TIMEOUT_S shorter than the queue of other sessions'
+    # verifies, the agent's attempt timed out and the rollout came back masked. Over real
+    # sockets (an in-process transport enforces no timeout), with no retries: only waiting
+    # within the rollout's own budget (60 s) can bring back each verdict.
+    from helpers import serve_in_thread
+
+    from agent_server.app import create_app as agent_app
+    from model_interface.app import build_backend
+    from model_interface.app import create_app as model_app
+    from proofgym.serving.settings import AgentSettings, ModelSettings
+
+    SlowVerdict.done.clear()
+    resources = create_app(ResourcesSettings(), envs={"slowverdict": SlowVerdict()})
+    model_settings = ModelSettings()
+    model = model_app(model_settings, build_backend(model_settings))
+    say = [[{"type": "message", "content": "done"}]]
+    with serve_in_thread(resources) as resources_url, serve_in_thread(model) as model_url:
+        settings = AgentSettings(
+            resources_urls=[resources_url],
+            model_url=model_url,
+            request_timeout_s=1.0,
+            max_retries=0,
+            rollout_timeout_s=60.0,
+            proofs_dir=None,
+        )
+        agent = agent_app(settings)
+        transport = httpx.ASGITransport(app=agent)
+        async with (
+            agent.router.lifespan_context(agent),
+            httpx.AsyncClient(transport=transport, base_url="http://agent", timeout=60) as c,
+        ):
+            batch = [c.post("/run", json=rollout("slowverdict", n, say)) for n in range(48)]
+            results = [r.json() for r in await asyncio.gather(*batch)]
+    masked = [r["failure_reason"] for r in results if r["mask_sample"]]
+    assert masked == [], (len(masked), masked[:2])
+    assert [r["reward"] for r in results] == [1.0] * 48
+    assert len(SlowVerdict.done) == 48  # each judged once
+    # the queue really outlasted one request timeout: 48 verifies of 0.4 s on the pool's threads
+    assert max(r["timings"]["verify"] for r in results) > 1.5
 
 
 async def test_tool_calls_that_would_outlast_the_caller_come_back_as_tool_errors() -> None:
