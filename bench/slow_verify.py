@@ -2,7 +2,8 @@
 else: masked rollouts, and the latency of honest rollouts of other environments beside them.
 This checkout beside a baseline checkout, in one run.
 
-    .venv/bin/python bench/slow_verify.py --baseline DIR [--batch 84] [--json OUT]
+    .venv/bin/python bench/slow_verify.py --baseline DIR [--batch 84]
+        [--request-timeouts 30,120] [--json OUT]
 
 Each checkout's three services run as `proofgym up` starts them (the scripted model), from
 that checkout. First honest `workflow` and `math` rollouts (the reference control) are timed
@@ -11,6 +12,8 @@ import (the sandbox's wall limit is 10 s) and ending with a claim, so every veri
 hidden tests to nearly the limit; meanwhile the same honest rollouts are timed again. The
 report: how many of the batch came back masked (a policy's slowness must never become a
 masked sample), and the honest rollouts' latency under the batch over their latency alone.
+Each checkout runs once per `--request-timeouts` value (`PROOFGYM_REQUEST_TIMEOUT_S` of its
+services): a short request timeout must not turn the queue of verifies into masks either.
 """
 
 from __future__ import annotations
@@ -112,14 +115,19 @@ async def measure(url: str, batch: int, rounds: int) -> dict[str, Any]:
     }
 
 
-def run_checkout(code: Path, batch: int, rounds: int) -> dict[str, Any]:
-    """The stack started from checkout `code` (python -m puts its code first), measured."""
+def run_checkout(code: Path, batch: int, rounds: int, request_timeout_s: float) -> dict[str, Any]:
+    """The stack started from checkout `code` (python -m puts its code first), its services'
+    request timeout `request_timeout_s`, measured."""
     here = Path.cwd()
     stack = Stack(
         agent_port=free_port(),
         resources_ports=[free_port()],
         model_port=free_port(),
-        env={"PROOFGYM_ENVS": '["code", "workflow", "math"]', "PROOFGYM_LOG_LEVEL": "warning"},
+        env={
+            "PROOFGYM_ENVS": '["code", "workflow", "math"]',
+            "PROOFGYM_LOG_LEVEL": "warning",
+            "PROOFGYM_REQUEST_TIMEOUT_S": f"{request_timeout_s:g}",
+        },
         model_env={"PROOFGYM_BACKEND": "scripted"},
     )
     os.chdir(code)
@@ -137,13 +145,17 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, required=True, help="the checkout to compare")
     parser.add_argument("--batch", type=int, default=84)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--request-timeouts", default="120", help="seconds, comma-separated")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    result = {}
-    for name, code in (("this checkout", ROOT), ("baseline", args.baseline.resolve())):
-        result[name] = run_checkout(code, args.batch, args.rounds)
-        print(name, json.dumps(result[name]), flush=True)
+    result: dict[str, Any] = {}
+    for timeout in (float(t) for t in args.request_timeouts.split(",")):
+        for name, code in (("this checkout", ROOT), ("baseline", args.baseline.resolve())):
+            key = f"{name}, request timeout {timeout:g} s"
+            result[key] = run_checkout(code, args.batch, args.rounds, timeout)
+            print(key, json.dumps(result[key]), flush=True)
     result["parameters"] = {
+        "request_timeouts_s": args.request_timeouts,
         "batch": args.batch,
         "rounds": args.rounds,
         "sleep_s": SLEEP_S,
