@@ -599,3 +599,95 @@ async def test_another_tool_that_leaves_the_replaced_calls_work_undone_pays() ->
     assert swaps, bad.findings
     good = await validate(StockRoom(), stock_tasks())
     assert not pays(good), good.findings
+
+
+# --- a disk clean-up: free at least N MB by deleting old files, never a pinned one ----------
+
+
+class Cleanup(Environment[dict[str, Any]]):
+    """Delete files (one call, a list) until at least `free_mb` is freed; pinned files stay.
+    The honest plan frees more than needed: fewer files also reach the goal (slack)."""
+
+    name = "cleanup"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"files": task.task_data["files"], "deleted": []}
+
+    @tool(inline=True, observes=True)
+    def listing(self, state: dict[str, Any]) -> str:
+        """The files: name, size in MB, pinned or not."""
+        return "\n".join(f"{n} {mb} MB{' pinned' if p else ''}" for n, mb, p in state["files"])
+
+    @tool(inline=True)
+    def delete(self, state: dict[str, Any], names: list[str]) -> str:
+        """Delete files.
+
+        Args:
+            names: the files to delete.
+        """
+        pinned = {n: p for n, _, p in state["files"]}
+        if any(n not in pinned for n in names):
+            raise ToolError("no such file")
+        if any(pinned[n] for n in names):
+            raise ToolError("a pinned file cannot be deleted")
+        state["deleted"] += [n for n in names if n not in state["deleted"]]
+        return f"deleted {len(names)} files"
+
+    def freed(self, state: dict[str, Any], task: Task) -> bool:
+        sizes = {n: mb for n, mb, _ in task.task_data["files"]}
+        return sum(sizes[n] for n in state["deleted"]) >= task.task_data["free_mb"]
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = self.freed(state, task)
+        return all_or_nothing([Check(name="space_freed", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        plan = [n for n, _, pinned in task.task_data["files"] if not pinned][:4]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("listing"), call("delete", names=plan), say("Done.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Done: space freed.")]),
+        ]
+
+
+class AnyFileDeleted(Cleanup):
+    """The mistake (another task: delete these four named files): `any` where `all` was
+    meant: one of them deleted pays."""
+
+    def freed(self, state: dict[str, Any], task: Task) -> bool:
+        wanted = [n for n, _, pinned in task.task_data["files"] if not pinned][:4]
+        return any(n in state["deleted"] for n in wanted)
+
+
+def cleanup_tasks() -> list[Task]:
+    out = []
+    for k in range(4):
+        # four deletable files of 300, 250, 200 and 150 MB (+k): the goal, 600 MB, is reached
+        # by the plan's 900 with room to spare, never by one file alone
+        files = [[f"f{k}-{j}.log", mb + k, False] for j, mb in enumerate((300, 250, 200, 150))]
+        files.insert(2, [f"keep-{k}.db", 500, True])
+        out.append(
+            Task(
+                task_id=f"cleanup-example-0-{k:05d}",
+                env="cleanup",
+                responses_create_params={
+                    "input": "Free at least 600 MB; never delete a pinned file."
+                },
+                task_data={"files": files, "free_mb": 600},
+            )
+        )
+    return out
+
+
+async def test_fewer_members_that_still_reach_a_goal_with_slack_are_no_finding() -> None:
+    # issue 42 (blind_photos' twin): dropping one file of the plan still frees enough; no
+    # single file does, so the verifier counts what the files add up to: the policy's freedom
+    good = await validate(Cleanup(), cleanup_tasks())
+    assert not pays(good) and "search" not in failed(good), good.findings
+    # where one member alone pays, the others are not graded: still accused
+    bad = await validate(AnyFileDeleted(), cleanup_tasks())
+    found = [f for f in pays(bad) if f["site"].startswith("delete")]
+    assert found, bad.findings

@@ -162,7 +162,8 @@ def _member_mutants(
     site = site_of(name, path)
 
     def mutant(new: Any, op: str, what: str) -> Mutant:
-        return Mutant(with_call(script, t, i, set_at(args, path, new)), op, site, op, what)
+        edited = with_call(script, t, i, set_at(args, path, new))
+        return Mutant(edited, op, site, op, what, (t, i), path, box, new)
 
     if isinstance(box, list) and path:
         if len(box) >= 2:

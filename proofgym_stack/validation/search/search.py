@@ -238,6 +238,7 @@ class Search:
                         m.op in MORE_OF_AN_ACTION
                         or (m.op in ANOTHER_ACTION and not _left_behind(p, diff))
                         or m.source == "output"
+                        or await self.slack(p)
                     )
                     severity = ADVISORY if more else PAYS
                     self.found(
@@ -273,6 +274,26 @@ class Search:
             return False
         ignored = p.base.ignored
         return as_sets(p.record.world, ignored) == as_sets(p.honest.world, ignored)
+
+    async def slack(self, p: Played) -> bool:
+        """For a list that still pays with one member dropped: whether no single member
+        alone pays. Then the verifier counts what the members add up to against a goal the
+        honest list reached with room to spare (free at least 500 MB, and the plan freed
+        640): fewer members that still reach it are the policy's freedom, not a member the
+        verifier ignores. (Where one member alone pays, the others are not graded: accused.)"""
+        m = p.mutant
+        if m.op != "list_drop" or m.call_at is None or not isinstance(m.old, list):
+            return False
+        if len(m.old) < 3:  # dropping one of two already left a single member that paid
+            return False
+        t, i = m.call_at
+        args = call_arguments(m.script[t][i])
+        for k in sorted({0, len(m.old) // 2, len(m.old) - 1}):
+            alone = with_call(m.script, t, i, set_at(args, m.leaf, [m.old[k]]))
+            result, _ = await self.play(p.base.task, alone, "search: one member alone")
+            if self.ctx.passes(result):
+                return False
+        return True
 
     @staticmethod
     def graded(site: str, failed_sites: set[str]) -> bool:
