@@ -110,9 +110,10 @@ def test_sdg_writes_a_set_for_an_rg_environment(tmp_path: Path) -> None:
     manifest = json.loads((out.parent / "manifest.json").read_text())
     [entry] = [e for e in manifest.values() if isinstance(e, dict) and e.get("count") == 3]
     assert entry["env"] == "rg_spell_backward" and entry["seed"] == 2
-    assert entry["env_version"] == available_environments(ResourcesSettings())[
-        "rg_spell_backward"
-    ].version()
+    assert (
+        entry["env_version"]
+        == available_environments(ResourcesSettings())["rg_spell_backward"].version()
+    )
 
 
 @pytest.mark.parametrize(
