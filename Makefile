@@ -15,7 +15,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m pip install -q --upgrade pip
 	# torch first, pinned: an unpinned one pulls a multi-gigabyte CUDA build
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -c $(LOCK) -e '.[dev,local]'
+	# rg: reasoning-gym's datasets (tests/test_reasoning_gym.py); pycosat, one of its
+	# dependencies, builds from source (a C compiler)
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev,local,rg]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -85,7 +87,7 @@ lock:
 	python3 -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip install -q --upgrade pip
 	$(LOCK_VENV)/bin/pip install -q torch==2.13.0
-	$(LOCK_VENV)/bin/pip install -q -e '.[dev,local,skyrl]'
+	$(LOCK_VENV)/bin/pip install -q -e '.[dev,local,skyrl,rg]'
 	{ sed -n '1,4p' $(LOCK); $(LOCK_VENV)/bin/pip freeze --exclude-editable | grep -v -i '^torch==' | grep -v '^-e'; } > $(LOCK).new
 	mv $(LOCK).new $(LOCK)
 	rm -rf $(LOCK_VENV)

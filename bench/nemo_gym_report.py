@@ -198,7 +198,7 @@ def markdown(table: dict[str, Any]) -> str:
         if row.get("judge") and row.get("model_refs"):
             note = (note + "; " if note else "") + f"judged by {row['judge']}"
         lines.append(f"| {row['name']} | {row['status']} | {counted} | {names} | {note} |")
-    lines += ["", OPENENV.read_text()]
+    lines += ["", OPENENV.read_text(), REASONING_GYM.read_text()]
     if JUDGED.exists():  # the servers that need a judge, run with one (`--model-url`)
         judged = json.loads(JUDGED.read_text())["servers"]
         lines += [
@@ -235,6 +235,9 @@ def markdown(table: dict[str, Any]) -> str:
 #: the OpenEnv environments the package index holds and how each fared here (hand-written:
 #: each was read or installed by hand; bench/PEER_TABLE_OPENENV.md says how)
 OPENENV = Path(__file__).with_name("PEER_TABLE_OPENENV.md")
+#: reasoning-gym's datasets as `rg_*` environments: run by hand, bench/PEER_TABLE_REASONING_GYM.md
+#: says how
+REASONING_GYM = Path(__file__).with_name("PEER_TABLE_REASONING_GYM.md")
 #: the judge-needing servers run with a judge (`--model-url ... --out` this file)
 JUDGED = Path(__file__).with_name("NEMO_GYM_JUDGED.json")
 

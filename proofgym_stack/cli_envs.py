@@ -119,7 +119,10 @@ def _certify(
 # long: a Typer command declares its options in its signature, and its docstring is its --help
 @app.command()
 def validate(
-    envs: Annotated[list[str] | None, typer.Argument(help="environments (default: all)")] = None,
+    envs: Annotated[
+        list[str] | None,
+        typer.Argument(help="environments (default: all but reasoning-gym's rg_*)"),
+    ] = None,
     tasks_file: Annotated[
         Path | None,
         typer.Option(
@@ -159,7 +162,9 @@ def validate(
         available = available_environments(ResourcesSettings.from_env())
     except ValueError as exc:
         fail(str(exc))
-    names = envs or sorted(available)
+    from proofgym_stack.environments import default_names
+
+    names = envs or default_names(available)
     unknown = [n for n in names if n not in available]
     if unknown:
         from proofgym_stack.environments import unknown_message
@@ -295,23 +300,25 @@ def sdg(
     draft that no longer states the same facts is dropped (counted by reason), and every kept
     task must pass its environment's controls. Resumable: run the same command again.
     """
-    import importlib
-
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments, generator
     from proofgym_stack.examples import tasks_root
     from proofgym_stack.taskfiles import write_task_file
-    from resources_servers.base.registry import discover
     from sdg.sets import SPLITS, build_set
 
     if split not in SPLITS:
         fail("split must be train, eval or example")
-    available = discover()
+    available = available_environments(ResourcesSettings.from_env())
     if env not in available:
         fail(f"unknown environment {env!r}; available: {sorted(available)}")
     try:
-        module = importlib.import_module(f"sdg.{env}")
+        module = generator(env)
     except ModuleNotFoundError:
         fail(f"no generator for {env} (sdg/{env}.py)")
-    rows, built = build_set(env, module, n, seed, split)
+    try:
+        rows, built = build_set(env, module, n, seed, split)
+    except ValueError as exc:  # a generator that cannot make checked tasks says why
+        fail(str(exc))
     if built.exhausted:
         err.print(
             f"[yellow]only {len(rows)} distinct {split} instances of {env} exist (asked for "
@@ -360,7 +367,7 @@ def _draft(
 
     from proofgym.serving.settings import CollectorSettings, ResourcesSettings
     from proofgym_stack.drafting import DraftingError, controls_failing, draft_rows
-    from resources_servers.base.registry import discover
+    from proofgym_stack.environments import available_environments
 
     token = CollectorSettings.from_env().token
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -389,7 +396,9 @@ def _draft(
             f"{report.failed} statements got no draft (the model interface at {model_url} "
             "failed); the drafts made are journaled: run the same command again to finish"
         )
-    env_instance = discover()[env].from_settings(ResourcesSettings.from_env())
+    env_instance = available_environments(ResourcesSettings.from_env())[env].from_settings(
+        ResourcesSettings.from_env()
+    )
     import asyncio
 
     failing = asyncio.run(controls_failing(env_instance, kept))

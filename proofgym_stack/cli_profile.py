@@ -49,9 +49,11 @@ def mix_summary(mix: Mix, envs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _thresholds() -> dict[str, float]:
-    from resources_servers.base.registry import discover
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
 
-    return {name: cls.passing_reward() for name, cls in discover().items()}
+    available = available_environments(ResourcesSettings())
+    return {name: cls.passing_reward() for name, cls in available.items()}
 
 
 def _fmt(value: Any) -> str:

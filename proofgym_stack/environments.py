@@ -1,8 +1,12 @@
-"""Which environments there are: the shipped ones (`discover`) and the bridged peers
-(`PROOFGYM_BRIDGES`). Every command that names environments asks here."""
+"""Which environments there are: the shipped ones (`discover`), reasoning-gym's datasets
+(`rg_<dataset>`, with the `rg` extra installed) and the bridged peers (`PROOFGYM_BRIDGES`).
+Every command that names environments asks here, and asks `generator` for an environment's
+task generator."""
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any
 
 from proofgym.serving.settings import ResourcesSettings
@@ -11,8 +15,12 @@ from resources_servers.base.registry import discover, problems
 
 
 def available_environments(settings: ResourcesSettings) -> dict[str, type[Environment[Any]]]:
-    """Every environment by name: shipped, then bridged (ValueError for a bad bridge)."""
-    shipped = discover()
+    """Every environment by name: shipped, reasoning-gym's, then bridged (ValueError for a bad
+    bridge)."""
+    from interop.reasoning_gym import environments as rg_environments
+
+    found = discover()
+    shipped = {**{n: c for n, c in rg_environments().items() if n not in found}, **found}
     if not settings.bridges:
         return shipped
     # only here: the bridges' HTTP and websocket clients are 60 ms of a resources server's start
@@ -45,3 +53,22 @@ def unknown_message(names: list[str], available: dict[str, Any]) -> str:
     if known:
         return "\n".join(known)
     return f"unknown environments {names}; available: {sorted(available)}"
+
+
+def default_names(available: dict[str, Any]) -> list[str]:
+    """What a command that is given no environment (`validate`) runs on: every environment but
+    reasoning-gym's 105, which run only when named (all of them would take hours)."""
+    from interop.reasoning_gym import is_rg
+
+    return sorted(n for n in available if not is_rg(n))
+
+
+def generator(env: str) -> ModuleType:
+    """The task generator of `env`: `sdg/<env>.py`, or a reasoning-gym dataset's generator in
+    its shape (`generate(n, seed, split)`, `identity(row)`); ModuleNotFoundError when none."""
+    from interop.reasoning_gym import generator as rg_generator
+    from interop.reasoning_gym import is_rg
+
+    if is_rg(env):
+        return rg_generator(env)
+    return importlib.import_module(f"sdg.{env}")

@@ -8,7 +8,6 @@ read from the installed source tree.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +33,10 @@ def example_file(env: str) -> Path:
 
 def generated_rows(env: str, n: int = GENERATED_EXAMPLES, seed: int = 0) -> list[dict[str, Any]]:
     """`n` example task rows from the generator of `env`; NoExamples when it has none."""
+    from proofgym_stack.environments import generator
+
     try:
-        module = importlib.import_module(f"sdg.{env}")
+        module = generator(env)
     except ModuleNotFoundError:
         raise NoExamples(
             f"{env} has no generator (sdg/{env}.py) and no {example_file(env)}"
@@ -50,4 +51,4 @@ def example_tasks(env: str) -> tuple[list[Task], str]:
     if path.is_file():
         return [t for t in load_tasks(path) if t.env == env], str(path)
     rows = generated_rows(env)
-    return [Task.model_validate(r) for r in rows], f"sdg.{env} (seed 0)"
+    return [Task.model_validate(r) for r in rows], f"the {env} generator (seed 0)"

@@ -9,7 +9,6 @@ over the first and the last 10% of steps.
 
 from __future__ import annotations
 
-import importlib
 import json
 import tempfile
 import time
@@ -77,9 +76,10 @@ def disjoint_tasks(env: str, n: int, seed: int) -> tuple[list[Task], list[Task]]
     """`n` tasks to reinforce on and `n` others to warm up on: the warm-up never shows the
     policy a reinforced task's solution (it would learn the answers, not the tools). Tasks
     whose data repeats one of the first set are left out of the second."""
+    from proofgym_stack.environments import generator
     from sdg.sets import identity_function
 
-    module = importlib.import_module(f"sdg.{env}")
+    module = generator(env)
     rows = module.generate(2 * n, seed=seed, split="train")
     identity = identity_function(module)  # the generator's own notion of one instance
     seen = {identity(r) for r in rows[:n]}

@@ -46,9 +46,10 @@ def warmup_trajectories(
     alternative uses it), else all that passed. Every rollout goes to `keep`."""
     from proofgym.clients.agent_client import RolloutRefused
     from proofgym.rollouts.profiling import passes
-    from resources_servers.base.registry import discover
+    from proofgym.serving.settings import ResourcesSettings
+    from proofgym_stack.environments import available_environments
 
-    registry = discover()
+    registry = available_environments(ResourcesSettings())
     thresholds = {env: registry[env].passing_reward() for env in {t.env for t in tasks}}
     passing: list[RunResult] = []
     for control in WARMUP_CONTROLS:
