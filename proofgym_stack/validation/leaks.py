@@ -4,6 +4,10 @@ A secret field's value counts as leaked when it shows in the prompt, the instruc
 tool schemas, or any tool output or tool error of any rollout (not only the reference's), before
 the policy itself has said it: a value the policy wrote and then read back is not a leak. Each
 finding names the surface, the rollout and a snippet around the value.
+
+A secret that maps the task's own entities to values (a seating plan: guest -> table, each key
+a name the prompt shows) is the pairing, not its values: the tables are the options the prompt
+lists. Such a leaf leaks only where it shows beside its key.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from typing import Any
 
 from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult, Task
-from proofgym.wire.responses import output_items
+from proofgym.wire.responses import message_text, normalize_input, output_items
 
 SNIPPET = 40  # characters shown on each side of a leaked value
+NEAR = 40  # at most this many characters (one clause) between a paired leaf and its key
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,9 @@ class Secret:
     key: str
     text: str
     distinctive: bool
+    #: the key is one of the task's entities (a name the prompt shows): the secret is the
+    #: pairing, and the leaf leaks only beside its key
+    paired: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,19 +77,37 @@ def value_at(data: Any, path: str) -> Any:
     return data
 
 
+def _prompt(task: Task) -> str:
+    items = normalize_input(task.responses_create_params.get("input", ""))
+    return "\n".join(message_text(i) for i in items if i.get("type", "message") == "message")
+
+
 def secrets_of(task: Task, fields: Iterable[str]) -> list[Secret]:
     """Every leaf of the task's secret fields."""
     found = []
+    prompt = _prompt(task)
     for path in fields:
         value = value_at(task.task_data, path)
-        for key, text, distinctive in _leaves(value, path.rsplit(".", 1)[-1]):
-            found.append(Secret(path, key, text, distinctive))
+        name = path.rsplit(".", 1)[-1]
+        for key, text, distinctive in _leaves(value, name):
+            paired = (
+                isinstance(value, dict)
+                and key != name
+                and len(key.strip()) >= 2
+                and re.search(rf"(?<!\w){re.escape(key.strip())}(?!\w)", prompt) is not None
+            )
+            found.append(Secret(path, key, text, distinctive, paired))
     return found
 
 
 def find(text: str, secret: Secret) -> re.Match[str] | None:
-    """Where `text` shows the secret: as it is when distinctive, else as `key: leaf`,
-    `key = leaf` or `"key": "leaf"` (any case, any spacing)."""
+    """Where `text` shows the secret: a paired leaf within a few words of its key, in one
+    clause; else as it is when distinctive, else as `key: leaf`, `key = leaf` or
+    `"key": "leaf"` (any case, any spacing)."""
+    if secret.paired:
+        key, leaf = re.escape(secret.key.strip()), re.escape(secret.text.strip())
+        gap = rf"[^\n.;]{{0,{NEAR}}}?"  # within one clause
+        return re.search(rf"(?<!\w)(?:{key}{gap}{leaf}|{leaf}{gap}{key})(?!\w)", text)
     if secret.distinctive:
         return re.search(re.escape(secret.text), text)
     if not secret.key:
