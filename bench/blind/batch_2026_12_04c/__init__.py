@@ -1,0 +1,1 @@
+"""Blind batch 2026-12-04c: eight planted environments."""
