@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 CODE := proofgym proofgym_stack agent_server resources_servers model_interface sdg trainers interop
 
-.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine lock peer-table
+.PHONY: install system-deps run test lint unit validate bench tasks test-interop test-engine lock peer-table rg-table
 
 # every dependency at the version the tests passed with (`make lock` moves them on purpose)
 LOCK := constraints.txt
@@ -69,9 +69,17 @@ test-interop: install
 		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)
 	$(PY) tests/interop_real/run.py --peers $(INTEROP)
 
+## make rg-table: `proofgym validate` on every reasoning-gym dataset (`rg_*`); appends each
+## dataset's row to bench/RG_TABLE.jsonl (a new run skips the rows there), then writes
+## bench/PEER_TABLE_REASONING_GYM.md (about 20 minutes from empty).
+rg-table: install
+	$(PY) bench/rg_table.py --retry-errors
+	$(PY) bench/rg_table.py --markdown bench/PEER_TABLE_REASONING_GYM.md
+
 ## make peer-table: `proofgym validate` through the bridge on every resources server of the
-## NeMo Gym 0.7.0 wheel; writes bench/NEMO_GYM_TABLE.json and docs/peers.md (about an hour).
-peer-table: install
+## NeMo Gym 0.7.0 wheel; writes bench/NEMO_GYM_TABLE.json and docs/peers.md (about an hour),
+## with the reasoning-gym table (rg-table) in it.
+peer-table: install rg-table
 	@test -n "$(PY313)" || (echo "NeMo Gym needs Python 3.13 (set PY313=/path/to/python3.13)" >&2; exit 1)
 	test -x $(INTEROP)/nemo/bin/python || ($(PY313) -m venv $(INTEROP)/nemo && \
 		$(INTEROP)/nemo/bin/pip install -q --ignore-requires-python nemo-gym==0.7.0)

@@ -235,8 +235,7 @@ def markdown(table: dict[str, Any]) -> str:
 #: the OpenEnv environments the package index holds and how each fared here (hand-written:
 #: each was read or installed by hand; bench/PEER_TABLE_OPENENV.md says how)
 OPENENV = Path(__file__).with_name("PEER_TABLE_OPENENV.md")
-#: reasoning-gym's datasets as `rg_*` environments: run by hand, bench/PEER_TABLE_REASONING_GYM.md
-#: says how
+#: reasoning-gym's datasets as `rg_*` environments: written by bench/rg_table.py (`make rg-table`)
 REASONING_GYM = Path(__file__).with_name("PEER_TABLE_REASONING_GYM.md")
 #: the judge-needing servers run with a judge (`--model-url ... --out` this file)
 JUDGED = Path(__file__).with_name("NEMO_GYM_JUDGED.json")

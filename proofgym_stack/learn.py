@@ -31,7 +31,7 @@ from proofgym_stack.learn_report import (
     per_env_curves,
     write_png,
 )
-from proofgym_stack.learn_warmup import warm_up
+from proofgym_stack.learn_warmup import SFT_LEARNING_RATE, warm_up
 from proofgym_stack.up import Stack, free_port
 
 __all__ = [
@@ -98,7 +98,8 @@ class LearnConfig(BaseModel):
     (pretrained). `sft_steps` > 0 first plays the environment's honest controls on `tasks`
     other tasks (never the reinforced ones) and trains that many supervised steps on the
     passing trajectories, those that use a tool when there are any (teaching a model the
-    tools before reinforcing it). `eval_samples` > 0 plays every reinforced task that many
+    tools before reinforcing it), at `sft_learning_rate` (default: 5e-3 for the tiny model,
+    5e-5 for a model folder). `eval_samples` > 0 plays every reinforced task that many
     times, sampling as GRPO does, before GRPO and after it (`eval_before`, `eval_after`).
     `allow_unproven` trains on environment versions that never passed `validate` (counted).
     `control` (`shuffled` or `random`) then trains the same model again, with the same seeds
@@ -118,6 +119,7 @@ class LearnConfig(BaseModel):
     tasks: int = Field(32, ge=1)
     seed: int = 0
     sft_steps: int = Field(0, ge=0)
+    sft_learning_rate: float | None = Field(None, gt=0)
     max_steps: int = Field(2, ge=1)
     eval_samples: int = Field(0, ge=0)
     allow_unproven: bool = False
@@ -132,6 +134,14 @@ class LearnConfig(BaseModel):
         if self.learning_rate is not None:
             return self.learning_rate
         return TINY_LEARNING_RATE if self.model_dir is None else PRETRAINED_LEARNING_RATE
+
+    def sft_rate(self) -> float:
+        """The warm-up's learning rate: the one given, else the default for the model (the
+        random tiny model learns nothing in tens of steps at a pretrained model's 5e-5: its
+        reasoning-gym answers stayed untagged, tests/test_reasoning_gym_learn.py)."""
+        if self.sft_learning_rate is not None:
+            return self.sft_learning_rate
+        return TINY_LEARNING_RATE if self.model_dir is None else SFT_LEARNING_RATE
 
 
 def _check(mix: Mix, book: ProofBook, allow_unproven: bool) -> None:

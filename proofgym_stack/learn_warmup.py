@@ -27,6 +27,7 @@ class WarmUpConfig(Protocol):
     def seed(self) -> int: ...
     @property
     def allow_unproven(self) -> bool: ...
+    def sft_rate(self) -> float: ...
 
 
 SFT_LEARNING_RATE = 5e-5
@@ -153,5 +154,5 @@ def warm_up(
         raise RuntimeError(f"{config.env}: no reference control passed a task")
     say(f"supervised warm-up: {config.sft_steps} steps on {len(data)} trajectories")
     result.sft_loss = sft_warmup(
-        model, tokenizer, data, config.sft_steps, SFT_LEARNING_RATE, out, config.seed
+        model, tokenizer, data, config.sft_steps, config.sft_rate(), out, config.seed
     )

@@ -190,6 +190,37 @@ def test_a_huge_message_scores_0_without_reaching_the_grader() -> None:
     assert hostile.reward == 0.0 and time.monotonic() - started < 10
 
 
+def test_honest_variants_state_the_reference_in_the_forms_a_person_reads_alike() -> None:
+    assert rg_env.answer_forms("6") == {
+        "answer_bold": "**6**",
+        "answer_full_stop": "6.",
+        "answer_number_form": "6.0",
+    }
+    assert rg_env.answer_forms("76972082")["answer_number_form"] == "76,972,082"
+    assert rg_env.answer_forms("-3.5")["answer_number_form"] == "-3.50"
+    sentence = rg_env.answer_forms("Zoey is a knight, and Oliver is a knave")
+    assert sentence["answer_full_stop"].endswith("knave.")
+    # a one-word string may be what is asked letter by letter: no full stop after it
+    assert set(rg_env.answer_forms("olleh")) == {"answer_bold"}
+    # a grid's lines are its form
+    assert rg_env.answer_forms("1 0\n0 1") == {}
+    env = available_environments(ResourcesSettings())["rg_basic_arithmetic"]()
+    task = Task.model_validate(rg_generate.generate("basic_arithmetic", 1, seed=0)[0])
+    variants = env.honest_variants(task, "")
+    assert {"tags_on_own_lines", "answer_bold", "answer_full_stop"} <= set(variants)
+    # what validate found: the dataset's grader refuses the bold answer (a wrong 0)
+    assert verdict(env, task, variants["answer_bold"]).reward < 1.0
+
+
+def test_a_generator_that_prints_leaves_stdout_to_the_report(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # bf's generator prints dots: `validate --json` could not be read before
+    rg_generate.task_data("bf", rg_generate.row_seed("bf", 0, "example", 0))
+    out, _ = capfd.readouterr()
+    assert out == ""
+
+
 def test_envs_lists_every_dataset_and_validate_runs_them_only_when_named() -> None:
     available = available_environments(ResourcesSettings())
     rg = sorted(n for n in available if n.startswith("rg_"))

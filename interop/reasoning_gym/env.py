@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import re
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
@@ -175,9 +176,14 @@ class ReasoningGymEnv(Environment[NoState, RGTask]):
         )
 
     def honest_variants(self, task: Task, message: str) -> dict[str, str]:
-        """The answer tags on their own lines: reasoning-gym's extraction strips the answer."""
+        """The answer tags on their own lines (reasoning-gym's extraction strips the answer),
+        and the right answer inside the tags in the other forms a person writes and reads as
+        the same answer (`answer_forms`): the wrong 0s issue 45 asks `validate` to find."""
         reference = self.data(task).reference
-        return {"tags_on_own_lines": f"{WORKING}\n<answer>\n{reference}\n</answer>"}
+        variants = {"tags_on_own_lines": f"{WORKING}\n<answer>\n{reference}\n</answer>"}
+        for name, form in answer_forms(reference).items():
+            variants[name] = f"{WORKING}\n<answer>{form}</answer>"
+        return variants
 
     def controls(self, task: Task) -> list[Control]:
         reference = self.data(task).reference
@@ -209,6 +215,37 @@ class ReasoningGymEnv(Environment[NoState, RGTask]):
 
     def shutdown(self) -> None:
         grader_pool().close()
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_SENTENCE_END = re.compile(r"[A-Za-z]$")
+
+
+def answer_forms(reference: str) -> dict[str, str]:
+    """The reference in other forms a person calls the same answer, each where it is one:
+    - `answer_bold`: a one-line answer in Markdown bold (`**6**`), as chat models write it;
+    - `answer_full_stop`: a full stop closing a number or a sentence (`6.`, `Zoey is a
+      knight.`): not after a one-word string, where the stop could be part of what is asked;
+    - `answer_number_form`: a number in another form of the same value (`6.0`, `1.50`, and
+      `76,972,082` from five digits on), as `validate`'s own `number_form` writes it.
+    Multi-line answers (grids, lists of moves) get none: their lines are the answer's form."""
+    text = reference.strip()
+    if not text or "\n" in text or "*" in text:
+        return {}
+    forms = {"answer_bold": f"**{text}**"}
+    number = _NUMBER.fullmatch(text)
+    if number or (" " in text and _SENTENCE_END.search(text)):
+        forms["answer_full_stop"] = f"{text}."
+    if number:
+        sign, _, rest = text.rpartition("-")
+        whole, _, fraction = rest.partition(".")
+        if fraction:
+            forms["answer_number_form"] = f"{text}0"
+        elif len(whole) >= 5:
+            forms["answer_number_form"] = f"{sign}{int(whole):,}"
+        else:
+            forms["answer_number_form"] = f"{text}.0"
+    return forms
 
 
 @functools.cache

@@ -15,9 +15,11 @@ is refused (`NoReference`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import sys
 from typing import Any
 
 from interop.reasoning_gym.datasets import NO_REFERENCE, REFERENCE_IN_METADATA, env_name
@@ -62,8 +64,10 @@ def task_data(dataset: str, rg_seed: int) -> dict[str, Any]:
     """The `task_data` of the entry `rg_seed` makes (NoReference when it has no answer)."""
     import reasoning_gym
 
-    made = reasoning_gym.create_dataset(dataset, seed=rg_seed, size=1)
-    item = made[0]
+    # a generator's prints (bf's prints dots) go to stderr: stdout may be a `--json` report
+    with contextlib.redirect_stdout(sys.stderr):
+        made = reasoning_gym.create_dataset(dataset, seed=rg_seed, size=1)
+        item = made[0]
     config = {k: v for k, v in dataclasses.asdict(made.config).items() if k not in ("seed", "size")}
     entry = _json(
         {"question": item["question"], "answer": item["answer"], "metadata": item["metadata"]}
