@@ -44,6 +44,7 @@ class Label:
     pays_full: bool = False
     max_gain: float = 0.0  #: the most the mutant paid a wrong answer above the sound grader
     refuses_right: bool = False  #: it also pays a right answer less than the sound grader
+    tasks: list[int] = field(default_factory=list)  #: the tasks where the deciding kind showed
     witnesses: list[dict[str, Any]] = field(default_factory=list)  #: answers that differed
     scored: int = 0
 
@@ -53,6 +54,7 @@ class Label:
             "pays_full": self.pays_full,
             "max_gain": round(self.max_gain, 6),
             "refuses_right": self.refuses_right,
+            "tasks": self.tasks,
             "witnesses": self.witnesses,
             "answers_scored": self.scored,
         }
@@ -81,6 +83,7 @@ def classify(scored: Sequence[Scored], keep: int = 5) -> Label:
         pays_full=any(s.mutant >= 1.0 - TOLERANCE for s in paid),
         max_gain=max((s.mutant - s.sound for s in paid), default=0.0),
         refuses_right=bool(refused),
+        tasks=sorted({s.task for s in deciding}),
         witnesses=[
             {
                 "task": s.task,

@@ -26,6 +26,10 @@ from bench.graders_external.stage import WORK
 
 HERE = Path(__file__).resolve().parent
 CHANGED = ("pays", "wrong_0", "lowers_wrong")
+#: `validate` plays the first 4 tasks (its default sample) of the 8 the labels use
+VALIDATED = 4
+#: a gain the table counts apart: falsepass's own gate (a known-bad answer paid over 0.1)
+MATERIAL = 0.1
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -67,16 +71,36 @@ def validate_fails(v: dict[str, Any]) -> bool:
     return bool(v.get("failed"))
 
 
+def validate_ran(v: dict[str, Any]) -> bool:
+    return not v.get("timeout")
+
+
 def validate_new(v: dict[str, Any], s: dict[str, Any]) -> bool:
     before = set(s["validate"]["failed"]) | set(s.get("validate_again", {}).get("failed", []))
     return bool(set(v.get("failed", [])) - before)
 
 
+#: how falsepass's automatic mode stops when the reference earns nothing in any answer
+#: format: it tells its user the grader pays no right answer, so it counts as failing it
+REFERENCE_UNPAID = "no candidate format earned any reward for the reference"
+
+
+def falsepass_stopped(f: dict[str, Any]) -> bool:
+    return REFERENCE_UNPAID in f.get("error", "")
+
+
+def falsepass_ran(f: dict[str, Any]) -> bool:
+    """It ran to the end, or stopped because the reference earned nothing."""
+    return "error" not in f or falsepass_stopped(f)
+
+
 def falsepass_fails(f: dict[str, Any]) -> bool:
-    return bool(f.get("gate_met"))
+    return bool(f.get("gate_met")) or falsepass_stopped(f)
 
 
 def falsepass_new(f: dict[str, Any], s: dict[str, Any]) -> bool:
+    if falsepass_stopped(f):
+        return not falsepass_stopped(s["falsepass"])
     return bool(set(f.get("failed_rows", [])) - set(s["falsepass"].get("failed_rows", [])))
 
 
@@ -100,6 +124,10 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
     groups = {
         "pays": pays,
         "pays_full": [m for m in pays if m["label"]["pays_full"]],
+        "pays_0.1_or_more": [m for m in pays if m["label"]["max_gain"] >= MATERIAL],
+        "pays_on_validated_tasks": [
+            m for m in pays if "tasks" in m["label"] and min(m["label"]["tasks"]) < VALIDATED
+        ],
         "pays_on_clean_datasets": [
             m for m in pays if not validate_fails(sound[m["dataset"]]["validate"])
         ],
@@ -107,14 +135,14 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
         "lowers_wrong": [m for m in kept if m["label"]["label"] == "lowers_wrong"],
     }
     tools = {
-        "validate": ("validate", validate_fails, validate_new),
-        "falsepass": ("falsepass", falsepass_fails, falsepass_new),
+        "validate": ("validate", validate_fails, validate_new, validate_ran),
+        "falsepass": ("falsepass", falsepass_fails, falsepass_new, falsepass_ran),
     }
     caught: dict[str, Any] = {}
-    for tool, (key, fails, new) in tools.items():
+    for tool, (key, fails, new, ran) in tools.items():
         caught[tool] = {}
         for group, rows in groups.items():
-            ok = [m for m in rows if key in m and "error" not in m[key]]
+            ok = [m for m in rows if key in m and ran(m[key])]
             caught[tool][group] = {
                 "fails": rate(sum(fails(m[key]) for m in ok), len(ok)),
                 "new_failure": rate(sum(new(m[key], sound[m["dataset"]]) for m in ok), len(ok)),
@@ -156,7 +184,10 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
         "mutants_after_equivalence_removal": len(kept),
         "liveness": dict(Counter(str(m.get("live")) for m in kept)),
         "validate_timeouts": sum(bool(m.get("validate", {}).get("timeout")) for m in kept),
-        "falsepass_errors": sum("error" in m.get("falsepass", {}) for m in kept),
+        "falsepass_errors": sum(not falsepass_ran(m.get("falsepass", {})) for m in kept),
+        "falsepass_stopped_reference_unpaid": sum(
+            falsepass_stopped(m.get("falsepass", {})) for m in kept
+        ),
         "caught": caught,
         "pays_caught_by": {
             "both_new": sum(new_by(m, sound) == (True, True) for m in both),
@@ -183,7 +214,8 @@ def markdown(s: dict[str, Any], missed: list[dict[str, Any]]) -> str:
         f"{s['datasets_with_changed_mutants']} datasets**; the mutant ran in the grading "
         f"workers as labelled (liveness check): {s['liveness']}",
         f"- validate runs cut at 300 s: {s['validate_timeouts']}; falsepass runs that "
-        f"errored: {s['falsepass_errors']}",
+        f"errored: {s['falsepass_errors']}; that stopped because the reference earned nothing "
+        f"(counted as failing the grader): {s['falsepass_stopped_reference_unpaid']}",
         "",
         "## Recall (Wilson 95%) and false alarms, side by side in the same run",
         "",
@@ -191,7 +223,7 @@ def markdown(s: dict[str, Any], missed: list[dict[str, Any]]) -> str:
         "falsepass, new failure |",
         "|---|---|---|---|---|",
     ]
-    for group in ("pays", "pays_full", "pays_on_clean_datasets", "wrong_0", "lowers_wrong"):
+    for group in c["validate"]:
         v, f = c["validate"][group], c["falsepass"][group]
         lines.append(
             f"| {group} | {show(v['fails'])} | {show(v['new_failure'])} | {show(f['fails'])} "

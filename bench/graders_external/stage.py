@@ -247,20 +247,83 @@ def falsepass(audit: Path, preload: Path | None, name: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset")
-    parser.add_argument("--per-dataset", type=int, default=8)
+    parser.add_argument("--per-dataset", type=int, default=16)
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--rows", type=Path, required=True)
     parser.add_argument(
         "--repeat-sound", action="store_true", help="validate the sound grader twice"
     )
+    parser.add_argument("--relabel", action="store_true", help="only label old rows again")
     args = parser.parse_args()
-    run_dataset(args.dataset, args.per_dataset, args.seed, args.rows, args.repeat_sound)
+    if args.relabel:
+        relabel(args.dataset, args.rows)
+    else:
+        run_dataset(args.dataset, args.per_dataset, args.seed, args.rows, args.repeat_sound)
 
 
 def refused_right(answers: list[list[Candidate]], scores: list[list[float]]) -> int:
     """How many right answers the grader scored below full marks."""
     pairs = (p for a, s in zip(answers, scores, strict=True) for p in zip(a, s, strict=True))
     return sum(c.right and score < 1.0 for c, score in pairs)
+
+
+def prepare(
+    dataset: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[list[Candidate]], list[list[float]]]:
+    """The task rows `validate` uses, their task data, every task's candidate answers and the
+    sound grader's scores of them."""
+    from proofgym_stack.examples import generated_rows
+
+    rows = generated_rows(f"rg_{dataset}")
+    datas = [r["task_data"] for r in rows]
+    refs = [d["reference"] for d in datas]
+    answers = [
+        candidates(d["reference"], d["entry"]["question"], refs[:i] + refs[i + 1 :])
+        for i, d in enumerate(datas)
+    ]
+    return rows, datas, answers, score_all(dataset, datas, answers)
+
+
+def label_mutant(
+    m: dict[str, Any],
+    code: str,
+    datas: list[dict[str, Any]],
+    answers: list[list[Candidate]],
+    sound: list[list[float]],
+) -> Any:
+    """The differential check's label of the mutant `code` (`labels.classify`)."""
+    with mutant_installed(m["module"], m["file"], code):
+        scores = score_all(m["dataset"], datas, answers)
+    scored = [
+        Scored(t, c.kind, c.right, s, x, c.text)
+        for t, (a, ss, xs) in enumerate(zip(answers, sound, scores, strict=True))
+        for c, s, x in zip(a, ss, xs, strict=True)
+    ]
+    return classify(scored)
+
+
+def relabel(dataset: str, rows_path: Path) -> None:
+    """Label again the mutant rows written before labels named their tasks, with this
+    answer generator; a row whose label class would change is kept and marked."""
+    every = {f"{dataset}:{m['operator'].removeprefix('core/')}:{m['occurrence']}": m
+             for m in mutation.mutants_of(dataset)}  # fmt: skip
+    rows = [json.loads(line) for line in rows_path.read_text().splitlines() if line.strip()]
+    stale = [r for r in rows if r["kind"] == "mutant" and "diff" in r
+             and "tasks" not in r["label"]]  # fmt: skip
+    if not stale:
+        return
+    _, datas, answers, sound = prepare(dataset)
+    source = Path(next(iter(every.values()))["file"]).read_text()
+    for r in stale:
+        m = every[r["id"]]
+        label = label_mutant(m, mutation.mutate(source, m["operator"], m["occurrence"]) or "",
+                             datas, answers, sound).as_dict()  # fmt: skip
+        if label["label"] == r["label"]["label"]:
+            r["label"] = label
+        else:
+            r["label"]["relabelled_as"] = label["label"]
+        print(json.dumps({"id": r["id"], "relabel": label["label"]}), flush=True)
+    rows_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
 def run_dataset(
@@ -270,7 +333,6 @@ def run_dataset(
     from interop.reasoning_gym import environments
     from proofgym.serving.settings import ResourcesSettings
     from proofgym.wire.protocol import Task
-    from proofgym_stack.examples import generated_rows
 
     done = done_ids(rows_path)
     every = mutation.mutants_of(dataset)
@@ -283,16 +345,9 @@ def run_dataset(
     if not todo and sound_id in done:
         return
     env_name = f"rg_{dataset}"
-    rows = generated_rows(env_name)
+    rows, datas, answers, sound = prepare(dataset)
     tasks = [Task.model_validate(r) for r in rows]
-    datas = [r["task_data"] for r in rows]
     prompts = [r["responses_create_params"]["input"][0]["content"] for r in rows]
-    refs = [d["reference"] for d in datas]
-    answers = [
-        candidates(d["reference"], d["entry"]["question"], refs[:i] + refs[i + 1 :])
-        for i, d in enumerate(datas)
-    ]
-    sound = score_all(dataset, datas, answers)
     env = environments()[env_name].from_settings(ResourcesSettings())
     audit = falsepass_audit(dataset, datas, prompts)
     row: dict[str, Any]
@@ -316,14 +371,7 @@ def run_dataset(
             append(rows_path, {**row, "label": {"label": "not_applied"}})
             continue
         row["diff"] = mutation.diff(source, code)
-        with mutant_installed(m["module"], m["file"], code):
-            scores = score_all(dataset, datas, answers)
-        scored = [
-            Scored(t, c.kind, c.right, s, x, c.text)
-            for t, (a, ss, xs) in enumerate(zip(answers, sound, scores, strict=True))
-            for c, s, x in zip(a, ss, xs, strict=True)
-        ]
-        label = classify(scored)
+        label = label_mutant(m, code, datas, answers, sound)
         row["label"] = label.as_dict()
         if label.label != "equivalent":
             preload = mutation.preload_file(m, code, WORK / "mutants")
