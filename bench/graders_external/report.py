@@ -26,6 +26,9 @@ from bench.graders_external.stage import WORK
 
 HERE = Path(__file__).resolve().parent
 CHANGED = ("pays", "wrong_0", "lowers_wrong")
+#: reasoning-gym reads only the last tags, so an answer retracted after them pays in full:
+#: a design `validate` disagrees with (docs/reasoning_gym.md), counted apart in false alarms
+RETRACTION = "answer_slot:retracted"
 #: `validate` plays the first 4 tasks (its default sample) of the 8 the labels use
 VALIDATED = 4
 #: a gain the table counts apart: falsepass's own gate (a known-bad answer paid over 0.1)
@@ -124,6 +127,7 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
     groups = {
         "pays": pays,
         "pays_full": [m for m in pays if m["label"]["pays_full"]],
+        "pays_and_right_answers_kept": [m for m in pays if not m["label"]["refuses_right"]],
         "pays_0.1_or_more": [m for m in pays if m["label"]["max_gain"] >= MATERIAL],
         "pays_on_validated_tasks": [
             m for m in pays if "tasks" in m["label"] and min(m["label"]["tasks"]) < VALIDATED
@@ -153,6 +157,9 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
     false_alarms = {
         "validate": rate(sum(validate_fails(s["validate"]) for s in sound_rows), n_sound),
         "falsepass": rate(sum(falsepass_fails(s["falsepass"]) for s in sound_rows), n_sound),
+        "validate_beyond_retraction": rate(
+            sum(bool(set(s["validate"]["failed"]) - {RETRACTION}) for s in sound_rows), n_sound
+        ),
         "validate_verdicts": Counter(v for s in sound_rows for v in s["validate"]["failed"]),
         "validate_run_twice": sum("validate_again" in s for s in sound_rows),
         "validate_runs_disagree": sum(
@@ -161,6 +168,9 @@ def summarize(sound: dict[str, dict[str, Any]], mutants: list[dict[str, Any]]) -
             if "validate_again" in s
         ),
         "falsepass_ceilings": Counter(ceiling(s["falsepass"]) for s in sound_rows),
+        "falsepass_rows": Counter(
+            r for s in sound_rows for r in s["falsepass"].get("failed_rows", [])
+        ).most_common(8),
     }
     per_dataset = []
     for name in sorted(sound):
@@ -235,11 +245,16 @@ def markdown(s: dict[str, Any], missed: list[dict[str, Any]]) -> str:
         "",
         f"Paying mutants by who saw the mutation (new failure): {s['pays_caught_by']}.",
         "",
+        "Sound graders validate fails on something besides `answer_slot:retracted` (an answer "
+        "retracted after the tags, which reasoning-gym's format pays by design): "
+        f"{show(fa['validate_beyond_retraction'])}.",
+        "",
         f"validate's failed verdicts on the sound graders: {dict(fa['validate_verdicts'])}; "
         f"two runs of validate on the same sound grader disagreed on "
         f"{fa['validate_runs_disagree']} of the {fa['validate_run_twice']} run twice. "
         "falsepass's false-pass ceiling on the sound graders: "
-        f"{dict(sorted(fa['falsepass_ceilings'].items()))}.",
+        f"{dict(sorted(fa['falsepass_ceilings'].items()))}; its probe rows failed most often on "
+        f"them (graders of {s['datasets']}): {dict(fa['falsepass_rows'])}.",
         "",
         "## Per dataset",
         "",
