@@ -57,17 +57,23 @@ def show(r: dict[str, Any]) -> str:
     return f"{r['k']}/{r['n']} = {r['rate']:.2f} [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]"
 
 
-def load(rows_dir: Path) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def load(
+    rows_dir: Path,
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+    """The sound graders' rows by dataset, the mutants' rows, and why datasets did not run."""
     sound: dict[str, dict[str, Any]] = {}
     mutants: list[dict[str, Any]] = []
+    not_run: dict[str, str] = {}
     for path in sorted(rows_dir.glob("*.jsonl")):
         for line in path.read_text().splitlines():
             row = json.loads(line)
             if row["kind"] == "sound":
                 sound[row["dataset"]] = row
+            elif row["kind"] == "not_run":
+                not_run[row["dataset"]] = row["reason"]
             else:
                 mutants.append(row)
-    return sound, mutants
+    return sound, mutants, not_run
 
 
 def validate_fails(v: dict[str, Any]) -> bool:
@@ -223,6 +229,7 @@ def markdown(s: dict[str, Any], missed: list[dict[str, Any]]) -> str:
         f"- after equivalence removal: **{s['mutants_after_equivalence_removal']} mutants over "
         f"{s['datasets_with_changed_mutants']} datasets**; the mutant ran in the grading "
         f"workers as labelled (liveness check): {s['liveness']}",
+        f"- datasets that could not run: {s.get('not_run') or 'none'}",
         f"- validate runs cut at 300 s: {s['validate_timeouts']}; falsepass runs that "
         f"errored: {s['falsepass_errors']}; that stopped because the reference earned nothing "
         f"(counted as failing the grader): {s['falsepass_stopped_reference_unpaid']}",
@@ -284,8 +291,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, default=WORK / "rows")
     args = parser.parse_args()
-    sound, mutants = load(args.rows)
+    sound, mutants, not_run = load(args.rows)
     summary = summarize(sound, mutants)
+    summary["not_run"] = not_run
     missed = [
         m
         for m in mutants

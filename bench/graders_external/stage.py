@@ -345,7 +345,12 @@ def run_dataset(
     if not todo and sound_id in done:
         return
     env_name = f"rg_{dataset}"
-    rows, datas, answers, sound = prepare(dataset)
+    try:
+        rows, datas, answers, sound = prepare(dataset)
+    except ValueError as exc:  # no task passed the generator's own check: validate cannot run
+        append(rows_path, {"id": sound_id, "kind": "not_run", "dataset": dataset,
+                           "reason": str(exc)[:400]})  # fmt: skip
+        return
     tasks = [Task.model_validate(r) for r in rows]
     prompts = [r["responses_create_params"]["input"][0]["content"] for r in rows]
     env = environments()[env_name].from_settings(ResourcesSettings())
