@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +16,9 @@ from proofgym_stack.testing import InProcessStack, in_process_stack
 from sdg.file_edit import generate
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ is no installed package: the tests of its scripts import it from the checkout
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 KEEP_ENV = "PROOFGYM_TEST_KEEP_ENV"  # test_hermetic runs tests with hostile variables set
 
 
