@@ -7,8 +7,17 @@ not showing the plan; showing a guest beside their table is.
 
 from __future__ import annotations
 
-from proofgym.wire.protocol import Task
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
+from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.leaks import first_leak, secrets_of
+from resources_servers.base import Environment, say
+from resources_servers.verifiers.compose import all_or_nothing
 
 PROMPT = (
     "Plan the seating. Guests: Dmitri, Quinn, Hugo, Nadia, Amara, Rosa. Tables: Peony "
@@ -48,3 +57,61 @@ def test_a_guest_shown_beside_their_table_is_a_leak() -> None:
 def test_a_secret_under_a_schema_key_leaks_wherever_it_shows() -> None:
     # `code` is a field name, not one of the task's entities: its value alone is the secret
     assert leak("the answer is Orchid-7731", field="goal")
+
+
+# --- a multiple-choice quiz: every task lists the same options; the answer is secret --------
+
+CITIES = ["Marseille", "Toulouse", "Bordeaux", "Grenoble"]
+
+
+class Quiz(Environment[None]):
+    """Name the city the clue describes, among the options the prompt lists."""
+
+    name = "quiz"
+    secret_fields = ("answer",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        ok = task.task_data["answer"].lower() in final_message(response).lower()
+        return all_or_nothing([Check(name="answer", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        wrong = next(c for c in CITIES if c != task.task_data["answer"])
+        return [
+            Control(name="reference", expect="pass", script=[say(task.task_data["answer"])]),
+            Control(name="violation_wrong_city", expect="fail", script=[say(wrong)]),
+            Control(name="noop_claim", expect="fail", script=[say("Done.")]),
+        ]
+
+
+def quiz_tasks(hint: bool) -> list[Task]:
+    out = []
+    for k, city in enumerate(CITIES):
+        prompt = f"Clue #{k}: which city is it? One of: {', '.join(CITIES)}."
+        if hint:  # the mistake: the clue gives the answer away, and only this task's
+            prompt = f"Clue #{k}: which city is it? (It is {city}.)"
+        out.append(
+            Task(
+                task_id=f"quiz-example-0-{k:05d}",
+                env="quiz",
+                responses_create_params={"input": prompt},
+                task_data={"answer": city},
+            )
+        )
+    return out
+
+
+def leak_verdict(report: EnvReport) -> Any:
+    return next(v for v in report.verdicts if v.name == "no_ground_truth_leak")
+
+
+async def test_an_answer_among_the_options_every_task_lists_is_no_leak() -> None:
+    # reasoning-gym's multiple-choice datasets: each answer shows in every task's prompt, as
+    # one option of the same list, on tasks whose answers differ
+    report = await validate_env(Quiz(), quiz_tasks(hint=False), parallel=8, sample=4)
+    assert leak_verdict(report).passed, leak_verdict(report).detail
+    # a prompt that names its own task's answer, and no other task's, still leaks it
+    report = await validate_env(Quiz(), quiz_tasks(hint=True), parallel=8, sample=4)
+    assert not leak_verdict(report).passed

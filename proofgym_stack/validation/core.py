@@ -13,7 +13,14 @@ import uuid
 
 from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.validation.context import Context
-from proofgym_stack.validation.leaks import Leak, first_leak, rollout_leaks, secrets_of
+from proofgym_stack.validation.leaks import (
+    Leak,
+    Secret,
+    find,
+    first_leak,
+    rollout_leaks,
+    secrets_of,
+)
 from proofgym_stack.validation.negatives import generic_negatives
 from proofgym_stack.validation.scripts import tool_outputs
 from proofgym_stack.validation.sessions import HandSession, replay_calls
@@ -269,19 +276,21 @@ async def check_leakage(ctx: Context) -> None:
         return
     found: list[Leak] = []
     tasks = {t.task_id: t for t in ctx.tasks}
+    shown: dict[str, dict[str, str]] = {}
     for task in ctx.tasks:
         session = HandSession(ctx.stack.client, ctx.base, task, "leak")
         if not await session.seed():
             raise RuntimeError(f"{ctx.base}: task {task.task_id} could not be seeded")
         await session.close()
         seed = session.seeded
-        secrets = secrets_of(task, fields)
-        surfaces = {
+        shown[task.task_id] = {
             "the prompt": json.dumps(task.responses_create_params, ensure_ascii=False),
             "the instructions": seed.get("instructions") or "",
             "the tool schemas": json.dumps(seed.get("tools"), ensure_ascii=False),
         }
-        for surface, text in surfaces.items():
+    for task in ctx.tasks:
+        secrets = [s for s in secrets_of(task, fields) if not _an_option(s, task, ctx, shown)]
+        for surface, text in shown[task.task_id].items():
             leak = first_leak(text, secrets, "", surface, task.task_id)
             if leak is not None:
                 found.append(leak)
@@ -297,6 +306,21 @@ async def check_leakage(ctx: Context) -> None:
         "; ".join(leak.describe() for leak in found[:3])
         or f"secret fields {', '.join(fields)} never shown in {len(ctx.results)} rollouts",
     )
+
+
+def _an_option(secret: Secret, task: Task, ctx: Context, shown: dict[str, dict[str, str]]) -> bool:
+    """Whether another sampled task, whose truth in this field is another, shows the secret's
+    value too: then it is one of the options every task lists ("answer Yes or No", the
+    choices of a question), not this task's answer given away."""
+    for other in ctx.tasks:
+        if other.task_id == task.task_id:
+            continue
+        theirs = {s.text for s in secrets_of(other, [secret.field])}
+        if secret.text in theirs:
+            continue  # the same value is that task's truth too: no evidence either way
+        if any(find(text, secret) for text in shown[other.task_id].values()):
+            return True
+    return False
 
 
 def what_differs(control: Control, result: RunResult, threshold: float) -> str:
