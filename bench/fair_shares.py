@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.slow_verify import first_task  # noqa: E402
 from proofgym.clients.http import CallFailed, ServiceClient  # noqa: E402
 from proofgym.serving.settings import CollectorSettings  # noqa: E402
 from proofgym_stack.up import Stack, free_port  # noqa: E402
@@ -52,11 +53,6 @@ MB = 1024 * 1024
 SLEEP_S = 8
 # what a tool output says when a call waited on capacity (a worker, a queue) instead of running
 LOAD_WORDS = ("waited", "worker", "other sessions", "queue", "overloaded", "busy")
-
-
-def first_task(env: str) -> dict[str, Any]:
-    line = (ROOT / "tasks" / env / "example.jsonl").read_text().splitlines()[0]
-    return dict(json.loads(line))
 
 
 def tool_outputs(result: dict[str, Any]) -> list[str]:

@@ -20,7 +20,8 @@ from typing import Any
 
 from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult, Task
-from proofgym.wire.responses import message_text, normalize_input, output_items
+from proofgym.wire.responses import output_items
+from proofgym_stack.validation.negatives import prompt_text
 
 SNIPPET = 40  # characters shown on each side of a leaked value
 NEAR = 40  # at most this many characters (one clause) between a paired leaf and its key
@@ -77,15 +78,10 @@ def value_at(data: Any, path: str) -> Any:
     return data
 
 
-def _prompt(task: Task) -> str:
-    items = normalize_input(task.responses_create_params.get("input", ""))
-    return "\n".join(message_text(i) for i in items if i.get("type", "message") == "message")
-
-
 def secrets_of(task: Task, fields: Iterable[str]) -> list[Secret]:
     """Every leaf of the task's secret fields."""
     found = []
-    prompt = _prompt(task)
+    prompt = prompt_text(task)
     for path in fields:
         value = value_at(task.task_data, path)
         name = path.rsplit(".", 1)[-1]
