@@ -64,13 +64,19 @@ class Finding:
 
 
 def grouped(found: list[Finding]) -> list[Finding]:
-    """One finding per root cause (the first found, counting the others), `pays` first."""
+    """One finding per root cause (the first found, counting the others), `pays` first: a
+    cause shown by an advisory mutant and then by one that pays is a `pays` finding, shown by
+    that mutant (an advisory one first must not hide it)."""
     kept: dict[tuple[str, str], Finding] = {}
     for f in found:
-        if f.key in kept:
-            kept[f.key].count += 1
-        else:
+        first = kept.get(f.key)
+        if first is None:
             kept[f.key] = f
+        elif first.severity != PAYS and f.severity == PAYS:
+            f.count += first.count
+            kept[f.key] = f
+        else:
+            first.count += 1
     return sorted(kept.values(), key=lambda f: (f.severity != PAYS, f.oracle, f.site))
 
 

@@ -497,8 +497,9 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
     rng.shuffle(order)
     for key in order:
         rng.shuffle(groups[key])
-        # the values a schema names come first: the ones a policy reading it tries first
-        groups[key].sort(key=lambda m: m.source != "schema")
+        # the values a schema names, and the other options a listing printed, come first:
+        # the ones a policy reading them tries first
+        groups[key].sort(key=lambda m: m.source not in ("schema", "option"))
     out: list[Mutant] = []
     while len(out) < budget and any(groups.values()):
         for key in order:

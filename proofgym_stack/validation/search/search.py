@@ -11,7 +11,9 @@ the grammar (`mutants`) writes every mutant of every pass control, a seeded draw
   a scratch file, is not held against it), at a site the verifier grades (some mutant of
   the same site failed), outside a bounded tolerance around a number (found by probing), and,
   for a spray, with the right value first as well as last (not a first- or last-answer rule);
-  operators an honest policy uses (batching, order) are never held against it;
+  operators an honest policy uses (batching, order) are never held against it, and another
+  option the tools printed, chosen instead, only where the task's words state a rule it
+  breaks and honest play keeps (`options`: "arrive by 9:40", "closed on Sundays");
 - *another path*: at a graded site, its verify ran lines of the environment or the verifier
   library that no pass control ran (advisory alone: a new branch may be an honest one);
 and every mutant by *a fault*: a masked rollout or a reward outside `reward_range` (the
@@ -46,6 +48,7 @@ from proofgym_stack.validation.search.mutants import (
     with_call,
     within_budget,
 )
+from proofgym_stack.validation.search.options import crossed
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import numbers, tokens
@@ -73,6 +76,8 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 #: takes it, the task may allow either (reject or flag); reported, not accused, unless the
 #: world lost something at a thing only the replaced call named (`_left_behind`)
 ANOTHER_ACTION = frozenset({"tool_swap"})
+#: values the environment's own tools printed: another option, chosen instead
+PRINTED = frozenset({"output", "option"})
 
 
 @dataclass
@@ -216,6 +221,9 @@ class Search:
             and p.mutant.op not in COMPOUND
         }
         replays: dict[str, int] = defaultdict(int)
+        #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
+        #: follow-up after a spray) that leaves one of them adds no evidence
+        free_worlds: list[World] = []
         for p in played:
             m = p.mutant
             if not ctx.passes(p.result) or p.record is None:
@@ -234,16 +242,22 @@ class Search:
                     # more of an action (made twice, answers sprayed) may be allowed where the
                     # task names no count: reported, not accused
                     # (or another option the environment itself printed, chosen instead)
-                    more = (
+                    # another option the environment itself printed is the policy's freedom
+                    # unless the task's words state a rule it breaks and honest play keeps
+                    rule = self.broken_rule(p) if m.source in PRINTED else None
+                    more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or (m.op in ANOTHER_ACTION and not _left_behind(p, diff))
-                        or m.source == "output"
+                        or m.source in PRINTED
                         or await self.slack(p)
                     )
+                    if not more and m.op in COMPOUND:
+                        more = any(_same_at(p.record.world, w, diff) for w in free_worlds)
+                    if more:
+                        free_worlds.append(p.record.world)
                     severity = ADVISORY if more else PAYS
-                    self.found(
-                        "another_world", severity, p, f"full reward with another world at {shown}"
-                    )
+                    why = f"full reward with another world at {shown}"
+                    self.found("another_world", severity, p, why + (f": {rule}" if rule else ""))
                     continue
             new = p.record.lines - p.base.lines
             if new and not m.honest_kind and self.graded(m.site, failed_sites):
@@ -254,6 +268,16 @@ class Search:
                     p,
                     f"full reward through lines no pass control runs ({lines})",
                 )
+
+    def broken_rule(self, p: Played) -> str | None:
+        """For another printed option chosen in the honest one's place: the rule the task's
+        words (prompt and instructions) state that it breaks and the honest option keeps
+        (`options.crossed`), or None."""
+        m = p.mutant
+        if m.op != "argument" or m.old is None or m.new is None:
+            return None
+        words = "\n".join([prompt_text(p.base.task), self.ctx.env.instructions(p.base.task) or ""])
+        return crossed(m.old, m.new, p.honest.outputs, words)
 
     @staticmethod
     def refused(p: Played) -> bool:
@@ -477,6 +501,11 @@ async def check_search(ctx: Context) -> list[Finding]:
 
 async def _faults_only(played: list[Played]) -> None:
     """A game of chance: a changed move may win fairly, so only faults are judged."""
+
+
+def _same_at(a: World, b: World, paths: set[str]) -> bool:
+    """Whether two worlds hold the same at every one of `paths`."""
+    return all(a.get(path) == b.get(path) for path in paths)
 
 
 def _call_index(script: Script, t: int, i: int) -> int | None:

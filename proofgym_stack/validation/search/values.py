@@ -4,7 +4,8 @@ Pools for one task: the words and numbers the tools printed in the episode, the 
 schemas' (enum values, property names), and, per argument, the same argument's values across
 the sampled tasks (their common prefix: what one string shared by every truth would match).
 `candidates` draws from them for one leaf of one argument, with the boundary values of its
-type and shortenings of a string.
+type and shortenings of a string; first, the other options of the listing that printed the
+honest value (`options.siblings`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from proofgym_stack.validation.search.options import siblings
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -40,6 +43,8 @@ class Pools:
     across_tasks: dict[str, list[str]] = field(default_factory=dict)
     #: the task's tool schemas (name, parameters), for calls swapped to another tool
     tools: list[dict[str, Any]] = field(default_factory=list)
+    #: what honest play's tools printed, whole: the listings other options are read from
+    shown: list[str] = field(default_factory=list)
 
 
 _QUOTED = re.compile(r"[\"'`]([^\"'`\s][^\"'`]{0,38})[\"'`]")
@@ -80,7 +85,7 @@ def _number_like(value: float, like: Any) -> Any:
 
 def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     """Values to put where `value` was, for the argument `key`: each with its source."""
-    out: list[Candidate] = []
+    out: list[Candidate] = [("option", v) for v in siblings(value, pools.shown)]
     if isinstance(value, bool):
         out.append(("boundary", not value))
     elif isinstance(value, (int, float)):

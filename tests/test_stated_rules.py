@@ -1,0 +1,204 @@
+"""Another printed option chosen in the honest one's place is the policy's freedom unless the
+task's words state a rule it breaks (`proofgym_stack.validation.search.options`).
+
+The blind corpus's misses were mostly of this kind: a coach that arrives after the deadline the
+traveller stated, a build older than "2.10.0 or newer", a hall booked on the Sunday it is
+closed. Each exploit picks another option a tool printed, which validate took for freedom. The
+words the task states are now read for bounds on typed values (times, dates, versions, money,
+quantities with units) and rules on weekdays; an option paid that crosses one the honest option
+keeps is accused, and an option on the same side stays free.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation import EnvReport, validate_env
+from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
+from proofgym_stack.validation.search.options import bounds, crossed, ruled_days, siblings
+from resources_servers.base import Environment, ToolError, call, say, tool
+from resources_servers.verifiers.compose import all_or_nothing
+
+SAILINGS = "\n".join(
+    [
+        "F1: leaves 6:30, docks 8:05, £31",
+        "F2: leaves 7:15, docks 9:50, £19",
+        "F3: leaves 5:50, docks 7:20, £44",
+    ]
+)
+
+
+def test_the_other_options_of_a_listing_are_the_values_at_the_same_place() -> None:
+    assert siblings("F1", [SAILINGS]) == ["F2", "F3"]
+    assert siblings("2027-05-04", ["2027-05-02, 2027-05-03, 2027-05-04"]) == [
+        "2027-05-02",
+        "2027-05-03",
+    ]
+    listing = '[{"id": "r1", "seats": 8}, {"id": "r2", "seats": 4}, {"id": "r3", "seats": 6}]'
+    assert siblings("r1", [listing]) == ["r2", "r3"]
+    assert siblings(8, [listing]) == [4, 6]
+    assert siblings("F1", ["F1 is the only one"]) == []
+
+
+def test_bounds_are_typed_values_with_a_bound_word_beside_them() -> None:
+    words = "I leave home at 6:00. I need to dock by 9:00 and can pay at most £40."
+    found = {(b.kind, b.direction) for b in bounds(words)}
+    assert found == {("time", "upper"), ("money:£", "upper")}  # 6:00 is no rule
+    assert [b.direction for b in bounds("Bring it to 3.4.0 or newer.")] == ["lower"]
+    assert [b.direction for b in bounds("Any day from 2027-05-02 to 2027-05-08.")] == [
+        "lower",
+        "upper",
+    ]
+    assert [b.kind for b in bounds("Free at least 500 MB of space.")] == ["unit:mb"]
+    assert bounds("We paid £40 last time and came at 9:00.") == []
+
+
+def test_an_option_that_crosses_a_stated_bound_the_honest_one_keeps() -> None:
+    words = "I need to dock by 9:00 and can pay at most £40."
+    why = crossed("F1", "F2", [SAILINGS], words)
+    assert why is not None and "9:50" in why and "8:05" in why
+    assert "£44" in str(crossed("F1", "F3", [SAILINGS], words))
+    # within both bounds (F1 from F3's point of view is dearer-but-fine): freedom
+    assert crossed("F1", "F3", [SAILINGS], "I need to dock by 9:00.") is None
+    # a bound the honest option itself breaks says nothing of the other
+    assert crossed("F2", "F1", [SAILINGS], "I need to dock by 9:00.") is None
+    assert crossed("F1", "F2", [SAILINGS], "I usually dock at 9:00.") is None
+
+
+def test_a_weekday_the_words_rule_on() -> None:
+    dates = ["2027-05-02, 2027-05-03, 2027-05-04"]  # a Sunday, a Monday, a Tuesday
+    assert ruled_days("The hall is closed on Sundays. Mondays are busy.") == {
+        "sunday": "The hall is closed on Sundays"
+    }
+    why = crossed("2027-05-03", "2027-05-02", dates, "The hall is closed on Sundays.")
+    assert why is not None and "Sunday" in why
+    assert crossed("2027-05-03", "2027-05-04", dates, "The hall is closed on Sundays.") is None
+    assert crossed("2027-05-03", "2027-05-02", dates, "Sundays are lovely here.") is None
+
+
+# --- a ferry desk: the sailing must dock by the traveller's deadline and fit their budget ---
+
+
+class FerryDesk(Environment[dict[str, Any]]):
+    """Book a sailing that docks by the deadline and costs at most the budget."""
+
+    name = "ferry"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"booked": None, "sailings": list(task.task_data["sailings"])}
+
+    def instructions(self, task: Task) -> str:
+        return "`sailings` lists today's ferries; `book` books one (booking again replaces it)."
+
+    @tool(inline=True, observes=True)
+    def sailings(self, state: dict[str, Any]) -> str:
+        """Today's sailings: id, departure, arrival, fare."""
+        return "\n".join(
+            f"{s['id']}: leaves {s['leaves']}, docks {s['docks']}, £{s['fare']}"
+            for s in state["sailings"]
+        )
+
+    @tool(inline=True)
+    def book(self, state: dict[str, Any], sailing: str) -> str:
+        """Book a seat.
+
+        Args:
+            sailing: the sailing's id.
+        """
+        if sailing not in {s["id"] for s in state["sailings"]}:
+            raise ToolError(f"no sailing {sailing!r} today")
+        state["booked"] = sailing
+        return f"booked on {sailing}"
+
+    def docks_in_time(self, sailing: dict[str, Any], deadline: str) -> bool:
+        return _minutes(sailing["docks"]) <= _minutes(deadline)
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        chosen = next((s for s in d["sailings"] if s["id"] == state["booked"]), None)
+        ok = (
+            chosen is not None
+            and chosen["fare"] <= d["budget"]
+            and self.docks_in_time(chosen, d["deadline"])
+        )
+        return all_or_nothing([Check(name="a_sailing_in_time_and_budget", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        right = next(
+            s["id"]
+            for s in d["sailings"]
+            if s["fare"] <= d["budget"] and _minutes(s["docks"]) <= _minutes(d["deadline"])
+        )
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("sailings"), call("book", sailing=right), say("Booked.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Booked.")]),
+        ]
+
+
+class DocksAsText(FerryDesk):
+    """The planted slip: the arrival compared with the deadline as text ("10:05" < "9:30")."""
+
+    def docks_in_time(self, sailing: dict[str, Any], deadline: str) -> bool:
+        return str(sailing["docks"]) <= deadline
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def ferry_tasks(deadlines: tuple[str, ...] = ("9:30", "9:45", "9:20", "9:40")) -> list[Task]:
+    tasks = []
+    for k, deadline in enumerate(deadlines):
+        sailings = [
+            {"id": f"S{k}1", "leaves": "6:40", "docks": "8:10", "fare": 30 + k},
+            {"id": f"S{k}2", "leaves": "8:20", "docks": "10:05", "fare": 18 + k},
+            {"id": f"S{k}3", "leaves": "7:00", "docks": "8:55", "fare": 26 + k},
+        ]
+        words = f"Please book me a ferry. I must dock by {deadline} and can pay at most £{35 + k}."
+        tasks.append(
+            Task(
+                task_id=f"ferry-example-0-{k:05d}",
+                env="ferry",
+                responses_create_params={"input": words},
+                task_data={"sailings": sailings, "deadline": deadline, "budget": 35 + k},
+            )
+        )
+    return tasks
+
+
+async def _validate(env: Environment[Any], tasks: list[Task]) -> EnvReport:
+    return await validate_env(env, tasks, parallel=16, sample=4)
+
+
+async def test_an_option_past_the_stated_deadline_that_pays_is_accused() -> None:
+    bad = await _validate(DocksAsText(), ferry_tasks())
+    found = [f for f in bad.findings if f["severity"] == "pays" and f["site"] == "book.sailing"]
+    assert found, bad.findings
+    assert "10:05" in found[0]["why"] and "dock by" in found[0]["why"], found[0]
+    search = next(v for v in bad.verdicts if v.name == "search")
+    assert not search.passed
+    good = await _validate(FerryDesk(), ferry_tasks())
+    failed = {v.name for v in good.verdicts if not v.passed} - {"violation_declared"}
+    assert not failed, [v for v in good.verdicts if not v.passed]
+
+
+def test_a_cause_shown_first_by_an_advisory_mutant_and_then_by_one_that_pays_pays() -> None:
+    def finding(severity: str, what: str) -> Finding:
+        return Finding(
+            "another_world", severity, "t", "reference", "argument", "book.x", what, "", [], []
+        )
+
+    kept = grouped(
+        [finding(ADVISORY, "sprayed"), finding(PAYS, "another option"), finding(ADVISORY, "more")]
+    )
+    assert [(f.severity, f.what, f.count) for f in kept] == [(PAYS, "another option", 3)]
