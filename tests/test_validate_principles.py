@@ -427,3 +427,41 @@ async def test_a_truth_shown_encoded_is_caught_by_moving_it() -> None:
     sound = await validate(PlainHint(), quiz_tasks())
     assert outcome(sound, "information_flow:truth_unreadable") == "pass"
     assert sound.passed, [v for v in sound.verdicts if not v.passed]
+
+
+class TaggedQuiz(Quiz):
+    """The answer goes between `<answer>` and `</answer>`; only what stands there is read (as
+    reasoning-gym's graders read it)."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        m = re.search(r"<answer>(.*?)</answer>", text, re.S)
+        return m is not None and m.group(1).strip() == str(task.task_data["total"])
+
+    def controls(self, task: Task) -> list[Control]:
+        total = task.task_data["total"]
+        return [
+            Control(name="reference", expect="pass", script=[say(f"<answer>{total}</answer>")]),
+            Control(name="noop_claim", expect="fail", script=[say("Done, solved it.")]),
+            Control(
+                name="violation_off_by_one",
+                expect="fail",
+                script=[say(f"<answer>{total + 1}</answer>")],
+            ),
+        ]
+
+
+class TaggedWithinFivePercent(TaggedQuiz):
+    def correct(self, text: str, task: Task) -> bool:
+        m = re.search(r"<answer>\s*(\d+)\s*</answer>", text)
+        total = task.task_data["total"]
+        return m is not None and abs(int(m.group(1)) - total) <= 0.06 * total
+
+
+async def test_words_outside_the_answer_tags_are_commentary_not_a_retraction() -> None:
+    report = await validate(TaggedQuiz(), quiz_tasks())
+    retracted = next(v for v in report.verdicts if v.name == "answer_slot:retracted")
+    assert retracted.passed and retracted.detail.startswith("advisory"), retracted
+    assert not failed(report), [v for v in report.verdicts if not v.passed]
+    # inside the tags the slot is still judged: a near miss paid is accused
+    bad = await validate(TaggedWithinFivePercent(), quiz_tasks())
+    assert "answer_slot:near_miss" in failed(bad)

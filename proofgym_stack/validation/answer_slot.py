@@ -109,6 +109,17 @@ def _at_last_number(text: str, change: Callable[[str], str]) -> str | None:
     return text[: m.start()] + change(m.group()) + text[m.end() :]
 
 
+_SLOT = re.compile(r"<([A-Za-z_]\w*)>.*?</\1>|\\boxed\{[^{}]*\}", re.S)
+
+
+def outside_slot(right: str, variant: str) -> bool:
+    """Whether `variant` keeps every delimited answer slot of `right` (an `<answer>` tag, a
+    `\\boxed{}`) as it was, and only adds words outside them: the format names the slot the
+    answer, so what stands outside is commentary."""
+    slots = [m.group() for m in _SLOT.finditer(right)]
+    return bool(slots) and [m.group() for m in _SLOT.finditer(variant)] == slots
+
+
 def text_variants(right: str, number_decides: bool, step: float = 0.0) -> dict[str, str]:
     """The answer-slot variants of a final message `right`, by name (see the module): the
     number variants only where `number_decides`, each wrong number at least `step` (the
@@ -250,11 +261,17 @@ async def variants_of(
                 if step > TOLERANCE_MAX * max(abs(value), 1.0):
                     step = 0.0  # wider than a measurement's tolerance: the near misses accuse
             # in free text (no number decides), a denial or retraction paid gains the policy
-            # nothing it did not write: reported, not accused (`#text`)
-            return {
-                (k if number_decides else f"{k}#text"): with_final(script, t)
-                for k, t in text_variants(right, number_decides, step).items()
-            }
+            # nothing it did not write: reported, not accused (`#text`); nor do words written
+            # outside the answer's delimited slot (`<answer>..</answer>`, `\boxed{}`), which
+            # the format itself says are not the answer (`#slot`)
+            out: dict[str, Script] = {}
+            for k, t in text_variants(right, number_decides, step).items():
+                if not number_decides:
+                    k = f"{k}#text"
+                elif outside_slot(right, t):
+                    k = f"{k}#slot"
+                out[k] = with_final(script, t)
+            return out
         return {}
     out = {}
     for name, far_script in argument_variants(script, task, "far").items():
@@ -367,7 +384,7 @@ async def check_answer_slot(v: Context) -> None:
                 if "@" in variant:  # the answer was a tool argument: show the call as made
                     _, _, item = script_calls(attack)[-1]
                     said = f"{item.get('name')}({json.dumps(call_arguments(item))[:70]})"
-                text_only = variant.endswith("#text") and not result.mask_sample
+                text_only = variant.endswith(("#text", "#slot")) and not result.mask_sample
                 into = advisory if text_only else found
                 into.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
     for kind in KINDS:
@@ -383,7 +400,8 @@ async def check_answer_slot(v: Context) -> None:
             "passed: " + "; ".join(problems[:3])
             if problems
             else (
-                "advisory: the reply is free text and this was paid (nothing gained): "
+                "advisory: paid, and nothing gained (the reply is free text, or the words "
+                "were added outside the answer's delimited slot): "
                 + "; ".join(noted[:2])
                 if noted
                 else f"{applied[kind]} variants failed as they must"
