@@ -401,8 +401,7 @@ async def check_answer_slot(v: Context) -> None:
             if problems
             else (
                 "advisory: paid, and nothing gained (the reply is free text, or the words "
-                "were added outside the answer's delimited slot): "
-                + "; ".join(noted[:2])
+                "were added outside the answer's delimited slot): " + "; ".join(noted[:2])
                 if noted
                 else f"{applied[kind]} variants failed as they must"
             ),
