@@ -115,3 +115,35 @@ async def test_an_answer_among_the_options_every_task_lists_is_no_leak() -> None
     # a prompt that names its own task's answer, and no other task's, still leaks it
     report = await validate_env(Quiz(), quiz_tasks(hint=True), parallel=8, sample=4)
     assert not leak_verdict(report).passed
+
+
+# --- a value shows whole, and not as one of the options the text lists ---------------------
+
+
+def shows(text: str, value: Any) -> bool:
+    task = Task(
+        task_id="q-0", env="q", responses_create_params={"input": ""}, task_data={"a": value}
+    )
+    return first_leak(text, secrets_of(task, ["a"]), "", "the prompt", "q-0") is not None
+
+
+def test_a_value_shows_only_whole() -> None:
+    # reasoning-gym's number_format: the candidates are printed with more digits
+    assert not shows("Which is largest? 23476677.004000 23476691.631000", "23476691.631")
+    assert not shows("the code is 482137", 48213)
+    # its `ab`: the program's first tokens are the same symbols as its result
+    program = "Consider the program:\n\n#A #A #B #B B# A# #A\n\nReturn its final state."
+    assert not shows(program, "#A #A #B #B B#")
+    assert shows("Its final state is #A #A #B #B B#.", "#A #A #B #B B#")
+    assert shows("the code is 48213.", 48213)
+    assert shows("Reply: collect it from 16 June at the desk", "collect it from 16 June")
+
+
+def test_an_answer_among_the_options_the_text_lists_is_no_leak() -> None:
+    assert not shows("State the weekday (Monday through Sunday).", "Sunday")
+    assert not shows("Which is largest: 23,476,686.046 23476677.004 23476691.631?", "23476691.631")
+    assert not shows("One of: Paris, Marseille, Nice.", "Marseille")
+    # named on its own, beside a key or in a sentence, it is given away
+    assert shows("One of: Paris, Marseille, Nice. (It is Marseille.)", "Marseille")
+    assert shows("secret_code: 48213, status: ok", 48213)
+    assert shows("The answer is Marseille", "Marseille")

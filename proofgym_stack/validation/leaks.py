@@ -8,6 +8,11 @@ finding names the surface, the rollout and a snippet around the value.
 A secret that maps the task's own entities to values (a seating plan: guest -> table, each key
 a name the prompt shows) is the pairing, not its values: the tables are the options the prompt
 lists. Such a leaf leaks only where it shows beside its key.
+
+A value shows only whole (not as the start of a longer number or of a longer run of the same
+kind of words), and not as one member of a list of options the text gives ("Monday through
+Sunday", three candidate numbers side by side): the answer among a question's options is
+not given away.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from proofgym.wire.responses import output_items
 from proofgym_stack.validation.negatives import prompt_text
 
 SNIPPET = 40  # characters shown on each side of a leaked value
+#: a value of several words over at most this many distinct characters is a run of symbols
+#: (a program's tokens), which a longer run of the same symbols may start with
+SYMBOLS = 12
 NEAR = 40  # at most this many characters (one clause) between a paired leaf and its key
 
 
@@ -105,12 +113,75 @@ def find(text: str, secret: Secret) -> re.Match[str] | None:
         gap = rf"[^\n.;]{{0,{NEAR}}}?"  # within one clause
         return re.search(rf"(?<!\w)(?:{key}{gap}{leaf}|{leaf}{gap}{key})(?!\w)", text)
     if secret.distinctive:
-        return re.search(re.escape(secret.text), text)
+        for match in re.finditer(re.escape(secret.text), text):
+            if _whole(text, match, secret.text) and not _listed(text, match, secret.text):
+                return match
+        return None
     if not secret.key:
         return None
     words = r"[\s_\-]*".join(re.escape(w) for w in re.split(r"[\s_\-]+", secret.key) if w)
     leaf = re.escape(secret.text.strip())
     return re.search(rf"(?i)\b{words}\b[\"']?\s*[:=]\s*[\"']?{leaf}(?![\w.])", text)
+
+
+#: what joins the members of a list of options ("Monday through Sunday", "A, B or C")
+_JOIN = r"\s*(?:,|/|\||;|\bor\b|\bthrough\b|\bto\b|\band\b|\u2013)\s*|\s+"
+_LIST_GAP = re.compile(_JOIN)
+_WORD = re.compile(r"[^\s,;/|()\[\]{}]+")
+
+
+def _whole(text: str, match: re.Match[str], value: str) -> bool:
+    """Whether `match` shows the whole value, not part of a longer one: no letter or digit
+    runs on at either end (`23476691.631` inside `23476691.631000` is another number), and
+    a value of several words is not the start or the end of a longer run of the same kind
+    of words (a program's first tokens are not its result)."""
+    start, end = match.start(), match.end()
+    glued = (start > 0 and text[start - 1].isalnum() and value[:1].isalnum()) or (
+        end < len(text) and text[end].isalnum() and value[-1:].isalnum()
+    )
+    if glued or (end < len(text) - 1 and text[end] == "." and text[end + 1].isdigit()):
+        return False
+    alphabet = set(value.replace(" ", ""))
+    if " " not in value.strip() or len(alphabet) > SYMBOLS:
+        return True  # words of a sentence: a shared letter says nothing
+    after = re.match(r"[ \t]+(\S+)", text[end:])
+    before = re.search(r"(\S+)[ \t]+$", text[:start])
+    return not any(m and set(m.group(1)) <= alphabet for m in (after, before))
+
+
+def _shape(word: str) -> str:
+    """A word's kind: runs of capitals, small letters and digits (`Monday` is `Aa`, `4.5`
+    is `9.9`)."""
+    return re.sub(r"[A-Z]+", "A", re.sub(r"[a-z]+", "a", re.sub(r"\d+", "9", word)))
+
+
+def _listed(text: str, match: re.Match[str], value: str) -> bool:
+    """Whether `match` stands as one member of a list of options the text gives: next to
+    another value of the same kind, joined as list members are joined (a comma, `or`,
+    `through`; numbers also by spaces). The answer among the options a question lists is not
+    given away by it ("State the weekday (Monday through Sunday)", "candidates: 23,476,686.046
+    23476677.004 23476691.631")."""
+    if " " in value.strip():
+        return False
+    kind = _shape(value)
+    numeric = kind.strip("-") in ("9", "9.9")
+    for side in ("before", "after"):
+        if side == "after":
+            gap = _LIST_GAP.match(text, match.end())
+            word = _WORD.match(text, gap.end()) if gap and gap.group() else None
+        else:
+            m = re.search(rf"([^\s,;/|()\[\]{{}}]+)({_JOIN})$", text[: match.start()])
+            word, gap = (m, m) if m else (None, None)
+        if word is None or gap is None:
+            continue
+        joined = gap.group(2) if side == "before" else gap.group()
+        if not joined.strip() and not numeric:
+            continue  # words side by side are a sentence, not a list
+        neighbour = word.group(1) if side == "before" else word.group()
+        neighbour = neighbour.rstrip(".:")
+        if neighbour != value and _shape(neighbour.replace(",", "")) == kind.replace(",", ""):
+            return True
+    return False
 
 
 def _snippet(text: str, match: re.Match[str]) -> str:
