@@ -11,6 +11,7 @@ keeps is accused, and an option on the same side stays free.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -202,3 +203,88 @@ def test_a_cause_shown_first_by_an_advisory_mutant_and_then_by_one_that_pays_pay
         [finding(ADVISORY, "sprayed"), finding(PAYS, "another option"), finding(ADVISORY, "more")]
     )
     assert [(f.severity, f.what, f.count) for f in kept] == [(PAYS, "another option", 3)]
+
+
+# --- a tile shop: boxes needed is worked out (area over coverage, rounded up) -------------
+
+
+class TileShop(Environment[dict[str, Any]]):
+    """Order enough boxes of tiles for the floor, and no box more than needed."""
+
+    name = "tiles"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"boxes": None, "floor": task.task_data["floor"]}
+
+    @tool(inline=True, observes=True)
+    def measure(self, state: dict[str, Any]) -> str:
+        """The floor's area and what one box covers."""
+        return f"floor {state['floor']} m2; one box covers 1.8 m2"
+
+    @tool(inline=True)
+    def order(self, state: dict[str, Any], boxes: int) -> str:
+        """Order boxes of tiles.
+
+        Args:
+            boxes: how many boxes.
+        """
+        if boxes <= 0:
+            raise ToolError("order at least one box")
+        state["boxes"] = boxes
+        return f"ordered {boxes} boxes"
+
+    def needed(self, floor: float) -> int:
+        return math.ceil(floor / 1.8)
+
+    def accepts(self, boxes: int, floor: float) -> bool:
+        return self.needed(floor) <= boxes and boxes * 1.8 - floor < 1.8
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = state["boxes"] is not None and self.accepts(state["boxes"], state["floor"])
+        return all_or_nothing([Check(name="enough_and_no_waste", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        n = math.ceil(task.task_data["floor"] / 1.8)
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("measure"), call("order", boxes=n), say("Ordered.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Ordered.")]),
+        ]
+
+
+class BoxesRoundedDown(TileShop):
+    """The planted slip: boxes needed rounded down (floor division)."""
+
+    def needed(self, floor: float) -> int:
+        return int(floor // 1.8)
+
+
+class WithinOneBox(TileShop):
+    """An estimate: any count within one box of the right one (a tolerance around it)."""
+
+    def accepts(self, boxes: int, floor: float) -> bool:
+        return abs(boxes - math.ceil(floor / 1.8)) <= 1
+
+
+def tile_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"tiles-example-0-{k:05d}",
+            env="tiles",
+            responses_create_params={"input": "Order the tiles for the kitchen floor."},
+            task_data={"floor": floor},
+        )
+        for k, floor in enumerate((20.5, 13.1, 31.7, 8.3))
+    ]
+
+
+async def test_a_worked_out_count_paid_one_below_and_refused_one_above_is_no_tolerance() -> None:
+    bad = await _validate(BoxesRoundedDown(), tile_tasks())
+    found = [f for f in bad.findings if f["severity"] == "pays" and f["site"] == "order.boxes"]
+    assert found, bad.findings
+    for sound in (TileShop(), WithinOneBox()):
+        good = await _validate(sound, tile_tasks())
+        assert not [f for f in good.findings if f["severity"] == "pays"], good.findings

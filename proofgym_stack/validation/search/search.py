@@ -391,6 +391,7 @@ class Search:
         value the policy worked out, and there is no tolerance to grant."""
         step = abs(new - old) or 1.0
         ends = []
+        at_once: list[bool] = []  # each side: refused at the first probe
         verifier_edge = False
         for sign in (1, -1):
             end = None
@@ -400,12 +401,22 @@ class Search:
                 if outcome == "passes":
                     continue
                 end = probe
+                at_once.append(k == 0)
                 verifier_edge = verifier_edge or outcome == "fails"
                 break
             if end is None:
                 return None
             ends.append(end)
-        if not verifier_edge and not self.offered(p, old):
+        offered = self.offered(p, old)
+        if not verifier_edge and not offered:
+            return None
+        # a tolerance surrounds the truth: a whole number worked out (not offered) whose
+        # window runs to one side only (refused one step up, paid one step down) is another
+        # answer accepted, not a tolerance (tins rounded down where enough paint was meant)
+        whole = all(
+            isinstance(v, int) and not isinstance(v, bool) for v in (p.mutant.old, p.mutant.new)
+        )
+        if whole and not offered and any(at_once) and not all(at_once):
             return None
         return (min(ends), max(ends))
 
