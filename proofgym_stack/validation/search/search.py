@@ -240,10 +240,9 @@ class Search:
                 if diff and await self.honest_number(p) is False and await self.both_ends(p):
                     shown = ", ".join(sorted(diff)[:3])
                     # more of an action (made twice, answers sprayed) may be allowed where the
-                    # task names no count: reported, not accused
-                    # (or another option the environment itself printed, chosen instead)
-                    # another option the environment itself printed is the policy's freedom
-                    # unless the task's words state a rule it breaks and honest play keeps
+                    # task names no count: reported, not accused; so is another option the
+                    # environment itself printed, chosen instead, unless the task's words
+                    # state a rule it breaks and honest play keeps
                     rule = self.broken_rule(p) if m.source in PRINTED else None
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
