@@ -288,3 +288,87 @@ async def test_a_worked_out_count_paid_one_below_and_refused_one_above_is_no_tol
     for sound in (TileShop(), WithinOneBox()):
         good = await _validate(sound, tile_tasks())
         assert not [f for f in good.findings if f["severity"] == "pays"], good.findings
+
+
+# --- a bill desk: move at least the shortfall from savings, then pay the bill --------------
+
+
+class BillDesk(Environment[dict[str, Any]]):
+    """Pay the bill without leaving checking overdrawn (move money from savings first, in
+    whole multiples of $5)."""
+
+    name = "bills"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        d = task.task_data
+        savings = 2 * (d["bill"] - d["checking"])
+        return {"checking": d["checking"], "savings": savings, "bill": d["bill"], "paid": False}
+
+    @tool(inline=True, observes=True)
+    def balance(self, state: dict[str, Any]) -> str:
+        """Both balances and the bill due."""
+        return f"checking {state['checking']:.2f}; savings {state['savings']:.2f}"
+
+    @tool(inline=True)
+    def transfer(self, state: dict[str, Any], amount: float) -> str:
+        """Move money from savings into checking.
+
+        Args:
+            amount: how much, in dollars (a multiple of 5).
+        """
+        if not 0 < amount <= state["savings"] or amount % 5:
+            raise ToolError("a positive multiple of $5, no more than savings hold")
+        state["savings"] -= amount
+        state["checking"] += amount
+        return f"moved {amount:.2f}"
+
+    @tool(inline=True)
+    def pay(self, state: dict[str, Any]) -> str:
+        """Pay the bill from checking."""
+        state["checking"] -= state["bill"]
+        state["paid"] = True
+        return "paid"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = state["paid"] and state["checking"] >= -1e-9
+        return all_or_nothing([Check(name="paid_not_overdrawn", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        short = d["bill"] - d["checking"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[
+                    call("balance"),
+                    call("transfer", amount=short),
+                    call("pay"),
+                    say("Paid."),
+                ],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Paid.")]),
+        ]
+
+
+def bill_tasks() -> list[Task]:
+    # shortfalls 2.4 times apart or more, savings of two shortfalls: one task's
+    # transfer is too little for a larger shortfall and more than a smaller one's savings
+    cases = ((12.0, 52.0), (30.0, 130.0), (5.0, 245.0), (45.0, 645.0))
+    return [
+        Task(
+            task_id=f"bills-example-0-{k:05d}",
+            env="bills",
+            responses_create_params={"input": f"Pay the ${bill:.2f} bill; don't overdraw."},
+            task_data={"checking": checking, "bill": bill},
+        )
+        for k, (checking, bill) in enumerate(cases)
+    ]
+
+
+async def test_more_moved_than_needed_is_a_bound_with_slack_not_a_value_ignored() -> None:
+    # the tool refuses a negative amount, so a far probe below the control's shortfall says
+    # nothing of the verifier: nearer probes find its edge (overdrawn), and above it the
+    # verifier never closes: at least what is needed, with room to spare
+    good = await _validate(BillDesk(), bill_tasks())
+    assert not [f for f in good.findings if f["severity"] == "pays"], good.findings

@@ -24,6 +24,7 @@ policy turned its failure into a mask). Each `pays` finding is shrunk to a minim
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
@@ -237,6 +238,15 @@ class Search:
                     diff = lost(p.record.world, p.honest.world, p.base.ignored)
                 if diff and self.repeated(p):
                     diff = set()
+                if diff and await self.honest_number(p) and self.one_sided(p):
+                    self.found(
+                        "another_world",
+                        ADVISORY,
+                        p,
+                        "full reward beyond the control's value, on the side the verifier "
+                        "never closes: a bound with slack (at least what is needed)",
+                    )
+                    continue
                 if diff and await self.honest_number(p) is False and await self.both_ends(p):
                     shown = ", ".join(sorted(diff)[:3])
                     # more of an action (made twice, answers sprayed) may be allowed where the
@@ -392,6 +402,7 @@ class Search:
         ends = []
         at_once: list[bool] = []  # each side: refused at the first probe
         verifier_edge = False
+        open_side = 0.0
         for sign in (1, -1):
             end = None
             for k in range(TOLERANCE_STEPS):
@@ -399,13 +410,25 @@ class Search:
                 outcome = await self.passes_with(p, probe)
                 if outcome == "passes":
                     continue
+                if outcome == "refused" and k == 0:
+                    # the tool refused the first step (a negative amount): nearer values may
+                    # still show where the verifier's own edge lies
+                    probe, outcome = await self.nearer(p, old, probe)
                 end = probe
                 at_once.append(k == 0)
                 verifier_edge = verifier_edge or outcome == "fails"
                 break
             if end is None:
-                return None
+                if open_side:
+                    return None  # paid on both sides, as far as probed: the value is ignored
+                open_side = sign * math.inf
+                continue
             ends.append(end)
+        if open_side:
+            # the verifier closes one side and never the other: a bound (at least what is
+            # needed, transferred with room to spare), the goal with slack of a number;
+            # where only the tool closes the other side, nothing of the value is graded
+            return (min(*ends, open_side), max(*ends, open_side)) if verifier_edge else None
         offered = self.offered(p, old)
         if not verifier_edge and not offered:
             return None
@@ -418,6 +441,27 @@ class Search:
         if whole and not offered and any(at_once) and not all(at_once):
             return None
         return (min(ends), max(ends))
+
+    async def nearer(self, p: Played, old: float, refused: float) -> tuple[float, str]:
+        """Between `old` and a value the tool refused: the first value, halving the distance,
+        that the verifier fails (its edge), or the refused value when none does."""
+        for j in range(1, TOLERANCE_STEPS):
+            probe = old + (refused - old) / 2**j
+            if isinstance(p.mutant.old, int) and probe == int(probe) == old:
+                break
+            outcome = await self.passes_with(p, probe)
+            if outcome == "fails":
+                return probe, outcome
+            if outcome == "passes":
+                break
+        return refused, "refused"
+
+    def one_sided(self, p: Played) -> bool:
+        """Whether the window measured for this mutant's number is open on one side."""
+        m = p.mutant
+        key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
+        window = self.tolerances.get(key)
+        return window is not None and math.inf in (abs(window[0]), abs(window[1]))
 
     @staticmethod
     def offered(p: Played, value: float) -> bool:
