@@ -53,7 +53,7 @@ from proofgym_stack.validation.search.options import crossed
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import numbers, tokens
-from proofgym_stack.validation.search.world import World, as_sets, changed, lost
+from proofgym_stack.validation.search.world import World, as_sets, changed, lost, members
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -558,8 +558,10 @@ async def _faults_only(played: list[Played]) -> None:
 
 
 def _same_at(a: World, b: World, paths: set[str]) -> bool:
-    """Whether two worlds hold the same at every one of `paths`."""
-    return all(a.get(path) == b.get(path) for path in paths)
+    """Whether two worlds hold the same at every one of `paths` (paths as `lost` names them:
+    a list's members under its path, read as a multiset)."""
+    mine, theirs = members(a), members(b)
+    return all(sorted(mine.get(p, [])) == sorted(theirs.get(p, [])) for p in paths)
 
 
 def _call_index(script: Script, t: int, i: int) -> int | None:

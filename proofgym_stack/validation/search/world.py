@@ -130,9 +130,9 @@ def lost(world: World, honest: World, ignored: set[str] | frozenset[str] = froze
     member dropped or changed is lost; a list's length is not itself a loss). A path only
     `world` has is an addition, such as a scratch file, and is not counted: what the honest
     world holds is what the task asked for."""
-    mine = _members(world, ignored)
+    mine = members(world, ignored)
     out: set[str] = set()
-    for path, values in _members(honest, ignored).items():
+    for path, values in members(honest, ignored).items():
         have = list(mine.get(path, []))
         for value in values:
             if value in have:
@@ -143,7 +143,9 @@ def lost(world: World, honest: World, ignored: set[str] | frozenset[str] = froze
     return out
 
 
-def _members(world: World, ignored: set[str] | frozenset[str]) -> dict[str, list[str]]:
+def members(world: World, ignored: set[str] | frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """The world's values by path, a list's members gathered under their list's path
+    (`.bookings[].flight_id`), as `lost` reads them."""
     out: dict[str, list[str]] = {}
     for path, value in world.items():
         if path in ignored or path.endswith(".#"):
