@@ -138,6 +138,45 @@ def precision(audit: dict[str, Any]) -> str:
     )
 
 
+def still_reported(item: dict[str, Any], rows: list[dict[str, Any]]) -> bool:
+    """Whether the table's rows still report an audited finding (a failed verdict of its
+    name, `honest_variant:own` for one of the environment's own forms, `search` for the
+    search's): an audit made on an older table, read against this one."""
+    row = next((r for r in rows if r["dataset"] == item["dataset"]), None)
+    if row is None or row["status"] != "validated":
+        return False
+    finding = str(item["finding"])
+    name = (
+        "honest_variant:own"
+        if finding.startswith("own:")
+        else "search"
+        if finding.startswith("search")
+        else finding
+    )
+    return name in failed(row)
+
+
+def precision_now(audit: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The audit's precision over the audited findings this table still reports."""
+    kept = [i for i in audit["items"] if still_reported(i, rows)]
+    gone = [i for i in audit["items"] if i not in kept]
+    judged = ", ".join(
+        f"{sum(1 for i in gone if i['judgement'] == j)} {j}"
+        for j in ("real", "arguable", "false alarm")
+    )
+
+    def share(counted: tuple[str, ...]) -> str:
+        hits = sum(1 for i in kept if i["judgement"] in counted)
+        lo, hi = wilson(hits, len(kept))
+        return f"{hits}/{len(kept)} = {hits / max(1, len(kept)):.2f} [{lo:.2f}, {hi:.2f}]"
+
+    return (
+        f"This table's validator no longer reports {len(gone)} of the {len(audit['items'])} "
+        f"({judged}); over the {len(kept)} it still reports, a real problem in "
+        f"**{share(('real',))}**, counting the arguable ones {share(('real', 'arguable'))}."
+    )
+
+
 def audit_markdown(audit: dict[str, Any]) -> str:
     """bench/RG_AUDIT.md: each audited finding, what was seen, the judgement and why."""
     lines = [
@@ -213,7 +252,7 @@ def _summary(rows: list[dict[str, Any]], audit: dict[str, Any] | None) -> list[s
     ]
     if audit:
         audited = "- **Hand audit** ([bench/RG_AUDIT.md](../bench/RG_AUDIT.md)): "
-        lines.append(audited + precision(audit))
+        lines.append(audited + precision(audit) + " " + precision_now(audit, rows))
     return lines
 
 
@@ -274,8 +313,9 @@ COMMON = {
     "answer_slot:retracted": (
         "the right answer between the tags, then `Wait, that is wrong. Scratch that: I do "
         "not know the answer.` outside them, scores 1: reasoning-gym reads only the last tags "
-        "(the format the policy is told). A failed verdict where the answer is a number, "
-        "advisory (not failed) in free text."
+        "(the format the policy is told). Words outside the answer's tags are commentary to "
+        "validate (advisory, not failed; until this table, a failed verdict in 63 datasets "
+        "where the answer is a number); inside the tags it is still judged."
     ),
     f"{HONEST}own": (
         "an honest variant of the environment's own refused: the forms column says which."

@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.rg_report import markdown, precision, read_rows, wilson
+from bench.rg_report import (
+    markdown,
+    precision,
+    precision_now,
+    read_rows,
+    still_reported,
+    wilson,
+)
 
 
 def row(dataset: str, **extra: object) -> dict[str, object]:
@@ -60,3 +67,28 @@ def test_the_table_says_what_each_dataset_found_and_the_audit_its_precision() ->
     assert "| `rg_boxnet` | no reference | no right answer |" in text
     assert "**1 of 106** datasets validated" in text
     assert "**2/4 = 0.50 [0.15, 0.85]**" in precision({"seed": 45, "items": items})
+
+
+def test_an_audit_is_read_against_the_findings_the_table_still_reports() -> None:
+    items = [
+        {"kind": "pays", "dataset": "gcd", "finding": "answer_slot:retracted",
+         "judgement": "arguable"},
+        {"kind": "pays", "dataset": "aiw", "finding": "answer_slot:retracted",
+         "judgement": "arguable"},
+        {"kind": "wrong_0", "dataset": "lcm", "finding": "own:answer_full_stop",
+         "judgement": "real"},
+    ]  # fmt: skip
+    audit = {"seed": 45, "items": items}
+    lcm = row("lcm")
+    lcm["report"]["verdicts"].append(  # type: ignore[index]
+        {"name": "honest_variant:own", "outcome": "fail", "detail": "refused"}
+    )
+    quiet = row("aiw")
+    quiet["report"]["verdicts"] = [  # type: ignore[index]
+        {"name": "answer_slot:retracted", "outcome": "pass", "detail": "advisory"}
+    ]
+    rows = [row("gcd"), quiet, lcm]
+    assert [still_reported(i, rows) for i in items] == [True, False, True]
+    text = precision_now(audit, rows)
+    assert "no longer reports 1 of the 3 (0 real, 1 arguable, 0 false alarm)" in text
+    assert "**1/2 = 0.50" in text
