@@ -383,3 +383,23 @@ def test_worlds_compared_at_a_lists_members_as_lost_names_them() -> None:
     other = {".bookings.#": "1", ".bookings[0].flight_id": "'ZU7727'"}
     assert not _same_at(booked, other, {".bookings[].flight_id"})
     assert _same_at(booked, dict(booked), {".bookings[].flight_id"})
+
+
+class Unlooked(DocksAsText):
+    """The planted slip, and a reference that books without reading the timetable."""
+
+    def controls(self, task: Task) -> list[Control]:
+        return [
+            Control(
+                name=c.name,
+                expect=c.expect,
+                script=[turn for turn in c.script if turn != call("sailings")],
+            )
+            for c in super().controls(task)
+        ]
+
+
+async def test_an_observing_tools_listing_gives_options_the_reference_never_read() -> None:
+    bad = await _validate(Unlooked(), ferry_tasks())
+    found = [f for f in bad.findings if f["severity"] == "pays" and f["site"] == "book.sailing"]
+    assert found and "10:05" in found[0]["why"], bad.findings

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
 MAX_TARGETS = 2
+#: the observing tools played beside the reference for the listings they print
+MAX_LOOKS = 3
 
 
 @dataclass
@@ -86,10 +88,12 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     for other in base.honest[1:]:
         base.ignored |= differences(reference.world, other.world)
     looks = observations(ctx, task, reference.control.script)
-    if looks:
-        script = inserted(reference.control.script, looks[0])
-        _, record, _ = await played(ctx, trace, task, script, "search: bookkeeping probe")
-        if record is not None:
+    looked: list[str] = []  # what the observing tools print: listings an honest policy reads
+    for n, look in enumerate(looks[:MAX_LOOKS]):
+        script = inserted(reference.control.script, look)
+        _, record, shown = await played(ctx, trace, task, script, "search: bookkeeping probe")
+        looked += shown
+        if n == 0 and record is not None:
             base.ignored |= differences(reference.world, record.world)
     _, untouched, _ = await played(
         ctx, trace, task, [[{"type": "message", "content": ""}]], "search: the world untouched"
@@ -99,6 +103,7 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     for honest in base.honest:
         honest.targets = await _other_truths(ctx, honest)
     base.pools = _pools(ctx, task, base)
+    base.pools.shown += [text for text in looked if text not in base.pools.shown]
     return base
 
 

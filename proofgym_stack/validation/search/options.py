@@ -280,8 +280,10 @@ def _slot(value: Any, record: str) -> str | int | None:
 
 
 def record_of(value: Any, outputs: list[str]) -> str | None:
-    """The first record of `outputs` that prints `value` as one of its fields."""
-    for listing in records(outputs):
+    """The first record of `outputs` that prints `value` as one of its fields, a listing's
+    row first (an option as the listing shows it, not the echo of a call that chose it)."""
+    listings = sorted(records(outputs), key=lambda listing: len(listing) < 2)
+    for listing in listings:
         for record in listing:
             if _slot(value, record) is not None:
                 return record

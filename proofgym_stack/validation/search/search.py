@@ -286,7 +286,7 @@ class Search:
         if m.op != "argument" or m.old is None or m.new is None:
             return None
         words = "\n".join([prompt_text(p.base.task), self.ctx.env.instructions(p.base.task) or ""])
-        return crossed(m.old, m.new, p.honest.outputs, words)
+        return crossed(m.old, m.new, p.base.pools.shown, words)
 
     @staticmethod
     def refused(p: Played) -> bool:
