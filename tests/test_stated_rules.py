@@ -403,3 +403,83 @@ async def test_an_observing_tools_listing_gives_options_the_reference_never_read
     bad = await _validate(Unlooked(), ferry_tasks())
     found = [f for f in bad.findings if f["severity"] == "pays" and f["site"] == "book.sailing"]
     assert found and "10:05" in found[0]["why"], bad.findings
+
+
+# --- a deposit desk: refund the deposit less the deductions, no more -----------------------
+
+
+class DepositDesk(Environment[dict[str, Any]]):
+    """Refund the tenant the deposit less the agreed deductions (both printed)."""
+
+    name = "deposits"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"refunded": None, **task.task_data}
+
+    @tool(inline=True, observes=True)
+    def report(self, state: dict[str, Any]) -> str:
+        """The deposit held and the agreed deductions."""
+        return f"deposit {state['deposit']:.2f}; deductions " + ", ".join(
+            f"{d:.2f}" for d in state["deductions"]
+        )
+
+    @tool(inline=True)
+    def refund(self, state: dict[str, Any], amount: float) -> str:
+        """Pay the tenant.
+
+        Args:
+            amount: how much, in pounds.
+        """
+        if amount <= 0:
+            raise ToolError("a refund is a positive amount")
+        state["refunded"] = amount
+        return f"refunded {amount:.2f}"
+
+    def most(self, state: dict[str, Any]) -> float:
+        return float(state["deposit"] - sum(state["deductions"]))
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        got = state["refunded"]
+        owed = state["deposit"] - sum(state["deductions"])
+        ok = got is not None and owed - 0.005 <= got <= self.most(state) + 0.005
+        return all_or_nothing([Check(name="refund_owed", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        owed = round(d["deposit"] - sum(d["deductions"]), 2)
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("report"), call("refund", amount=owed), say("Refunded.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Refunded.")]),
+        ]
+
+
+class DeductionsAdded(DepositDesk):
+    """The planted slip: the ceiling adds the deductions back on top of the deposit."""
+
+    def most(self, state: dict[str, Any]) -> float:
+        return float(state["deposit"] + sum(state["deductions"]))
+
+
+def deposit_tasks() -> list[Task]:
+    cases = ((850.0, [45.5, 120.0]), (1200.0, [300.25]), (640.0, [60.0, 35.75]), (975.0, [88.0]))
+    return [
+        Task(
+            task_id=f"deposits-example-0-{k:05d}",
+            env="deposits",
+            responses_create_params={"input": "Return the tenant's deposit, less deductions."},
+            task_data={"deposit": deposit, "deductions": deductions},
+        )
+        for k, (deposit, deductions) in enumerate(cases)
+    ]
+
+
+async def test_a_window_closed_at_once_below_and_far_above_is_no_tolerance() -> None:
+    bad = await _validate(DeductionsAdded(), deposit_tasks())
+    found = [f for f in bad.findings if f["severity"] == "pays" and f["site"] == "refund.amount"]
+    assert found, bad.findings
+    good = await _validate(DepositDesk(), deposit_tasks())
+    assert not [f for f in good.findings if f["severity"] == "pays"], good.findings

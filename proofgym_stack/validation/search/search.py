@@ -64,6 +64,11 @@ MAX_TASKS = 2
 MAX_SHRUNK = 4
 REPLAYS_PER_SITE = 3
 TOLERANCE_STEPS = 8
+#: how far (doublings) the other side is followed when one side closed at once
+FAR_STEPS = 20
+#: a side the verifier closes only this many doublings out (8 steps) or farther, against one
+#: it closes at once, is no tolerance around the control's value
+FAR_SIDE = 3
 #: operators that make an action twice: a world that differs only by the same record twice
 #: is an honest repeat
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
@@ -393,54 +398,67 @@ class Search:
         return window is not None and window[0] < float(m.new) < window[1]
 
     async def window(self, p: Played, old: float, new: float) -> tuple[float, float] | None:
-        """The nearest value on each side of `old` the verifier fails, or None when one side
-        never fails. A value the tool itself refuses is not the verifier's edge: where only
-        the tool closes the window (every value it takes pays) and the control's value is not
-        one the environment offered (printed, or stated in the prompt), the verifier ignores a
-        value the policy worked out, and there is no tolerance to grant."""
+        """The nearest value on each side of `old` the verifier fails, or None when the value
+        is not held within a tolerance. A value the tool itself refuses is not the verifier's
+        edge: where only the tool closes the window (every value it takes pays) and the
+        control's value is not one the environment offered (printed, or stated in the
+        prompt), the verifier ignores a value the policy worked out. A tolerance surrounds the
+        truth: a window the verifier closes at once on one side and only far out on the other
+        is another answer accepted, not a tolerance. A window the verifier closes on one side
+        and never on the other is a bound (at least what is needed): open on that side."""
         step = abs(new - old) or 1.0
-        ends = []
-        at_once: list[bool] = []  # each side: refused at the first probe
-        verifier_edge = False
-        open_side = 0.0
-        for sign in (1, -1):
-            end = None
-            for k in range(TOLERANCE_STEPS):
-                probe = old + sign * step * (2**k)
-                outcome = await self.passes_with(p, probe)
-                if outcome == "passes":
-                    continue
-                if outcome == "refused" and k == 0:
-                    # the tool refused the first step (a negative amount): nearer values may
-                    # still show where the verifier's own edge lies
-                    probe, outcome = await self.nearer(p, old, probe)
-                end = probe
-                at_once.append(k == 0)
-                verifier_edge = verifier_edge or outcome == "fails"
-                break
-            if end is None:
-                if open_side:
-                    return None  # paid on both sides, as far as probed: the value is ignored
-                open_side = sign * math.inf
-                continue
-            ends.append(end)
-        if open_side:
-            # the verifier closes one side and never the other: a bound (at least what is
-            # needed, transferred with room to spare), the goal with slack of a number;
-            # where only the tool closes the other side, nothing of the value is graded
-            return (min(*ends, open_side), max(*ends, open_side)) if verifier_edge else None
+        sides = [await self._side(p, old, step, sign, TOLERANCE_STEPS) for sign in (1, -1)]
+        for n, (end, _, _) in enumerate(sides):
+            other = sides[1 - n]
+            if end is None and other[1] == "fails" and other[2] == 0:
+                # one side closed at once: follow the open one farther for a far edge
+                sides[n] = await self._side(p, old, step, 1 - 2 * n, FAR_STEPS)
+        ends = [end for end, _, _ in sides if end is not None]
+        verifier_edge = any(outcome == "fails" for _, outcome, _ in sides)
+        if len(ends) == 0:
+            return None  # paid on both sides, as far as probed: the value is ignored
+        if len(ends) == 1:
+            # the verifier closes one side and never the other: a bound with slack; where
+            # only the tool closes the other side, nothing of the value is graded
+            edge = ends[0]
+            far = math.inf if edge < old else -math.inf
+            return (min(edge, far), max(edge, far)) if verifier_edge else None
         offered = self.offered(p, old)
         if not verifier_edge and not offered:
             return None
-        # a tolerance surrounds the truth: a whole number worked out (not offered) whose
-        # window runs to one side only (refused one step up, paid one step down) is another
-        # answer accepted, not a tolerance (tins rounded down where enough paint was meant)
+        reach = [k for _, outcome, k in sides if outcome == "fails"]
+        at_once = [k == 0 for _, _, k in sides]
         whole = all(
             isinstance(v, int) and not isinstance(v, bool) for v in (p.mutant.old, p.mutant.new)
         )
-        if whole and not offered and any(at_once) and not all(at_once):
+        if not offered and (
+            # a whole number worked out, paid one step to one side and refused one step to
+            # the other (tins rounded down where enough paint was meant)
+            (whole and any(at_once) and not all(at_once))
+            # any number the verifier refuses at once on one side and pays 8 steps out or
+            # farther on the other (a refund paid up to twice the deductions over)
+            or (len(reach) == 2 and min(reach) == 0 and max(reach) >= FAR_SIDE)
+        ):
             return None
         return (min(ends), max(ends))
+
+    async def _side(
+        self, p: Played, old: float, step: float, sign: int, steps: int
+    ) -> tuple[float | None, str, int]:
+        """One side of `old`, probed outward by doubling steps: (where it closed, how:
+        `fails` for the verifier or `refused` for the tool, the doubling it closed at), or
+        (None, `passes`, steps) when every probe passed."""
+        for k in range(steps):
+            probe = old + sign * step * (2**k)
+            outcome = await self.passes_with(p, probe)
+            if outcome == "passes":
+                continue
+            if outcome == "refused" and k == 0:
+                # the tool refused the first step (a negative amount): nearer values may
+                # still show where the verifier's own edge lies
+                probe, outcome = await self.nearer(p, old, probe)
+            return probe, outcome, k
+        return None, "passes", steps
 
     async def nearer(self, p: Played, old: float, refused: float) -> tuple[float, str]:
         """Between `old` and a value the tool refused: the first value, halving the distance,
