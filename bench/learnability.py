@@ -82,9 +82,7 @@ def eval_change(
     changes = [after["per_task"][t]["reward"] - before["per_task"][t]["reward"] for t in tasks]
     mean = sum(changes) / len(changes)
     rng = random.Random(0)
-    means = sorted(
-        sum(rng.choice(changes) for _ in changes) / len(changes) for _ in range(rounds)
-    )
+    means = sorted(sum(rng.choice(changes) for _ in changes) / len(changes) for _ in range(rounds))
     extreme = sum(
         abs(sum(c if rng.random() < 0.5 else -c for c in changes)) >= abs(sum(changes)) - 1e-12
         for _ in range(rounds)
