@@ -483,3 +483,16 @@ async def test_a_window_closed_at_once_below_and_far_above_is_no_tolerance() -> 
     assert found, bad.findings
     good = await _validate(DepositDesk(), deposit_tasks())
     assert not [f for f in good.findings if f["severity"] == "pays"], good.findings
+
+
+async def test_a_follow_up_of_more_checks_than_needed_is_more_of_the_same() -> None:
+    # the blind corpus's release twin (batch 2026-12-03b): checks run on other versions too
+    # (a spray) are the policy's freedom; a follow-up that changes which extra version was
+    # checked is more of the same, not a paying finding (it paid once follow-ups were
+    # compared with advisory worlds member by member)
+    from bench.blind.harness import load, tasks_of
+
+    root = Path(__file__).resolve().parent.parent
+    plant = load(root / "bench" / "blind" / "batch_2026_12_03b" / "blind_release")
+    good = await validate_env(plant.Twin(), tasks_of(plant, 6), parallel=16, sample=4)
+    assert not [f for f in good.findings if f["severity"] == "pays"], good.findings

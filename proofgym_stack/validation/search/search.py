@@ -106,6 +106,8 @@ class Search:
         self.findings: list[Finding] = []
         self.tolerances: dict[tuple[Any, ...], tuple[float, float] | None] = {}
         self._follow: dict[int, tuple[Honest, TaskBaseline]] = {}
+        #: a follow-up's id -> the operator of the mutant it follows
+        self._parent_op: dict[int, str] = {}
         self.follow_ups_played = 0
         #: finding -> (the honest world, the paths set aside): by the finding's id once grouped
         self._worlds: dict[int, tuple[World, set[str]]] = {}
@@ -180,6 +182,7 @@ class Search:
             )
             for m in follow_ups(p.mutant.script, changed, fresh):
                 self._follow[id(m)] = (p.honest, p.base)
+                self._parent_op[id(m)] = p.mutant.op
                 out.append(m)
         return out
 
@@ -266,7 +269,12 @@ class Search:
                         or await self.slack(p)
                     )
                     if not more and m.op in COMPOUND:
-                        more = any(_same_at(p.record.world, w, diff) for w in free_worlds)
+                        # a follow-up of more of an action (what a spray's extra calls did,
+                        # changed) is more of it; one that leaves a world an advisory mutant
+                        # left adds no evidence
+                        more = self._parent_op.get(id(m)) in MORE_OF_AN_ACTION or any(
+                            _same_at(p.record.world, w, diff) for w in free_worlds
+                        )
                     if more:
                         free_worlds.append(p.record.world)
                     severity = ADVISORY if more else PAYS
