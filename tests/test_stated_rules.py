@@ -20,7 +20,8 @@ from openai.types.responses import Response
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
-from proofgym_stack.validation.search.options import bounds, crossed, ruled_days, siblings
+from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.rules import bounds, crossed, ruled_days
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.compose import all_or_nothing
 

@@ -49,7 +49,7 @@ from proofgym_stack.validation.search.mutants import (
     with_call,
     within_budget,
 )
-from proofgym_stack.validation.search.options import crossed
+from proofgym_stack.validation.search.rules import crossed
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import numbers, tokens

@@ -1,0 +1,256 @@
+"""The rules the task's words state: bounds on typed values and rules on weekdays.
+
+Choosing another option a tool printed (`options`) is often the policy's freedom (another
+free room), so a search that finds one paid is not evidence of a hole by itself. It is when
+the task's words state a rule the two options fall on either side of (`crossed`): a bound
+written beside a typed value ("arrive by 9:40", "at most £40", "2.10.0 or newer", "from
+2027-03-07 to 2027-03-13") that the honest option keeps and the other breaks, compared on the
+value's own scale (time, date, version, money, a quantity with its unit), or a weekday the
+words rule on ("closed on Sundays", "only on Saturdays") that exactly one of the two options
+falls on. A value the words state without a bound word beside it (a departure time mentioned
+in passing) is no rule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from proofgym_stack.validation.search.options import record_of
+
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+#: unit words a quantity is compared in (a bound and an option's value must share one)
+UNITS = {
+    "kg": "kg", "g": "g", "mg": "mg", "km": "km", "m": "m", "cm": "cm", "mm": "mm",
+    "mb": "mb", "gb": "gb", "kb": "kb", "tb": "tb", "ml": "ml", "l": "l",
+    "min": "min", "mins": "min", "minutes": "min", "minute": "min",
+    "h": "h", "hours": "h", "hour": "h", "hrs": "h",
+    "days": "day", "day": "day", "nights": "night", "night": "night",
+    "seats": "seat", "people": "person", "guests": "person", "persons": "person",
+    "kcal": "kcal", "calories": "kcal", "%": "%", "percent": "%", "w": "w", "kw": "kw",
+    "kwh": "kwh", "mph": "mph", "kmh": "kmh", "gbps": "gbps", "mbps": "mbps",
+}  # fmt: skip
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+_MONEY_WORDS = {"usd": "$", "dollars": "$", "gbp": "£", "pounds": "£", "eur": "€", "euros": "€"}
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    (
+        "date",
+        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({'|'.join(MONTHS)})(?:,? (\d{{4}}))?\b", re.I),
+    ),
+    ("version", re.compile(r"\bv?(\d+\.\d+\.\d+(?:\.\d+)*)\b")),
+    ("time", re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap]\.?m\.?))?(?![\d:])", re.I)),
+    ("time", re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap]\.?m\.?)(?!\w)", re.I)),
+    ("money", re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")),
+    ("money", re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s?(usd|dollars|gbp|pounds|eur|euros)\b", re.I)),
+    ("unit", re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNIT_ALT})(?![\w])", re.I)),
+]
+#: words that make the value after them a bound: the largest allowed (`upper`) or the least
+UPPER = (
+    "by", "before", "until", "till", "to", "through", "no later than", "at most", "up to",
+    "under", "below", "within", "max", "maximum", "not more than", "no more than",
+    "less than", "budget of", "budget", "cap of", "limit of", "latest", "not exceed",
+    "not over", "cannot exceed", "must not exceed", "not above",
+)  # fmt: skip
+LOWER = (
+    "at least", "from", "after", "since", "no earlier than", "minimum", "min", "over",
+    "above", "more than", "earliest", "starting", "not below", "not under", "not less than",
+)  # fmt: skip
+UPPER_AFTER = ("or earlier", "or less", "or lower", "or older", "or fewer", "at the latest", "max")
+LOWER_AFTER = ("or newer", "or later", "or more", "or higher", "or above", "at the earliest")
+#: words that make a clause naming a weekday a rule about it
+DAY_RULE = re.compile(
+    r"\b(closed|not|no|never|except|excluding|only|shut|unavailable|avoid|cannot|can't|"
+    r"isn't|aren't|don't|doesn't|won't|must)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A typed value written in a text: its kind (`time`, `date`, `version`, `money:£`,
+    `unit:kg`), its value on that kind's scale, and where it stands."""
+
+    kind: str
+    value: Any
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A rule the task's words state: `kind` values at most (`upper`) or at least `value`."""
+
+    kind: str
+    value: Any
+    direction: str
+    phrase: str
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every typed value of `text`, in order (an earlier pattern's span wins)."""
+    found: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            q = _parse(kind, m)
+            if q is not None:
+                found.append(q)
+                taken.append((m.start(), m.end()))
+    return sorted(found, key=lambda q: q.start)
+
+
+def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
+    g = m.groups()
+    value: Any
+    try:
+        if kind == "date" and g[0] and len(g[0]) == 4:
+            value = date(int(g[0]), int(g[1]), int(g[2])).toordinal()
+        elif kind == "date":
+            month = MONTHS.index(g[1].lower()) + 1
+            if g[2]:
+                value = date(int(g[2]), month, int(g[0])).toordinal()
+            else:  # a day of a month without its year: ordered within the year
+                kind, value = "daymonth", month * 100 + int(g[0])
+        elif kind == "version":
+            value = tuple(int(x) for x in g[0].split("."))
+        elif kind == "time":
+            hour, minute = int(g[0]), int(g[1]) if g[1] and g[1].isdigit() else 0
+            half = (g[2] if len(g) > 2 else g[1]) or ""
+            half = half.lower().replace(".", "")
+            if half == "pm" and hour < 12:
+                hour += 12
+            if half == "am" and hour == 12:
+                hour = 0
+            value = hour * 60 + minute
+        elif kind == "money":
+            symbol, amount = (g[0], g[1]) if g[0] in "£$€" else (_MONEY_WORDS[g[1].lower()], g[0])
+            kind, value = f"money:{symbol}", float(amount.replace(",", ""))
+        else:
+            kind, value = f"unit:{UNITS[g[1].lower()]}", float(g[0])
+    except (ValueError, KeyError):
+        return None
+    return Quantity(kind, value, m.start(), m.end(), m.group(0))
+
+
+def weekday_of(q: Quantity) -> str | None:
+    """The weekday a dated quantity falls on."""
+    return WEEKDAYS[date.fromordinal(q.value).weekday()] if q.kind == "date" else None
+
+
+def bounds(text: str) -> list[Bound]:
+    """The bounds `text` states: each typed value with a bound word just before it (in the
+    same clause) or just after it."""
+    out: list[Bound] = []
+    for q in quantities(text):
+        before = re.split(r"[.;!?\n]", text[max(0, q.start - 40) : q.start])[-1].lower()
+        after = text[q.end : q.end + 24].lower()
+        words = re.findall(r"[a-z']+", before)
+        tail = " ".join(words[-4:])
+        direction = None
+        if any(after.lstrip(" ,").startswith(w) for w in UPPER_AFTER):
+            direction = "upper"
+        elif any(after.lstrip(" ,").startswith(w) for w in LOWER_AFTER):
+            direction = "lower"
+        else:
+            last = _last_bound_word(tail)
+            if last is not None:
+                direction = "upper" if last in UPPER else "lower"
+        if direction is not None:
+            out.append(Bound(q.kind, q.value, direction, _phrase(text, q)))
+    return out
+
+
+def _last_bound_word(tail: str) -> str | None:
+    """The bound word that ends `tail` (the words just before a value), the longest first;
+    `to`, `from` and `by` count only right before it."""
+    best: tuple[int, str] | None = None
+    for word in (*UPPER, *LOWER):
+        for m in re.finditer(rf"\b{re.escape(word)}\b", tail):
+            rest = tail[m.end() :].split()
+            if word in ("to", "from", "by", "over", "after", "since") and rest:
+                continue
+            if len(rest) <= 2 and (best is None or m.end() > best[0]):
+                best = (m.end(), word)
+    return best[1] if best else None
+
+
+def _phrase(text: str, q: Quantity) -> str:
+    start = max(0, q.start - 30)
+    return " ".join(text[start : q.end + 12].split())
+
+
+def ruled_days(text: str) -> dict[str, str]:
+    """Weekdays the words rule on: weekday -> the clause (a weekday named in a clause with a
+    rule word: closed, not, only, except...)."""
+    out: dict[str, str] = {}
+    for clause in re.split(r"[.;!?\n]", text):
+        if not DAY_RULE.search(clause):
+            continue
+        for day in WEEKDAYS:
+            if re.search(rf"\b{day}s?\b", clause, re.I):
+                out.setdefault(day, " ".join(clause.split())[:120])
+    return out
+
+
+def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
+    """Why choosing `new` (another option) instead of honest `old` breaks a rule the task's
+    `words` state, or None: a bound the old option's value keeps and the new one's breaks,
+    read from each option's record (or the value itself), field by field of the same kind;
+    or a weekday the words rule on that exactly one of the two falls on."""
+    old_record, new_record = record_of(old, outputs), record_of(new, outputs)
+    old_q = _typed(str(old)) or (quantities(old_record) if old_record else [])
+    new_q = _typed(str(new)) or (quantities(new_record) if new_record else [])
+    if not old_q or not new_q:
+        return None
+    for bound in bounds(words):
+        pairs = _aligned(old_q, new_q, bound.kind)
+        for o, n in pairs:
+            if bound.direction == "upper" and o.value <= bound.value < n.value:
+                return f"{n.text} is past {bound.phrase!r} (the honest option: {o.text})"
+            if bound.direction == "lower" and n.value < bound.value <= o.value:
+                return f"{n.text} is short of {bound.phrase!r} (the honest option: {o.text})"
+    days = ruled_days(words)
+    for o, n in _aligned(old_q, new_q, "date"):
+        a, b = weekday_of(o) or "", weekday_of(n) or ""
+        if a != b and ((a in days) != (b in days)):
+            day = a if a in days else b
+            return (
+                f"{n.text} is a {b.title()}, {o.text} a {a.title()}, and the task rules "
+                f"on {day.title()}s ({days[day]!r})"
+            )
+    return None
+
+
+def _typed(text: str) -> list[Quantity]:
+    """`text` as one typed value, when it is nothing else."""
+    found = quantities(text)
+    return found if len(found) == 1 and found[0].text.strip() == text.strip() else []
+
+
+def _aligned(
+    old: list[Quantity], new: list[Quantity], kind: str
+) -> list[tuple[Quantity, Quantity]]:
+    """The values of `kind` of two records, paired by their order (records of one shape)."""
+    a = [q for q in old if q.kind == kind]
+    b = [q for q in new if q.kind == kind]
+    return list(zip(a, b, strict=True)) if len(a) == len(b) else []
