@@ -43,7 +43,8 @@ class Pools:
     across_tasks: dict[str, list[str]] = field(default_factory=dict)
     #: the task's tool schemas (name, parameters), for calls swapped to another tool
     tools: list[dict[str, Any]] = field(default_factory=list)
-    #: what honest play's tools printed, whole: the listings other options are read from
+    #: what honest play's tools printed, whole, and what the observing tools print beside it:
+    #: the listings other options are read from
     shown: list[str] = field(default_factory=list)
 
 
