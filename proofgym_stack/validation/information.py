@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text
-from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -72,7 +72,7 @@ def _said(script: Script) -> str:
 def honest_view(v: Context, task: Task) -> str:
     """What the policy sees on the honest path: the prompt, the instructions, and every tool
     output of the task's passing controls."""
-    parts = [prompt_text(task), v.env.instructions(task) or ""]
+    parts = [task_words(v.env, task)]
     for control in v.controls.get(task.task_id, []):
         result = v.solo.get((task.task_id, control.name))
         if control.expect == "pass" and result is not None:

@@ -19,6 +19,11 @@ def prompt_text(task: Task) -> str:
     return "\n".join(message_text(i) for i in items if i.get("type", "message") == "message")
 
 
+def task_words(env: Any, task: Task) -> str:
+    """What the task's words state to the policy: the prompt, then the instructions."""
+    return "\n".join([prompt_text(task), env.instructions(task) or ""])
+
+
 def _say(text: str) -> dict[str, Any]:
     return {"type": "message", "content": text}
 

@@ -35,6 +35,14 @@ def script_calls(script: Script) -> list[tuple[int, int, dict[str, Any]]]:
     ]
 
 
+def call_index(script: Script, t: int, i: int) -> int | None:
+    """The position of the call at turn `t`, item `i` among the script's calls."""
+    for n, (ct, ci, _) in enumerate(script_calls(script)):
+        if (ct, ci) == (t, i):
+            return n
+    return None
+
+
 def tool_outputs(result: RunResult) -> list[str]:
     """What each tool call of a rollout answered, in order."""
     return [

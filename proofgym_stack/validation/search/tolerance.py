@@ -1,0 +1,178 @@
+"""Is a number a tolerance? The window around a pass control's value, probed outward.
+
+A numeric argument mutant that still pays is no finding where it lies inside a bounded
+window the verifier keeps around the control's value (a measurement's tolerance). Each side
+is probed by doubling steps until the reward is lost (`Tolerances.window`); what closes it
+matters: the verifier (its edge) or the tool (its own input rule, not the verifier's). A
+window the verifier closes on one side only is a bound with slack (at least what is needed);
+one it closes at once on one side and only far out on the other, or a whole number worked
+out and paid one step to one side only, is another answer accepted, not a tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    call_index,
+    set_at,
+    tool_outputs,
+)
+from proofgym_stack.validation.search.mutants import with_call
+from proofgym_stack.validation.search.tracing import VerifyRecord
+from proofgym_stack.validation.search.values import numbers
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+    from proofgym_stack.validation.search.search import Played
+
+TOLERANCE_STEPS = 8
+#: how far (doublings) the other side is followed when one side closed at once
+FAR_STEPS = 20
+#: a side the verifier closes only this many doublings out (8 steps) or farther, against one
+#: it closes at once, is no tolerance around the control's value
+FAR_SIDE = 3
+
+Play = Callable[[Task, Script, str], Awaitable[tuple[RunResult, VerifyRecord | None]]]
+
+
+class Tolerances:
+    """The windows of one search's numeric mutants, each probed once and kept."""
+
+    def __init__(self, ctx: Context, play: Play) -> None:
+        self.ctx = ctx
+        self.play = play
+        self.windows: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+
+    async def honest_number(self, p: Played) -> bool:
+        """Whether a numeric argument mutant lies inside a bounded tolerance around the
+        control's value (probed outward on both sides until the reward is lost)."""
+        m = p.mutant
+        if m.op not in ("argument", "shortcut") or m.call_at is None:
+            return False
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new)):
+            return False
+        key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
+        if key not in self.windows:
+            self.windows[key] = await self.window(p, float(m.old), float(m.new))
+        window = self.windows[key]
+        return window is not None and window[0] < float(m.new) < window[1]
+
+    async def window(self, p: Played, old: float, new: float) -> tuple[float, float] | None:
+        """The nearest value on each side of `old` the verifier fails, or None when the value
+        is not held within a tolerance. A value the tool itself refuses is not the verifier's
+        edge: where only the tool closes the window (every value it takes pays) and the
+        control's value is not one the environment offered (printed, or stated in the
+        prompt), the verifier ignores a value the policy worked out. A tolerance surrounds the
+        truth: a window the verifier closes at once on one side and only far out on the other
+        is another answer accepted, not a tolerance. A window the verifier closes on one side
+        and never on the other is a bound (at least what is needed): open on that side."""
+        step = abs(new - old) or 1.0
+        sides = [await self._side(p, old, step, sign, TOLERANCE_STEPS) for sign in (1, -1)]
+        for n, (end, _, _) in enumerate(sides):
+            other = sides[1 - n]
+            if end is None and other[1] == "fails" and other[2] == 0:
+                # one side closed at once: follow the open one farther for a far edge
+                sides[n] = await self._side(p, old, step, 1 - 2 * n, FAR_STEPS)
+        ends = [end for end, _, _ in sides if end is not None]
+        verifier_edge = any(outcome == "fails" for _, outcome, _ in sides)
+        if len(ends) == 0:
+            return None  # paid on both sides, as far as probed: the value is ignored
+        if len(ends) == 1:
+            # the verifier closes one side and never the other: a bound with slack; where
+            # only the tool closes the other side, nothing of the value is graded
+            edge = ends[0]
+            far = math.inf if edge < old else -math.inf
+            return (min(edge, far), max(edge, far)) if verifier_edge else None
+        offered = self.offered(p, old)
+        if not verifier_edge and not offered:
+            return None
+        reach = [k for _, outcome, k in sides if outcome == "fails"]
+        at_once = [k == 0 for _, _, k in sides]
+        whole = all(
+            isinstance(v, int) and not isinstance(v, bool) for v in (p.mutant.old, p.mutant.new)
+        )
+        if not offered and (
+            # a whole number worked out, paid one step to one side and refused one step to
+            # the other (tins rounded down where enough paint was meant)
+            (whole and any(at_once) and not all(at_once))
+            # any number the verifier refuses at once on one side and pays 8 steps out or
+            # farther on the other (a refund paid up to twice the deductions over)
+            or (len(reach) == 2 and min(reach) == 0 and max(reach) >= FAR_SIDE)
+        ):
+            return None
+        return (min(ends), max(ends))
+
+    async def _side(
+        self, p: Played, old: float, step: float, sign: int, steps: int
+    ) -> tuple[float | None, str, int]:
+        """One side of `old`, probed outward by doubling steps: (where it closed, how:
+        `fails` for the verifier or `refused` for the tool, the doubling it closed at), or
+        (None, `passes`, steps) when every probe passed."""
+        for k in range(steps):
+            probe = old + sign * step * (2**k)
+            outcome = await self.passes_with(p, probe)
+            if outcome == "passes":
+                continue
+            if outcome == "refused" and k == 0:
+                # the tool refused the first step (a negative amount): nearer values may
+                # still show where the verifier's own edge lies
+                probe, outcome = await self.nearer(p, old, probe)
+            return probe, outcome, k
+        return None, "passes", steps
+
+    async def nearer(self, p: Played, old: float, refused: float) -> tuple[float, str]:
+        """Between `old` and a value the tool refused: the first value, halving the distance,
+        that the verifier fails (its edge), or the refused value when none does."""
+        for j in range(1, TOLERANCE_STEPS):
+            probe = old + (refused - old) / 2**j
+            if isinstance(p.mutant.old, int) and probe == int(probe) == old:
+                break
+            outcome = await self.passes_with(p, probe)
+            if outcome == "fails":
+                return probe, outcome
+            if outcome == "passes":
+                break
+        return refused, "refused"
+
+    def one_sided(self, p: Played) -> bool:
+        """Whether the window measured for this mutant's number is open on one side."""
+        m = p.mutant
+        key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
+        window = self.windows.get(key)
+        return window is not None and math.inf in (abs(window[0]), abs(window[1]))
+
+    @staticmethod
+    def offered(p: Played, value: float) -> bool:
+        """Whether `value` is one the environment showed the policy before the call: a number
+        its tools printed earlier in honest play or its prompt states (an option to choose
+        among, not one worked out; the call's own echo of it does not count)."""
+        m = p.mutant
+        nth = call_index(p.honest.control.script, *m.call_at) if m.call_at else None
+        before = p.honest.outputs[: nth or 0]
+        shown = [n for text in before for n in numbers(text)] + p.base.pools.prompt_numbers
+        return any(abs(value - n) < 1e-9 for n in shown)
+
+    async def passes_with(self, p: Played, value: float) -> str:
+        """`passes`, `fails` (the verifier refused), or `refused` (the mutated call was
+        answered with a tool error: the tool's own input rule, not the verifier's)."""
+        m = p.mutant
+        assert m.call_at is not None
+        t, i = m.call_at
+        script = p.honest.control.script
+        args = call_arguments(script[t][i])
+        number: Any = int(value) if isinstance(m.old, int) and value == int(value) else value
+        probe = with_call(script, t, i, set_at(args, m.leaf, number))
+        result, _ = await self.play(p.base.task, probe, "search: tolerance probe")
+        if self.ctx.passes(result):
+            return "passes"
+        outputs = tool_outputs(result)
+        nth = call_index(script, t, i)
+        if nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:"):
+            return "refused"
+        return "fails"
