@@ -120,20 +120,14 @@ def precision(audit: dict[str, Any]) -> str:
     """The audit's precision, strict (only `real` counts) and lenient (`arguable` too), each
     with its Wilson 95% interval, overall and by kind."""
     items = audit["items"]
-
-    def share(mine: list[dict[str, Any]], counted: tuple[str, ...]) -> str:
-        hits = sum(1 for i in mine if i["judgement"] in counted)
-        lo, hi = wilson(hits, len(mine))
-        return f"{hits}/{len(mine)} = {hits / max(1, len(mine)):.2f} [{lo:.2f}, {hi:.2f}]"
-
     kinds = "; ".join(
-        f"{kind}: {share([i for i in items if i['kind'] == kind], ('real',))}"
+        f"{kind}: {_share([i for i in items if i['kind'] == kind], ('real',))}"
         for kind in ("pays", "wrong_0")
     )
     return (
         f"{len(items)} findings drawn with seed {audit['seed']}; a real problem of the grader "
-        f"(a wrong reward) in **{share(items, ('real',))}** (precision, Wilson 95%); counting "
-        f"the arguable ones as real, {share(items, ('real', 'arguable'))}. By kind, strict: "
+        f"(a wrong reward) in **{_share(items, ('real',))}** (precision, Wilson 95%); counting "
+        f"the arguable ones as real, {_share(items, ('real', 'arguable'))}. By kind, strict: "
         f"{kinds}."
     )
 
@@ -165,16 +159,20 @@ def precision_now(audit: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         for j in ("real", "arguable", "false alarm")
     )
 
-    def share(counted: tuple[str, ...]) -> str:
-        hits = sum(1 for i in kept if i["judgement"] in counted)
-        lo, hi = wilson(hits, len(kept))
-        return f"{hits}/{len(kept)} = {hits / max(1, len(kept)):.2f} [{lo:.2f}, {hi:.2f}]"
-
     return (
         f"This table's validator no longer reports {len(gone)} of the {len(audit['items'])} "
         f"({judged}); over the {len(kept)} it still reports, a real problem in "
-        f"**{share(('real',))}**, counting the arguable ones {share(('real', 'arguable'))}."
+        f"**{_share(kept, ('real',))}**, counting the arguable ones "
+        f"{_share(kept, ('real', 'arguable'))}."
     )
+
+
+def _share(items: list[dict[str, Any]], counted: tuple[str, ...]) -> str:
+    """`hits/n = share [lo, hi]`: the items judged one of `counted`, with a Wilson 95%
+    interval."""
+    hits = sum(1 for i in items if i["judgement"] in counted)
+    lo, hi = wilson(hits, len(items))
+    return f"{hits}/{len(items)} = {hits / max(1, len(items)):.2f} [{lo:.2f}, {hi:.2f}]"
 
 
 def audit_markdown(audit: dict[str, Any]) -> str:

@@ -126,8 +126,10 @@ def find(text: str, secret: Secret) -> re.Match[str] | None:
 
 #: what joins the members of a list of options ("Monday through Sunday", "A, B or C")
 _JOIN = r"\s*(?:,|/|\||;|\bor\b|\bthrough\b|\bto\b|\band\b|\u2013)\s*|\s+"
-_LIST_GAP = re.compile(_JOIN)
-_WORD = re.compile(r"[^\s,;/|()\[\]{}]+")
+_MEMBER = r"[^\s,;/|()\[\]{}]+"
+#: the list member just before a value (and what joins them), and just after it
+_BEFORE = re.compile(rf"({_MEMBER})({_JOIN})$")
+_AFTER = re.compile(rf"({_JOIN})({_MEMBER})")
 
 
 def _whole(text: str, match: re.Match[str], value: str) -> bool:
@@ -163,23 +165,15 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
     23476677.004 23476691.631")."""
     if " " in value.strip():
         return False
-    kind = _shape(value)
+    kind = _shape(value).replace(",", "")
     numeric = kind.strip("-") in ("9", "9.9")
-    for side in ("before", "after"):
-        if side == "after":
-            gap = _LIST_GAP.match(text, match.end())
-            word = _WORD.match(text, gap.end()) if gap and gap.group() else None
-        else:
-            m = re.search(rf"([^\s,;/|()\[\]{{}}]+)({_JOIN})$", text[: match.start()])
-            word, gap = (m, m) if m else (None, None)
-        if word is None or gap is None:
-            continue
-        joined = gap.group(2) if side == "before" else gap.group()
-        if not joined.strip() and not numeric:
+    before = _BEFORE.search(text[: match.start()])
+    after = _AFTER.match(text, match.end())
+    for found, word, gap in ((before, 1, 2), (after, 2, 1)):
+        if found is None or (not found.group(gap).strip() and not numeric):
             continue  # words side by side are a sentence, not a list
-        neighbour = word.group(1) if side == "before" else word.group()
-        neighbour = neighbour.rstrip(".:")
-        if neighbour != value and _shape(neighbour.replace(",", "")) == kind.replace(",", ""):
+        neighbour = found.group(word).rstrip(".:")
+        if neighbour != value and _shape(neighbour.replace(",", "")) == kind:
             return True
     return False
 
