@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
@@ -51,7 +50,7 @@ from proofgym_stack.validation.search.mutants import (
 )
 from proofgym_stack.validation.search.rules import crossed
 from proofgym_stack.validation.search.shrink import shrink
-from proofgym_stack.validation.search.tolerance import Tolerances
+from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
 from proofgym_stack.validation.search.world import World, as_sets, changed, lost, members
@@ -79,17 +78,6 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 ANOTHER_ACTION = frozenset({"tool_swap"})
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
-
-
-@dataclass
-class Played:
-    """One mutant as it was played."""
-
-    mutant: Mutant
-    honest: Honest
-    base: TaskBaseline
-    result: RunResult
-    record: VerifyRecord | None
 
 
 class Search:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
@@ -23,13 +24,13 @@ from proofgym_stack.validation.scripts import (
     set_at,
     tool_outputs,
 )
-from proofgym_stack.validation.search.mutants import with_call
+from proofgym_stack.validation.search.baseline import Honest, TaskBaseline
+from proofgym_stack.validation.search.mutants import Mutant, with_call
 from proofgym_stack.validation.search.tracing import VerifyRecord
 from proofgym_stack.validation.search.values import numbers
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
-    from proofgym_stack.validation.search.search import Played
 
 TOLERANCE_STEPS = 8
 #: how far (doublings) the other side is followed when one side closed at once
@@ -37,6 +38,18 @@ FAR_STEPS = 20
 #: a side the verifier closes only this many doublings out (8 steps) or farther, against one
 #: it closes at once, is no tolerance around the control's value
 FAR_SIDE = 3
+
+
+@dataclass
+class Played:
+    """One mutant as it was played."""
+
+    mutant: Mutant
+    honest: Honest
+    base: TaskBaseline
+    result: RunResult
+    record: VerifyRecord | None
+
 
 Play = Callable[[Task, Script, str], Awaitable[tuple[RunResult, VerifyRecord | None]]]
 
