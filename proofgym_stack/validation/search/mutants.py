@@ -347,6 +347,10 @@ def tool_swap_mutants(script: Script, pools: Pools) -> list[Mutant]:
     a parameter the call has no name for, by type (each of the call's unused values of that
     type in turn): the shorter tool a policy reaches for (a correction instead of a transfer)."""
     out: list[Mutant] = []
+    used: dict[str, dict[str, Any]] = defaultdict(dict)  # tool -> argument -> a value it took
+    for _, _, item in script_calls(script):
+        for key, value in call_arguments(item).items():
+            used[str(item.get("name"))].setdefault(key, value)
     for t, i, item in script_calls(script):
         name, args = str(item.get("name")), call_arguments(item)
         for tool in pools.tools:
@@ -354,7 +358,7 @@ def tool_swap_mutants(script: Script, pools: Pools) -> list[Mutant]:
             props = (tool.get("parameters") or {}).get("properties") or {}
             if other == name or not props:
                 continue
-            for filled in _fillings(args, props)[:3]:
+            for filled in _fillings(args, props, used[other])[:3]:
                 out.append(
                     Mutant(
                         replaced(script, t, i, [_item(other, filled)]),
@@ -381,14 +385,18 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _fillings(args: dict[str, Any], props: dict[str, Any]) -> list[dict[str, Any]]:
-    """Arguments for a tool with parameters `props` from a call's `args`: by name, then by
-    type, one filling per choice for the first parameter that has several."""
+def _fillings(
+    args: dict[str, Any], props: dict[str, Any], known: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Arguments for a tool with parameters `props` from a call's `args`: by name, then what
+    the script's own calls of that tool passed by that name (`known`: the borrower every loan
+    names), then by type, one filling per choice for the first parameter that has several."""
     base = {k: args[k] for k in props if k in args}
     unused = [v for k, v in args.items() if k not in base]
+    base |= {k: v for k, v in (known or {}).items() if k in props and k not in base}
     missing = [k for k in props if k not in base]
     if not missing:
-        return [base] if base != args else []
+        return [base]
 
     def of_type(key: str) -> list[Any]:
         kinds = _JSON_TYPES.get(str((props.get(key) or {}).get("type")), ())

@@ -53,7 +53,14 @@ from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
-from proofgym_stack.validation.search.world import World, as_sets, changed, lost, members
+from proofgym_stack.validation.search.world import (
+    World,
+    as_sets,
+    changed,
+    lost,
+    members,
+    passed_over,
+)
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -95,6 +102,8 @@ class Search:
         self.follow_ups_played = 0
         #: finding -> (the honest world, the paths set aside): by the finding's id once grouped
         self._worlds: dict[int, tuple[World, set[str]]] = {}
+        #: a passed-over finding's id -> (the honest world, where it gained)
+        self._passed: dict[int, tuple[World, set[str]]] = {}
 
     async def play(
         self, task: Task, script: Script, label: str
@@ -223,6 +232,18 @@ class Search:
                 continue
             if await self.another_truth(p, replays):
                 continue
+            where = self.passed_over(p)
+            if where:
+                self.found(
+                    "another_world",
+                    PAYS,
+                    p,
+                    f"full reward with {_short_list(where)} written for a thing honest play "
+                    "looked at and left alone, beside the ones it acted on: the choice the "
+                    "looking decides is not graded",
+                )
+                self._passed[id(self.findings[-1])] = (p.honest.world, where)
+                continue
             if not m.honest_kind and self.graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
@@ -278,6 +299,23 @@ class Search:
                     p,
                     f"full reward through lines no pass control runs ({lines})",
                 )
+
+    def passed_over(self, p: Played) -> set[str]:
+        """For a look (a call of an observing tool) made as an action instead: the paths where
+        the world gained a record naming the looked-at thing beside records honest play wrote
+        for its siblings (`world.passed_over`): lend what the condition report ruled out."""
+        m = p.mutant
+        if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
+            return set()
+        if m.site not in self.ctx.env.observing_tools(p.base.task):
+            return set()
+        out: set[str] = set()
+        for value in m.old.values():
+            if isinstance(value, str) and value.strip():
+                out |= passed_over(
+                    p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
+                )
+        return out
 
     def broken_rule(self, p: Played) -> str | None:
         """For another printed option chosen in the honest one's place: the rule the task's
@@ -404,6 +442,9 @@ class Search:
                 return self.ctx.passes(again)
             if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
                 return False
+            if id(f) in self._passed:  # still the record of the thing honest play left alone
+                honest_world, where = self._passed[id(f)]
+                return bool(_gained_at(record.world, honest_world, where))
             honest, ignored = self._worlds[id(f)]
             if f.op == "spray":
                 return bool(changed(record.world, honest) - ignored)
@@ -441,6 +482,24 @@ async def check_search(ctx: Context) -> list[Finding]:
 
 async def _faults_only(played: list[Played]) -> None:
     """A game of chance: a changed move may win fairly, so only faults are judged."""
+
+
+def _gained_at(world: World, honest: World, where: set[str]) -> set[str]:
+    """The paths of `where` at which `world` holds members the honest world lacks."""
+    mine, theirs = members(world), members(honest)
+    out = set()
+    for path in where:
+        extra = list(mine.get(path, []))
+        for value in theirs.get(path, []):
+            if value in extra:
+                extra.remove(value)
+        if extra:
+            out.add(path)
+    return out
+
+
+def _short_list(paths: set[str]) -> str:
+    return ", ".join(sorted(paths)[:3])
 
 
 def _same_at(a: World, b: World, paths: set[str]) -> bool:

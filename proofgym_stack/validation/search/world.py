@@ -165,3 +165,38 @@ def as_sets(
             continue
         out.setdefault(_INDEX.sub("[]", path), set()).add(value)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def passed_over(
+    world: World,
+    honest: World,
+    initial: World,
+    item: str,
+    ignored: set[str] | frozenset[str] = frozenset(),
+) -> set[str]:
+    """Where `world` holds a record naming `item` that the honest world lacks, beside records
+    honest play itself wrote (a member of the same list, a key of the same object): the
+    action honest play took on its siblings, taken on a thing it looked at and left alone."""
+    mine, theirs, before = members(world, ignored), members(honest, ignored), members(initial)
+    wrote = {
+        _parent(p) for p, values in theirs.items() if sorted(values) != sorted(before.get(p, []))
+    }
+    wrote |= {_parent(p) for p in before if p not in theirs}
+    name = item.strip().lower()
+    out: set[str] = set()
+    for path, values in mine.items():
+        extra = list(values)
+        for value in theirs.get(path, []):
+            if value in extra:
+                extra.remove(value)
+        if not extra or _parent(path) not in wrote:
+            continue
+        segments = {s.strip().lower() for s in path.replace("[]", ".").split(".")}
+        if name in segments or any(v.strip("'\"").strip().lower() == name for v in extra):
+            out.add(path)
+    return out
+
+
+def _parent(path: str) -> str:
+    """A `members` path's container: `.loans.fan` -> `.loans`, `.loans[].id` -> `.loans[]`."""
+    return path.rsplit(".", 1)[0]
