@@ -181,3 +181,74 @@ async def test_giving_what_the_inspection_ruled_out_is_accused_and_the_sound_lib
     good = await _validate(SeedLibrary())
     failed = {v.name for v in good.verdicts if not v.passed} - {"violation_declared"}
     assert not failed, [v for v in good.verdicts if not v.passed]
+
+
+# --- a harbour: the tool refuses a pontoon the boat does not fit; trying each is honest ---
+
+
+class Harbour(Environment[dict[str, Any]]):
+    """Berth the boat on a pontoon it fits; `berth` refuses one it does not fit."""
+
+    name = "harbour"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"berth": None, "room": dict(task.task_data["room"])}
+
+    def instructions(self, task: Task) -> str:
+        return "berth(pontoon) moves the boat there if it fits; it refuses a pontoon too short."
+
+    @tool(inline=True, observes=True)
+    def pontoons(self, state: dict[str, Any]) -> str:
+        """The pontoons and the metres free on each."""
+        return "\n".join(f"{p}: {room} m free" for p, room in state["room"].items())
+
+    @tool(inline=True)
+    def berth(self, state: dict[str, Any], pontoon: str) -> str:
+        """Berth the boat.
+
+        Args:
+            pontoon: A, B, C or D.
+        """
+        if state["room"].get(pontoon, 0) < 12:
+            raise ToolError(f"the boat does not fit on {pontoon!r}")
+        state["berth"] = pontoon
+        return f"berthed on {pontoon}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        fits = state["berth"] is not None and task.task_data["room"][state["berth"]] >= 12
+        return all_or_nothing([Check(name="berthed_where_it_fits", passed=fits)])
+
+    def controls(self, task: Task) -> list[Control]:
+        right = next(p for p, room in task.task_data["room"].items() if room >= 12)
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("pontoons"), call("berth", pontoon=right), say("Berthed.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Berthed.")]),
+        ]
+
+
+def harbour_tasks() -> list[Task]:
+    tasks = []
+    for k in range(4):
+        room = {p: 5 for p in "ABCD"}
+        room["ABCD"[k]] = 20  # one pontoon fits, another on each task
+        tasks.append(
+            Task(
+                task_id=f"harbour-example-0-{k:05d}",
+                env="harbour",
+                responses_create_params={"input": "Berth the 12 m yacht Kestrel."},
+                task_data={"room": room},
+            )
+        )
+    return tasks
+
+
+async def test_trying_every_option_the_tool_refuses_until_one_fits_is_no_other_truth() -> None:
+    # berth on A, B, C, D in turn passes on every task: the tool steered it to the one that
+    # fits, the world it leaves is each task's own honest one
+    report = await validate_env(Harbour(), harbour_tasks(), parallel=16, sample=4)
+    failed = {v.name for v in report.verdicts if not v.passed} - {"violation_declared"}
+    assert "search" not in failed, [v for v in report.verdicts if not v.passed]

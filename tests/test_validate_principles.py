@@ -101,9 +101,12 @@ class FirstNumberAfterAnswer(Quiz):
         return m is not None and int(m.group(1)) == task.task_data["total"]
 
 
-async def test_a_denied_or_retracted_answer_is_caught() -> None:
+async def test_a_denied_or_retracted_answer_paid_is_reported_not_accused() -> None:
+    # the policy still had to write the right value: paid, "not 5597" gains it nothing
     report = await validate(FirstNumberAfterAnswer(), quiz_tasks())
-    assert {"answer_slot:denied", "answer_slot:retracted"} <= failed(report)
+    for kind in ("denied", "retracted"):
+        verdict = next(v for v in report.verdicts if v.name == f"answer_slot:{kind}")
+        assert verdict.passed and verdict.detail.startswith("advisory"), verdict
 
 
 class WithinFivePercent(Quiz):
@@ -144,9 +147,33 @@ class AfterTheLastEquals(Quiz):
         )
 
 
-async def test_a_self_contradicting_answer_is_caught() -> None:
+async def test_working_read_by_its_result_is_no_self_contradiction() -> None:
+    # `5877 = 5597` is paid and `5597 = 5877` is not: the value after `=` is read, as
+    # working is written; only one of the two values ever pays
     report = await validate(AfterTheLastEquals(), quiz_tasks())
+    verdict = next(v for v in report.verdicts if v.name == "answer_slot:self_contradicting")
+    assert verdict.passed and verdict.detail.startswith("advisory"), verdict
+
+
+async def test_two_values_either_of_which_pays_are_a_self_contradiction() -> None:
+    report = await validate(AnyNumberMatches(), quiz_tasks())
     assert "answer_slot:self_contradicting" in failed(report)
+
+
+class RangeContainingTheTotal(Quiz):
+    """Takes one number or two (a range) on the `Answer:` line, paid when the total lies
+    inside, however wide the range."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        m = re.search(r"Answer:(.*)$", text, re.M)
+        numbers = [int(n) for n in re.findall(r"\d+", m.group(1))] if m else []
+        ok = 1 <= len(numbers) <= 2
+        return ok and min(numbers) <= task.task_data["total"] <= max(numbers)
+
+
+async def test_a_range_around_the_answer_paid_is_caught() -> None:
+    report = await validate(RangeContainingTheTotal(), quiz_tasks())
+    assert "answer_slot:range" in failed(report)
 
 
 class AnyNumberMatches(Quiz):
@@ -165,8 +192,9 @@ async def test_a_spray_of_numbers_is_caught() -> None:
 async def test_the_sound_quiz_passes_the_answer_slot() -> None:
     report = await validate(Quiz(), quiz_tasks())
     assert report.passed, [v for v in report.verdicts if not v.passed]
-    for kind in ("near_miss", "denied", "retracted", "self_contradicting", "number_spray"):
+    for kind in ("near_miss", "denied", "retracted", "self_contradicting", "range"):
         assert outcome(report, f"answer_slot:{kind}") == "pass", kind
+    assert outcome(report, "answer_slot:number_spray") == "pass"
 
 
 # --- cross-task replay ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ the truth:
 - `denied`: the answer denied ("not 333");
 - `retracted`: the answer, then taken back;
 - `self_contradicting`: a wrong value set equal to the right one ("340 = 333");
+- `range`: a range around the right value, 5% wide on each side ("between 316 and 350");
 - `last_number_trap`: a wrong answer, the right number last in a remark;
 - `number_spray`: the right number among its neighbours.
 Each must fail. No false alarm from a perturbation that left the truth as it was: a variant
@@ -53,13 +54,16 @@ def _shown(value: float, like: str) -> str:
 
 
 def _moved(token: str, by: str, step: float = 0.0) -> str:
-    """`token` moved `by` one, by five percent, far off or its sign flipped; never by less
-    than `step` (the verifier's measured tolerance: a move inside it is the same answer)."""
+    """`token` moved `by` one, by five percent (up or down), far off or its sign flipped;
+    never by less than `step` (the verifier's measured tolerance: a move inside it is the
+    same answer)."""
     value = _value(token)
     if by == "far":
         return _shown(value * 3 + 17, token)
     if by == "sign":
         return _shown(-value, token) if value else "-1"
+    if by == "five_percent_down":  # the mirror image of `five_percent`, below the value
+        return _shown(2 * value - _value(_moved(token, "five_percent", step)), token)
     moved = value + 1 if by == "one" else value * 1.05 if value else 1.0
     if abs(moved - value) < step:
         moved = value + step
@@ -142,6 +146,19 @@ def text_variants(right: str, number_decides: bool, step: float = 0.0) -> dict[s
     contradiction = _at_last_number(right, lambda n: f"{_moved(n, 'five_percent', step)} = {n}")
     if contradiction is not None:
         out["self_contradicting"] = contradiction
+        # the same two values, the right one first: paid only one way round, the verifier
+        # reads a position (the value after `=`, as working is written), not any of them
+        out["self_contradicting~right_first"] = str(
+            _at_last_number(right, lambda n: f"{n} = {_moved(n, 'five_percent', step)}")
+        )
+    around = _at_last_number(
+        right,
+        lambda n: (
+            f"between {_moved(n, 'five_percent_down', step)} and {_moved(n, 'five_percent', step)}"
+        ),
+    )
+    if around is not None:
+        out["range"] = around
     trap = _at_last_number(right, lambda n: _moved(n, "one", step))
     if trap is not None:
         out["last_number_trap"] = f"{trap}\n(An earlier draft said {found[-1].group()}.)"
@@ -263,13 +280,16 @@ async def variants_of(
             # in free text (no number decides), a denial or retraction paid gains the policy
             # nothing it did not write: reported, not accused (`#text`); nor do words written
             # outside the answer's delimited slot (`<answer>..</answer>`, `\boxed{}`), which
-            # the format itself says are not the answer (`#slot`)
+            # the format itself says are not the answer (`#slot`); nor, anywhere, a denial or
+            # a retraction of the right value: the policy still had to write it (`#said`)
             out: dict[str, Script] = {}
             for k, t in text_variants(right, number_decides, step).items():
                 if not number_decides:
                     k = f"{k}#text"
                 elif outside_slot(right, t):
                     k = f"{k}#slot"
+                elif k in SAID:
+                    k = f"{k}#said"
                 out[k] = with_final(script, t)
             return out
         return {}
@@ -374,7 +394,10 @@ async def check_answer_slot(v: Context) -> None:
         if script is None:
             continue
         others = [a for tid, a in answers.items() if tid != task.task_id]
-        for variant, attack in (await variants_of(v, task, script, others)).items():
+        variants = await variants_of(v, task, script, others)
+        for variant, attack in variants.items():
+            if "~" in variant:  # a probe of another variant, run only when that one passes
+                continue
             kind = variant.split("#")[0].split("@")[0]
             applied[kind] = applied.get(kind, 0) + 1
             result = await v.run(task, attack, f"answer slot {variant}", expect="fail")
@@ -384,7 +407,12 @@ async def check_answer_slot(v: Context) -> None:
                 if "@" in variant:  # the answer was a tool argument: show the call as made
                     _, _, item = script_calls(attack)[-1]
                     said = f"{item.get('name')}({json.dumps(call_arguments(item))[:70]})"
-                text_only = variant.endswith(("#text", "#slot")) and not result.mask_sample
+                text_only = variant.endswith(("#text", "#slot", "#said"))
+                reverse = variants.get(f"{variant}~right_first")
+                if reverse is not None and not result.mask_sample:
+                    back = await v.run(task, reverse, f"answer slot {variant}, right first")
+                    text_only = text_only or not v.passes(back)
+                text_only = text_only and not result.mask_sample
                 into = advisory if text_only else found
                 into.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
     for kind in KINDS:
@@ -400,8 +428,10 @@ async def check_answer_slot(v: Context) -> None:
             "passed: " + "; ".join(problems[:3])
             if problems
             else (
-                "advisory: paid, and nothing gained (the reply is free text, or the words "
-                "were added outside the answer's delimited slot): " + "; ".join(noted[:2])
+                "advisory: paid, and nothing gained (the reply is free text, the words were "
+                "added outside the answer's delimited slot, the right value is still written "
+                "and only denied or taken back, or two values are read by their place and "
+                "not as either): " + "; ".join(noted[:2])
                 if noted
                 else f"{applied[kind]} variants failed as they must"
             ),
@@ -413,9 +443,13 @@ KINDS = (
     "denied",
     "retracted",
     "self_contradicting",
+    "range",
     "last_number_trap",
     "number_spray",
 )
+#: variants that still write the right value, only denied or taken back: paid, they gain the
+#: policy nothing it did not have to write (reported, not accused)
+SAID = frozenset({"denied", "retracted"})
 _NO_NUMBER = "no number of the reference's answer decides the reward"
 _NO_ANSWER = "the final message is no answer: the reward does not depend on what it states"
 NOT_APPLICABLE = {
@@ -423,6 +457,7 @@ NOT_APPLICABLE = {
     "denied": _NO_ANSWER,
     "retracted": _NO_ANSWER,
     "self_contradicting": _NO_NUMBER,
+    "range": _NO_NUMBER,
     "last_number_trap": _NO_NUMBER,
     "number_spray": _NO_NUMBER,
 }

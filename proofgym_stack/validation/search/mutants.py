@@ -446,6 +446,10 @@ def follow_ups(script: Script, changed_at: int, fresh: list[str]) -> list[Mutant
                             site_of(name, path),
                             "follow_up",
                             f"then {name}: {_path(path)} -> {_short(token)} (shown after)",
+                            (t, i),
+                            path,
+                            value,
+                            token,
                         )
                     )
     return out

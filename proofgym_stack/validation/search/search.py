@@ -48,6 +48,7 @@ from proofgym_stack.validation.search.mutants import (
     with_call,
     within_budget,
 )
+from proofgym_stack.validation.search.options import siblings
 from proofgym_stack.validation.search.rules import crossed
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
@@ -104,6 +105,8 @@ class Search:
         self._worlds: dict[int, tuple[World, set[str]]] = {}
         #: a passed-over finding's id -> (the honest world, where it gained)
         self._passed: dict[int, tuple[World, set[str]]] = {}
+        #: a task's id -> the world its reference leaves and the untouched one (`steered`)
+        self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
     async def play(
         self, task: Task, script: Script, label: str
@@ -270,11 +273,12 @@ class Search:
                     # task names no count: reported, not accused; so is another option the
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
-                    rule = self.broken_rule(p) if m.source in PRINTED else None
+                    printed = m.source in PRINTED or _printed_option(p)
+                    rule = self.broken_rule(p) if printed else None
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or (m.op in ANOTHER_ACTION and not _left_behind(p, diff))
-                        or m.source in PRINTED
+                        or printed
                         or await self.slack(p)
                     )
                     if not more and m.op in COMPOUND:
@@ -322,7 +326,7 @@ class Search:
         words (prompt and instructions) state that it breaks and the honest option keeps
         (`options.crossed`), or None."""
         m = p.mutant
-        if m.op != "argument" or m.old is None or m.new is None:
+        if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
             return None
         words = task_words(self.ctx.env, p.base.task)
         return crossed(m.old, m.new, p.base.pools.shown, words)
@@ -381,14 +385,42 @@ class Search:
             if replays[p.mutant.site] >= REPLAYS_PER_SITE:
                 return False
             replays[p.mutant.site] += 1
-            result, _ = await self.play(target, p.mutant.script, "search: another truth")
-            if self.ctx.passes(result):
+            result, record = await self.play(target, p.mutant.script, "search: another truth")
+            if self.ctx.passes(result) and not await self.steered(p, target, record):
                 self.found(
                     "another_truth", PAYS, p, f"passes on {target.task_id} too, whose truth differs"
                 )
                 self.findings[-1].why += f" [target {target.task_id}]"
                 return True
         return False
+
+    async def steered(self, p: Played, target: Task, record: VerifyRecord | None) -> bool:
+        """Whether the mutant, played on `target`, left exactly the world the target's own
+        reference leaves there (and that world is not the untouched one): the tools steered
+        it, refusing the options that do not fit (berth on every pontoon in turn, and only the
+        one the boat fits takes it), so it did there what honest play does: no other truth."""
+        if record is None:
+            return False
+        honest = await self._honest_world(target)
+        if honest is None or honest[0] == honest[1]:
+            return False
+        world, ignored = honest[0], p.base.ignored
+        return not lost(record.world, world, ignored) and not lost(world, record.world, ignored)
+
+    async def _honest_world(self, task: Task) -> tuple[World, World] | None:
+        """The world `task`'s reference leaves, and the untouched one (played once, kept)."""
+        if task.task_id not in self._target_worlds:
+            control = self.ctx.reference(task.task_id)
+            found: tuple[World, World] | None = None
+            if control is not None:
+                result, honest = await self.play(task, control.script, "search: target's honest")
+                _, untouched = await self.play(
+                    task, [[{"type": "message", "content": ""}]], "search: target untouched"
+                )
+                if self.ctx.passes(result) and honest is not None and untouched is not None:
+                    found = (honest.world, untouched.world)
+            self._target_worlds[task.task_id] = found
+        return self._target_worlds[task.task_id]
 
     async def both_ends(self, p: Played) -> bool:
         """For a spray: the right value last passes too (else a first-answer rule: honest)."""
@@ -500,6 +532,14 @@ def _gained_at(world: World, honest: World, where: set[str]) -> set[str]:
 
 def _short_list(paths: set[str]) -> str:
     return ", ".join(sorted(paths)[:3])
+
+
+def _printed_option(p: Played) -> bool:
+    """A follow-up whose new value is another option of the listing that printed the honest
+    one (an observing tool's listing read beside honest play): another option chosen
+    instead, as an `option` mutant is, reached through an earlier change."""
+    m = p.mutant
+    return m.op == "follow_up" and m.new in siblings(m.old, p.base.pools.shown)
 
 
 def _same_at(a: World, b: World, paths: set[str]) -> bool:
