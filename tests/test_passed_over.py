@@ -176,7 +176,10 @@ async def test_giving_what_the_inspection_ruled_out_is_accused_and_the_sound_lib
     bad = await _validate(RequestedOnly())
     found = [f for f in bad.findings if f["severity"] == "pays" and "left alone" in f["why"]]
     assert found, bad.findings
-    assert found[0]["site"] == "inspect" and ".given." in found[0]["why"], found[0]
+    # the look made as a gift, or one more gift of a packet the request names: either way
+    # the packet honest play left alone
+    assert {f["site"] for f in found} & {"inspect", "give.packet"}, found
+    assert ".given." in found[0]["why"], found[0]
     assert not next(v for v in bad.verdicts if v.name == "search").passed
     good = await _validate(SeedLibrary())
     failed = {v.name for v in good.verdicts if not v.passed} - {"violation_declared"}

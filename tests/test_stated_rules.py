@@ -21,7 +21,7 @@ from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.rules import bounds, crossed, ruled_days
+from proofgym_stack.validation.search.rules import bounds, crossed, marked_off, ruled_days
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -497,3 +497,11 @@ async def test_a_follow_up_of_more_checks_than_needed_is_more_of_the_same() -> N
     plant = load(root / "bench" / "blind" / "batch_2026_12_03b" / "blind_release")
     good = await validate_env(plant.Twin(), tasks_of(plant, 6), parallel=16, sample=4)
     assert not [f for f in good.findings if f["severity"] == "pays"], good.findings
+
+
+def test_an_option_the_listing_itself_marks_off_limits() -> None:
+    lots = ["lot 2231: 300 seeds\nlot 2376: 6552 seeds - BASE COLLECTION, never distribute"]
+    why = marked_off("2231", "2376", lots)
+    assert why is not None and "never" in why and "2376" in why
+    assert marked_off("2376", "2231", lots) is None  # the honest one is the marked one
+    assert marked_off("2231", "2376", ["lot 2231: 300 seeds\nlot 2376: 6552 seeds"]) is None

@@ -66,6 +66,45 @@ def _shape(token: str) -> str:
     return re.sub(r"9+", "9", re.sub(r"[A-Za-z]+", "A", re.sub(r"\d", "9", token)))
 
 
+def same_shape(value: str, text: str) -> list[str]:
+    """The tokens of `text` shaped like `value` where that shape is an identifier's (letters
+    or separators with digits: `CF-7207`, `B12`), in order: the other ids a prompt lists."""
+    shape = _shape(value)
+    if "9" not in shape or len(shape) < 2 or " " in value:
+        return []
+    found = [tok.rstrip(".:,") for tok in _TOKEN.findall(text)]
+    return list(dict.fromkeys(t for t in found if t != value and _shape(t) == shape))
+
+
+_LIST_SEP = re.compile(r"\s*(?:,|;|\band\b|\bor\b)\s*")
+_SENTENCE = re.compile(r"[^.:!?\n]+")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}\b")
+
+
+def listed_with(value: str, text: str) -> list[str]:
+    """The other members of the list `text` names `value` in ("they asked for: sweetcorn,
+    tuna, potatoes and milk"): the clause holding it, split on commas, `and`, `or`, each
+    member at most four words."""
+    low = value.strip().lower()
+    if not low:
+        return []
+    size = len(low.split())
+    for clause in _SENTENCE.findall(text):
+        members = [m.strip() for m in _LIST_SEP.split(clause) if m.strip()]
+        if members and len(members[0].split()) > size:  # "Please invite rosa": the list's start
+            members[0] = " ".join(members[0].split()[-size:])
+        lows = [m.lower() for m in members]
+        if low in lows and len(members) >= 3:
+            return [m for m in members if m.lower() != low and len(m.split()) <= 4]
+    return []
+
+
+def names_in(text: str) -> list[str]:
+    """Runs of two or three capitalised words in `text` (`Kofi Kaur`): the names a person's
+    message gives, for a parameter no call of the script filled."""
+    return list(dict.fromkeys(_NAME.findall(text)))
+
+
 def _slot(value: Any, record: str) -> str | int | None:
     """Where `value` stands in `record`: its JSON key, or its token's index; or None."""
     parsed = _object(record)

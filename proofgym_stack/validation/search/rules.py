@@ -241,6 +241,27 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
     return None
 
 
+#: words a listing puts on a record that is not to be chosen
+_OFF_LIMITS = re.compile(
+    r"\b(?:never|do not|don't|must not|not for|not to be|forbidden|prohibited|restricted|"
+    r"out of (?:service|order|stock)|unavailable|quarantined|recalled|expired|banned|blocked)\b",
+    re.I,
+)
+
+
+def marked_off(old: Any, new: Any, outputs: list[str]) -> str | None:
+    """Why choosing `new` instead of honest `old` breaks a rule the listing itself prints on
+    the option: its record says it is not to be chosen ("BASE COLLECTION - never
+    distribute", "out of service") and the honest option's record says no such thing."""
+    old_record, new_record = record_of(old, outputs), record_of(new, outputs)
+    if not old_record or not new_record or old_record == new_record:
+        return None
+    hit = _OFF_LIMITS.search(new_record)
+    if hit is None or _OFF_LIMITS.search(old_record):
+        return None
+    return f"the listing marks {new} {hit.group()!r} ({new_record.strip()[:80]!r}), not {old}"
+
+
 def _typed(text: str) -> list[Quantity]:
     """`text` as one typed value, when it is nothing else."""
     found = quantities(text)

@@ -45,11 +45,12 @@ from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
     mutants_of,
+    replaced,
     with_call,
     within_budget,
 )
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.rules import crossed
+from proofgym_stack.validation.search.rules import crossed, marked_off
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
@@ -61,6 +62,7 @@ from proofgym_stack.validation.search.world import (
     lost,
     members,
     passed_over,
+    stale_records,
 )
 
 if TYPE_CHECKING:
@@ -236,14 +238,16 @@ class Search:
             if await self.another_truth(p, replays):
                 continue
             where = self.passed_over(p)
+            if where and m.op == "one_more" and not await self.first_too(p):
+                where = set()  # paid only after the honest calls: a first-answer rule
             if where:
                 self.found(
                     "another_world",
                     PAYS,
                     p,
                     f"full reward with {_short_list(where)} written for a thing honest play "
-                    "looked at and left alone, beside the ones it acted on: the choice the "
-                    "looking decides is not graded",
+                    "left alone (it looked at it, or the task named it), beside the ones it "
+                    "acted on: the choice honest play made there is not graded",
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
@@ -252,6 +256,10 @@ class Search:
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
                 else:
                     diff = lost(p.record.world, p.honest.world, p.base.ignored)
+                # a record left as it was, another added beside it, hides from a reading field
+                # by field: the lists' members read whole
+                stale = _stale_lists(p) if m.op in ANOTHER_ACTION else set()
+                diff |= stale
                 if diff and self.repeated(p):
                     diff = set()
                 if diff and await self.tolerance.honest_number(p) and self.tolerance.one_sided(p):
@@ -277,7 +285,7 @@ class Search:
                     rule = self.broken_rule(p) if printed else None
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
-                        or (m.op in ANOTHER_ACTION and not _left_behind(p, diff))
+                        or (m.op in ANOTHER_ACTION and not _left_behind(p, diff) and not stale)
                         or printed
                         or await self.slack(p)
                     )
@@ -309,6 +317,10 @@ class Search:
         the world gained a record naming the looked-at thing beside records honest play wrote
         for its siblings (`world.passed_over`): lend what the condition report ruled out."""
         m = p.mutant
+        if m.op == "one_more" and p.record is not None and isinstance(m.new, str):
+            return passed_over(
+                p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored
+            )
         if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
             return set()
         if m.site not in self.ctx.env.observing_tools(p.base.task):
@@ -329,7 +341,8 @@ class Search:
         if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
             return None
         words = task_words(self.ctx.env, p.base.task)
-        return crossed(m.old, m.new, p.base.pools.shown, words)
+        shown = p.base.pools.shown
+        return crossed(m.old, m.new, shown, words) or marked_off(m.old, m.new, shown)
 
     @staticmethod
     def refused(p: Played) -> bool:
@@ -421,6 +434,17 @@ class Search:
                     found = (honest.world, untouched.world)
             self._target_worlds[task.task_id] = found
         return self._target_worlds[task.task_id]
+
+    async def first_too(self, p: Played) -> bool:
+        """For a `one_more` mutant: the extra call made before every other call pays too (it
+        is no later answer that a first-answer rule ignores)."""
+        calls = script_calls(p.mutant.script)
+        t, i, extra = calls[-1]
+        script = replaced(p.mutant.script, t, i, [])
+        t0, i0, first = script_calls(script)[0]
+        script = replaced(script, t0, i0, [extra, first])
+        result, _ = await self.play(p.base.task, script, "search: one more, made first")
+        return self.ctx.passes(result)
 
     async def both_ends(self, p: Played) -> bool:
         """For a spray: the right value last passes too (else a first-answer rule: honest)."""
@@ -562,6 +586,13 @@ def _free_text(value: Any, fixed: set[str]) -> bool:
     a site whose tool takes junk, a tool that refuses it empty says nothing of whether the
     verifier reads it."""
     return isinstance(value, str) and json.dumps(value) not in fixed
+
+
+def _stale_lists(p: Played) -> set[str]:
+    """The lists in which the mutant left a record as it was that honest play changed."""
+    if p.record is None:
+        return set()
+    return stale_records(p.record.world, p.honest.world, p.base.initial, p.base.ignored)
 
 
 def _left_behind(p: Played, lost_paths: set[str]) -> bool:

@@ -200,3 +200,43 @@ def passed_over(
 def _parent(path: str) -> str:
     """A `members` path's container: `.loans.fan` -> `.loans`, `.loans[].id` -> `.loans[]`."""
     return path.rsplit(".", 1)[0]
+
+
+_MEMBER = re.compile(r"^(.*?)\[(\d+)\](.*)$")
+
+
+def records(
+    world: World, ignored: set[str] | frozenset[str] = frozenset()
+) -> dict[str, list[tuple[tuple[str, str], ...]]]:
+    """Each list of the world as the multiset of its members read whole: a member's fields
+    together (`.contacts[]` -> [(('.email', 'a@x'), ('.name', 'Ann')), ...]), so a record
+    changed cannot hide behind another member holding the same field value."""
+    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, value in world.items():
+        if path in ignored or path.endswith(".#"):
+            continue
+        m = _MEMBER.match(path)
+        if m is None:
+            continue
+        grouped.setdefault((m.group(1), m.group(2)), []).append((m.group(3), value))
+    out: dict[str, list[tuple[tuple[str, str], ...]]] = {}
+    for (prefix, _), fields in grouped.items():
+        out.setdefault(prefix + "[]", []).append(tuple(sorted(fields)))
+    return out
+
+
+def stale_records(
+    world: World, honest: World, initial: World, ignored: set[str] | frozenset[str] = frozenset()
+) -> set[str]:
+    """The lists in which `world` still holds a member as it was before any action that
+    honest play changed, and lacks the member honest play made of it (the customer's record
+    with the old email, and a new record beside it): work left undone behind an addition."""
+    mine, theirs, before = records(world, ignored), records(honest, ignored), records(initial)
+    out: set[str] = set()
+    for path, members_now in mine.items():
+        honest_members = theirs.get(path, [])
+        changed_by_honest = [r for r in before.get(path, []) if r not in honest_members]
+        missing = [r for r in honest_members if r not in members_now]
+        if missing and any(r in members_now for r in changed_by_honest):
+            out.add(path)
+    return out
