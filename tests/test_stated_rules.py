@@ -21,7 +21,13 @@ from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.rules import bounds, crossed, marked_off, ruled_days
+from proofgym_stack.validation.search.rules import (
+    bounds,
+    crossed,
+    marked_off,
+    named_instead,
+    ruled_days,
+)
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -505,3 +511,12 @@ def test_an_option_the_listing_itself_marks_off_limits() -> None:
     assert why is not None and "never" in why and "2376" in why
     assert marked_off("2376", "2231", lots) is None  # the honest one is the marked one
     assert marked_off("2231", "2376", ["lot 2231: 300 seeds\nlot 2376: 6552 seeds"]) is None
+
+
+def test_an_option_in_place_of_one_the_task_names() -> None:
+    words = "The sensor flagged 2 units: V46-1516, V46-8369. Please get them inspected."
+    why = named_instead("V46-1516", "V46-9696", words)
+    assert why is not None and "V46-9696" in why
+    assert named_instead("V46-1516", "V46-8369", words) is None  # both named: freedom
+    assert named_instead("V46-9696", "V46-1516", words) is None  # the honest one unnamed
+    assert named_instead("V46-15", "V46-9696", words) is None  # named only inside another

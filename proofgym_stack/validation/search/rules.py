@@ -262,6 +262,21 @@ def marked_off(old: Any, new: Any, outputs: list[str]) -> str | None:
     return f"the listing marks {new} {hit.group()!r} ({new_record.strip()[:80]!r}), not {old}"
 
 
+def named_instead(old: Any, new: Any, words: str) -> str | None:
+    """Why choosing `new` instead of honest `old` is not what was asked: the task's words
+    name `old` ("flagged 2 units: V46-1516, V46-8369") and never `new`."""
+    if not isinstance(old, str) or not isinstance(new, str) or not old.strip():
+        return None
+    if _names(words, old) and not _names(words, new):
+        return f"the task names {old!r}, and never {new!r}"
+    return None
+
+
+def _names(words: str, value: str) -> bool:
+    pattern = rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])"
+    return re.search(pattern, words, re.I) is not None
+
+
 def _typed(text: str) -> list[Quantity]:
     """`text` as one typed value, when it is nothing else."""
     found = quantities(text)

@@ -50,7 +50,7 @@ from proofgym_stack.validation.search.mutants import (
     within_budget,
 )
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.rules import crossed, marked_off
+from proofgym_stack.validation.search.rules import crossed, marked_off, named_instead
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
@@ -342,7 +342,11 @@ class Search:
             return None
         words = task_words(self.ctx.env, p.base.task)
         shown = p.base.pools.shown
-        return crossed(m.old, m.new, shown, words) or marked_off(m.old, m.new, shown)
+        return (
+            crossed(m.old, m.new, shown, words)
+            or marked_off(m.old, m.new, shown)
+            or named_instead(m.old, m.new, words)
+        )
 
     @staticmethod
     def refused(p: Played) -> bool:
