@@ -323,11 +323,21 @@ class Search:
             )
         if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
             return set()
-        if m.site not in self.ctx.env.observing_tools(p.base.task):
+        looks = self.ctx.env.observing_tools(p.base.task)
+        if m.site not in looks:
             return set()
+        # what honest play acted on was not left alone (the paper it looked at and then
+        # assigned reviewers to)
+        acted = {
+            str(v).strip().lower()
+            for _, _, item in script_calls(p.honest.control.script)
+            if item.get("name") not in looks
+            for v in call_arguments(item).values()
+            if isinstance(v, str)
+        }
         out: set[str] = set()
         for value in m.old.values():
-            if isinstance(value, str) and value.strip():
+            if isinstance(value, str) and value.strip() and value.strip().lower() not in acted:
                 out |= passed_over(
                     p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
                 )
