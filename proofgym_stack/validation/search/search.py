@@ -77,7 +77,7 @@ REPLAYS_PER_SITE = 3
 #: is an honest repeat
 REPEATS = frozenset({"call_repeat", "list_duplicate"})
 #: operators that do more of an action than honest play did
-MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray"})
+MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_more"})
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
 JUNK = frozenset({"boundary", "wildcard", "shortened"})
 #: mutants that change more than their site: no evidence of what the verifier grades there

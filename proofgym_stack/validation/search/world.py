@@ -60,8 +60,10 @@ def _walk(obj: Any, path: str, out: World, depth: int, seen: set[int]) -> None:
         _leaf(out, path + ".#", str(len(obj)))
         for i, item in enumerate(obj):
             _walk(item, f"{path}[{i}]", out, depth + 1, seen)
-    elif isinstance(obj, (set, frozenset)):
-        _leaf(out, path, repr(sorted(repr(x) for x in obj)))
+    elif isinstance(obj, (set, frozenset)):  # members, as a list's: one added loses nothing
+        _leaf(out, path + ".#", str(len(obj)))
+        for i, item in enumerate(sorted(obj, key=repr)):
+            _walk(item, f"{path}[{i}]", out, depth + 1, seen)
     elif isinstance(obj, sqlite3.Connection):
         _rows(obj, path, out)
     elif isinstance(obj, Path):
