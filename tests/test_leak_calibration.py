@@ -147,3 +147,14 @@ def test_an_answer_among_the_options_the_text_lists_is_no_leak() -> None:
     assert shows("One of: Paris, Marseille, Nice. (It is Marseille.)", "Marseille")
     assert shows("secret_code: 48213, status: ok", 48213)
     assert shows("The answer is Marseille", "Marseille")
+
+
+def test_a_name_of_several_words_among_the_others_a_list_gives_is_no_leak() -> None:
+    import re as _re
+
+    from proofgym_stack.validation.leaks import _listed
+
+    roll = "Students on the list: Jun Reyes, Ezra Price, Gus Vidal, Cleo Sato."
+    assert _listed(roll, _re.search("Ezra Price", roll), "Ezra Price")  # type: ignore[arg-type]
+    told = "Only Jun Reyes and Ezra Price signed the slip."
+    assert not _listed(told, _re.search("Jun Reyes", told), "Jun Reyes")  # type: ignore[arg-type]

@@ -101,12 +101,10 @@ class FirstNumberAfterAnswer(Quiz):
         return m is not None and int(m.group(1)) == task.task_data["total"]
 
 
-async def test_a_denied_or_retracted_answer_paid_is_reported_not_accused() -> None:
-    # the policy still had to write the right value: paid, "not 5597" gains it nothing
+async def test_a_denied_or_retracted_answer_is_caught() -> None:
+    # "Answer: not 5597" is a wrong answer by its plain meaning, paid
     report = await validate(FirstNumberAfterAnswer(), quiz_tasks())
-    for kind in ("denied", "retracted"):
-        verdict = next(v for v in report.verdicts if v.name == f"answer_slot:{kind}")
-        assert verdict.passed and verdict.detail.startswith("advisory"), verdict
+    assert {"answer_slot:denied", "answer_slot:retracted"} <= failed(report)
 
 
 class WithinFivePercent(Quiz):

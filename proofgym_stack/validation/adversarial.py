@@ -180,8 +180,10 @@ async def check_claims(v: Context) -> None:
 
 
 def check_claim_recognised(v: Context) -> None:
-    """A claim check (kind "claim") must read the reference's own final message as a claim:
-    one that never does reports "no success claimed" on every rollout and checks nothing."""
+    """A claim check (kind "claim") should read the reference's own final message as a claim:
+    one that never does reports "no success claimed" on every rollout and checks nothing.
+    Advisory: an inert check gains a policy nothing (the floor checks measure what a lie
+    earns)."""
     missed, seen = [], 0
     for task in v.tasks:
         ref = v.reference_result(task.task_id)
@@ -195,13 +197,15 @@ def check_claim_recognised(v: Context) -> None:
     if not seen:
         v.not_applicable("claim_check_recognises_reference", "no claim check (kind 'claim')")
         return
+    # an inert claim check pays nothing it should not (the floor checks measure what a lie
+    # earns): the author is told, validate is not failed for it
     detail = (
-        "does not recognise the reference's own success message (give the environment its "
-        "success_words): " + "; ".join(missed[:3])
+        "advisory: does not recognise the reference's own success message, so it checks "
+        "nothing (give the environment its success_words): " + "; ".join(missed[:3])
         if missed
         else f"{seen} claim checks read the reference's message as a claim"
     )
-    v.verdict("claim_check_recognises_reference", not missed, detail)
+    v.verdict("claim_check_recognises_reference", True, detail)
 
 
 def check_violation_declared(v: Context) -> None:

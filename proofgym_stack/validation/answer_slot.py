@@ -280,16 +280,14 @@ async def variants_of(
             # in free text (no number decides), a denial or retraction paid gains the policy
             # nothing it did not write: reported, not accused (`#text`); nor do words written
             # outside the answer's delimited slot (`<answer>..</answer>`, `\boxed{}`), which
-            # the format itself says are not the answer (`#slot`); nor, anywhere, a denial or
-            # a retraction of the right value: the policy still had to write it (`#said`)
+            # the format itself says are not the answer (`#slot`). Inside the slot, a denial
+            # or a retraction paid is a wrong answer by its plain meaning: accused
             out: dict[str, Script] = {}
             for k, t in text_variants(right, number_decides, step).items():
                 if not number_decides:
                     k = f"{k}#text"
                 elif outside_slot(right, t):
                     k = f"{k}#slot"
-                elif k in SAID:
-                    k = f"{k}#said"
                 out[k] = with_final(script, t)
             return out
         return {}
@@ -407,7 +405,7 @@ async def check_answer_slot(v: Context) -> None:
                 if "@" in variant:  # the answer was a tool argument: show the call as made
                     _, _, item = script_calls(attack)[-1]
                     said = f"{item.get('name')}({json.dumps(call_arguments(item))[:70]})"
-                text_only = variant.endswith(("#text", "#slot", "#said"))
+                text_only = variant.endswith(("#text", "#slot"))
                 reverse = variants.get(f"{variant}~right_first")
                 if reverse is not None and not result.mask_sample:
                     back = await v.run(task, reverse, f"answer slot {variant}, right first")
@@ -429,9 +427,8 @@ async def check_answer_slot(v: Context) -> None:
             if problems
             else (
                 "advisory: paid, and nothing gained (the reply is free text, the words were "
-                "added outside the answer's delimited slot, the right value is still written "
-                "and only denied or taken back, or two values are read by their place and "
-                "not as either): " + "; ".join(noted[:2])
+                "added outside the answer's delimited slot, or two values are read by their "
+                "place and not as either): " + "; ".join(noted[:2])
                 if noted
                 else f"{applied[kind]} variants failed as they must"
             ),
@@ -447,9 +444,7 @@ KINDS = (
     "last_number_trap",
     "number_spray",
 )
-#: variants that still write the right value, only denied or taken back: paid, they gain the
-#: policy nothing it did not have to write (reported, not accused)
-SAID = frozenset({"denied", "retracted"})
+
 _NO_NUMBER = "no number of the reference's answer decides the reward"
 _NO_ANSWER = "the final message is no answer: the reward does not depend on what it states"
 NOT_APPLICABLE = {

@@ -163,8 +163,8 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
     `through`; numbers also by spaces). The answer among the options a question lists is not
     given away by it ("State the weekday (Monday through Sunday)", "candidates: 23,476,686.046
     23476677.004 23476691.631")."""
-    if " " in value.strip():
-        return False
+    if " " in value.strip():  # a name of several words among others of its kind
+        return _listed_words(text, match, value.strip())
     kind = _shape(value).replace(",", "")
     numeric = kind.strip("-") in ("9", "9.9")
     before = _BEFORE.search(text[: match.start()])
@@ -176,6 +176,19 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
         if neighbour != value and _shape(neighbour.replace(",", "")) == kind:
             return True
     return False
+
+
+def _listed_words(text: str, match: re.Match[str], value: str) -> bool:
+    """Whether a value of several words is one member of a list the clause around it gives
+    ("Students on the list: Jun Reyes, Ezra Price, Gus Vidal"): at least two other members
+    of the same kind of words, joined by commas, `and` or `or`."""
+    start = max(text.rfind(c, 0, match.start()) for c in ".:;\n") + 1
+    ends = [i for i in (text.find(c, match.end()) for c in ".;\n") if i >= 0]
+    clause = text[start : min(ends) if ends else len(text)]
+    members = [m.strip() for m in re.split(r"\s*(?:,|\bor\b|\band\b)\s*", clause) if m.strip()]
+    kind = _shape(value)
+    alike = [m for m in members if m != value and _shape(m) == kind]
+    return value in members and len(alike) >= 2
 
 
 def _snippet(text: str, match: re.Match[str]) -> str:
