@@ -18,7 +18,7 @@ from openai.types.responses import Response
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation import EnvReport, validate_env
-from proofgym_stack.validation.search.mutants import mutants_of
+from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.values import Pools
 from proofgym_stack.validation.search.world import passed_over
 from resources_servers.base import Environment, ToolError, call, say, tool

@@ -17,7 +17,8 @@ from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message, function_calls
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import as_control
-from proofgym_stack.validation.search.mutants import follow_ups, mutants_of
+from proofgym_stack.validation.search.mutants import follow_ups
+from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.values import Pools, common_prefix
 from proofgym_stack.validation.search.world import differences, fingerprint, lost
 from resources_servers.base import Environment, ToolError, call, say, tool

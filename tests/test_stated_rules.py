@@ -384,7 +384,7 @@ async def test_more_moved_than_needed_is_a_bound_with_slack_not_a_value_ignored(
 def test_worlds_compared_at_a_lists_members_as_lost_names_them() -> None:
     # `lost` names a list's members under the list's path; a follow-up that books another
     # flight than the advisory mutant did leaves another world there, not the same one
-    from proofgym_stack.validation.search.search import _same_at
+    from proofgym_stack.validation.search.evidence import same_at as _same_at
 
     booked = {".bookings.#": "1", ".bookings[0].flight_id": "'ZU1149'"}
     other = {".bookings.#": "1", ".bookings[0].flight_id": "'ZU7727'"}

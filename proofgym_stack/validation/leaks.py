@@ -27,6 +27,7 @@ from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult, Task
 from proofgym.wire.responses import output_items
 from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.search.options import list_members
 
 SNIPPET = 40  # characters shown on each side of a leaked value
 #: a value of several words over at most this many distinct characters is a run of symbols
@@ -185,7 +186,7 @@ def _listed_words(text: str, match: re.Match[str], value: str) -> bool:
     start = max(text.rfind(c, 0, match.start()) for c in ".:;\n") + 1
     ends = [i for i in (text.find(c, match.end()) for c in ".;\n") if i >= 0]
     clause = text[start : min(ends) if ends else len(text)]
-    members = [m.strip() for m in re.split(r"\s*(?:,|\bor\b|\band\b)\s*", clause) if m.strip()]
+    members = list_members(clause)
     kind = _shape(value)
     alike = [m for m in members if m != value and _shape(m) == kind]
     return value in members and len(alike) >= 2

@@ -90,13 +90,19 @@ def listed_with(value: str, text: str) -> list[str]:
         return []
     size = len(low.split())
     for clause in _SENTENCE.findall(text):
-        members = [m.strip() for m in _LIST_SEP.split(clause) if m.strip()]
+        members = list_members(clause)
         if members and len(members[0].split()) > size:  # "Please invite rosa": the list's start
             members[0] = " ".join(members[0].split()[-size:])
         lows = [m.lower() for m in members]
         if low in lows and len(members) >= 3:
             return [m for m in members if m.lower() != low and len(m.split()) <= 4]
     return []
+
+
+def list_members(clause: str) -> list[str]:
+    """A clause split into the members of the list it gives (on commas, semicolons, `and`,
+    `or`)."""
+    return [m.strip() for m in _LIST_SEP.split(clause) if m.strip()]
 
 
 def names_in(text: str) -> list[str]:

@@ -23,7 +23,6 @@ policy turned its failure into a mask). Each `pays` finding is shrunk to a minim
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
@@ -34,22 +33,30 @@ from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     call_index,
-    leaves,
     script_calls,
     set_at,
     tool_outputs,
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
+from proofgym_stack.validation.search.evidence import (
+    free_text,
+    gained_at,
+    left_behind,
+    printed_option,
+    same_at,
+    short_list,
+    stale_lists,
+    task_values,
+)
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
-    mutants_of,
     replaced,
     with_call,
     within_budget,
 )
-from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.rules import crossed, marked_off, named_instead
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
@@ -60,9 +67,7 @@ from proofgym_stack.validation.search.world import (
     as_sets,
     changed,
     lost,
-    members,
     passed_over,
-    stale_records,
 )
 
 if TYPE_CHECKING:
@@ -222,7 +227,7 @@ class Search:
             for p in played
             if not ctx.passes(p.result)
             and not p.result.mask_sample
-            and not (self.refused(p) and p.mutant.site in free and _free_text(p.mutant.old, fixed))
+            and not (self.refused(p) and p.mutant.site in free and free_text(p.mutant.old, fixed))
             # a shortcut also cut the trajectory, a follow-up changed an earlier call: their
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
@@ -245,7 +250,7 @@ class Search:
                     "another_world",
                     PAYS,
                     p,
-                    f"full reward with {_short_list(where)} written for a thing honest play "
+                    f"full reward with {short_list(where)} written for a thing honest play "
                     "left alone (it looked at it, or the task named it), beside the ones it "
                     "acted on: the choice honest play made there is not graded",
                 )
@@ -258,7 +263,7 @@ class Search:
                     diff = lost(p.record.world, p.honest.world, p.base.ignored)
                 # a record left as it was, another added beside it, hides from a reading field
                 # by field: the lists' members read whole
-                stale = _stale_lists(p) if m.op in ANOTHER_ACTION else set()
+                stale = stale_lists(p) if m.op in ANOTHER_ACTION else set()
                 diff |= stale
                 if diff and self.repeated(p):
                     diff = set()
@@ -281,11 +286,11 @@ class Search:
                     # task names no count: reported, not accused; so is another option the
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
-                    printed = m.source in PRINTED or _printed_option(p)
+                    printed = m.source in PRINTED or printed_option(p)
                     rule = self.broken_rule(p) if printed else None
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
-                        or (m.op in ANOTHER_ACTION and not _left_behind(p, diff) and not stale)
+                        or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or await self.slack(p)
                     )
@@ -294,7 +299,7 @@ class Search:
                         # changed) is more of it; one that leaves a world an advisory mutant
                         # left adds no evidence
                         more = self._parent_op.get(id(m)) in MORE_OF_AN_ACTION or any(
-                            _same_at(p.record.world, w, diff) for w in free_worlds
+                            same_at(p.record.world, w, diff) for w in free_worlds
                         )
                     if more:
                         free_worlds.append(p.record.world)
@@ -514,7 +519,7 @@ class Search:
                 return False
             if id(f) in self._passed:  # still the record of the thing honest play left alone
                 honest_world, where = self._passed[id(f)]
-                return bool(_gained_at(record.world, honest_world, where))
+                return bool(gained_at(record.world, honest_world, where))
             honest, ignored = self._worlds[id(f)]
             if f.op == "spray":
                 return bool(changed(record.world, honest) - ignored)
@@ -552,73 +557,3 @@ async def check_search(ctx: Context) -> list[Finding]:
 
 async def _faults_only(played: list[Played]) -> None:
     """A game of chance: a changed move may win fairly, so only faults are judged."""
-
-
-def _gained_at(world: World, honest: World, where: set[str]) -> set[str]:
-    """The paths of `where` at which `world` holds members the honest world lacks."""
-    mine, theirs = members(world), members(honest)
-    out = set()
-    for path in where:
-        extra = list(mine.get(path, []))
-        for value in theirs.get(path, []):
-            if value in extra:
-                extra.remove(value)
-        if extra:
-            out.add(path)
-    return out
-
-
-def _short_list(paths: set[str]) -> str:
-    return ", ".join(sorted(paths)[:3])
-
-
-def _printed_option(p: Played) -> bool:
-    """A follow-up whose new value is another option of the listing that printed the honest
-    one (an observing tool's listing read beside honest play): another option chosen
-    instead, as an `option` mutant is, reached through an earlier change."""
-    m = p.mutant
-    return m.op == "follow_up" and m.new in siblings(m.old, p.base.pools.shown)
-
-
-def _same_at(a: World, b: World, paths: set[str]) -> bool:
-    """Whether two worlds hold the same at every one of `paths` (paths as `lost` names them:
-    a list's members under its path, read as a multiset)."""
-    mine, theirs = members(a), members(b)
-    return all(sorted(mine.get(p, [])) == sorted(theirs.get(p, [])) for p in paths)
-
-
-def task_values(tasks: list[Task]) -> set[str]:
-    """Every scalar of the sampled tasks' data, as JSON: the values the tasks fixed."""
-    out: set[str] = set()
-    for task in tasks:
-        out.update(json.dumps(v) for _, v in leaves(task.task_data))
-    return out
-
-
-def _free_text(value: Any, fixed: set[str]) -> bool:
-    """A string the policy writes freely (a note, a reason): not a value any task fixed. At
-    a site whose tool takes junk, a tool that refuses it empty says nothing of whether the
-    verifier reads it."""
-    return isinstance(value, str) and json.dumps(value) not in fixed
-
-
-def _stale_lists(p: Played) -> set[str]:
-    """The lists in which the mutant left a record as it was that honest play changed."""
-    if p.record is None:
-        return set()
-    return stale_records(p.record.world, p.honest.world, p.base.initial, p.base.ignored)
-
-
-def _left_behind(p: Played, lost_paths: set[str]) -> bool:
-    """Whether a call made with another tool left part of the replaced call's work undone: a
-    path the world lost that honest play changed is, after the mutant, as it was before any
-    action (the source bin of a transfer redone as a correction of the destination keeps its
-    stock), not changed another way (flag where reject was: the claim decided otherwise)."""
-    initial = p.base.initial
-    if not initial or p.record is None:
-        return False
-    world, honest = p.record.world, p.honest.world
-    return any(
-        honest.get(path) != initial.get(path) and world.get(path) == initial.get(path)
-        for path in lost_paths
-    )

@@ -1,0 +1,84 @@
+"""What a played mutant's world shows against honest play's: the evidence the search's
+oracles weigh (what was left behind or left stale, what only a later option or a value the
+tasks fixed explains)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from proofgym.wire.protocol import Task
+from proofgym_stack.validation.scripts import leaves
+from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import World, members, stale_records
+
+
+def gained_at(world: World, honest: World, where: set[str]) -> set[str]:
+    """The paths of `where` at which `world` holds members the honest world lacks."""
+    mine, theirs = members(world), members(honest)
+    out = set()
+    for path in where:
+        extra = list(mine.get(path, []))
+        for value in theirs.get(path, []):
+            if value in extra:
+                extra.remove(value)
+        if extra:
+            out.add(path)
+    return out
+
+
+def short_list(paths: set[str]) -> str:
+    return ", ".join(sorted(paths)[:3])
+
+
+def printed_option(p: Played) -> bool:
+    """A follow-up whose new value is another option of the listing that printed the honest
+    one (an observing tool's listing read beside honest play): another option chosen
+    instead, as an `option` mutant is, reached through an earlier change."""
+    m = p.mutant
+    return m.op == "follow_up" and m.new in siblings(m.old, p.base.pools.shown)
+
+
+def same_at(a: World, b: World, paths: set[str]) -> bool:
+    """Whether two worlds hold the same at every one of `paths` (paths as `lost` names them:
+    a list's members under its path, read as a multiset)."""
+    mine, theirs = members(a), members(b)
+    return all(sorted(mine.get(p, [])) == sorted(theirs.get(p, [])) for p in paths)
+
+
+def task_values(tasks: list[Task]) -> set[str]:
+    """Every scalar of the sampled tasks' data, as JSON: the values the tasks fixed."""
+    out: set[str] = set()
+    for task in tasks:
+        out.update(json.dumps(v) for _, v in leaves(task.task_data))
+    return out
+
+
+def free_text(value: Any, fixed: set[str]) -> bool:
+    """A string the policy writes freely (a note, a reason): not a value any task fixed. At
+    a site whose tool takes junk, a tool that refuses it empty says nothing of whether the
+    verifier reads it."""
+    return isinstance(value, str) and json.dumps(value) not in fixed
+
+
+def stale_lists(p: Played) -> set[str]:
+    """The lists in which the mutant left a record as it was that honest play changed."""
+    if p.record is None:
+        return set()
+    return stale_records(p.record.world, p.honest.world, p.base.initial, p.base.ignored)
+
+
+def left_behind(p: Played, lost_paths: set[str]) -> bool:
+    """Whether a call made with another tool left part of the replaced call's work undone: a
+    path the world lost that honest play changed is, after the mutant, as it was before any
+    action (the source bin of a transfer redone as a correction of the destination keeps its
+    stock), not changed another way (flag where reject was: the claim decided otherwise)."""
+    initial = p.base.initial
+    if not initial or p.record is None:
+        return False
+    world, honest = p.record.world, p.honest.world
+    return any(
+        honest.get(path) != initial.get(path) and world.get(path) == initial.get(path)
+        for path in lost_paths
+    )

@@ -1,0 +1,224 @@
+"""The grammar's moves with the environment's other tools: a call made with another tool
+instead (`tool_swap`), another tool made after the last call on what an earlier call named
+(`undo`), and a tool honest play used made once more on a thing the task's words name and
+honest play left alone (`one_more`). `mutants_of` gathers these with `mutants`' own."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any
+
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.search.mutants import (
+    Mutant,
+    _item,
+    _short,
+    across_calls_mutants,
+    argument_mutants,
+    call_mutants,
+    message_mutants,
+    replaced,
+    site_of,
+)
+from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
+from proofgym_stack.validation.search.values import Pools
+
+#: the things left alone a `one_more` mutant tries, per argument
+MAX_ONE_MORE = 4
+
+
+def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
+    """Every mutant of one pass control's script."""
+    return [
+        *argument_mutants(script, pools),
+        *call_mutants(script, pools),
+        *across_calls_mutants(script, pools),
+        *tool_swap_mutants(script, pools, prompt),
+        *undo_mutants(script, pools),
+        *one_more_mutants(script, pools, prompt),
+        *message_mutants(script, prompt),
+    ]
+
+
+def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mutant]:
+    """Each call made with another tool instead, its arguments carried over by name and, for
+    a parameter the call has no name for, by type (each of the call's unused values of that
+    type in turn): the shorter tool a policy reaches for (a correction instead of a transfer)."""
+    out: list[Mutant] = []
+    used: dict[str, dict[str, Any]] = defaultdict(dict)  # tool -> argument -> a value it took
+    scalars: list[Any] = []  # every scalar the script passed, in order: the search's query
+    for _, _, item in script_calls(script):
+        for key, value in call_arguments(item).items():
+            used[str(item.get("name"))].setdefault(key, value)
+            if isinstance(value, (str, int, float)) and value not in scalars:
+                scalars.append(value)
+    for t, i, item in script_calls(script):
+        name, args = str(item.get("name")), call_arguments(item)
+        elsewhere = [v for v in [*scalars, *names_in(prompt)] if v not in args.values()]
+        for tool in pools.tools:
+            other = str(tool.get("name"))
+            props = (tool.get("parameters") or {}).get("properties") or {}
+            if other == name or not props:
+                continue
+            for filled in _fillings(args, props, used[other], elsewhere)[:3]:
+                out.append(
+                    Mutant(
+                        replaced(script, t, i, [_item(other, filled)]),
+                        "tool_swap",
+                        name,
+                        "tool_swap",
+                        f"{name} made as {other}({_short(filled, 60)})",
+                        (t, i),
+                        (),
+                        args,
+                        filled,
+                    )
+                )
+    return out
+
+
+def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
+    """After the last call, a call of a tool honest play used, made once more on a thing the
+    task's words name that honest play never passed it (another requested item, another file
+    of the handed list): what a policy does that acts on everything it was shown."""
+    calls = script_calls(script)
+    if not calls or not prompt:
+        return []
+    last_t, last_i, _ = calls[-1]
+    said = prompt.lower()
+    taken: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for _, _, item in calls:
+        for key, value in call_arguments(item).items():
+            if isinstance(value, str):
+                taken[(str(item.get("name")), key)].add(value.strip().lower())
+    out: list[Mutant] = []
+    done: set[tuple[str, str]] = set()
+    for _, _, item in calls:
+        name, args = str(item.get("name")), call_arguments(item)
+        for key, value in args.items():
+            if not isinstance(value, str) or not value.strip() or (name, key) in done:
+                continue
+            done.add((name, key))
+            others = [
+                *siblings(value, pools.shown),
+                *same_shape(value, prompt),
+                *listed_with(value, prompt),
+            ]
+            fresh = list(
+                dict.fromkeys(
+                    o
+                    for o in others
+                    if isinstance(o, str)
+                    and o.strip()
+                    and o.strip().lower() not in taken[(name, key)]
+                    and re.search(rf"(?<!\w){re.escape(o.strip().lower())}(?!\w)", said)
+                )
+            )
+            for other in fresh[:MAX_ONE_MORE]:
+                extra = _item(name, {**args, key: other})
+                out.append(
+                    Mutant(
+                        replaced(script, last_t, last_i, [calls[-1][2], extra]),
+                        "one_more",
+                        site_of(name, (key,)),
+                        "one_more",
+                        f"then {name} on {_short(other)} too, which honest play left alone",
+                        None,
+                        (key,),
+                        value,
+                        other,
+                    )
+                )
+    return out
+
+
+def undo_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """After the last call, another tool made on what an earlier call named, every parameter
+    filled by name from it (`remove_item(item)` after `add_item(item)`, `recall(object)`
+    after `lend(object, borrower)`): the work done, its checks passed, then undone."""
+    calls = script_calls(script)
+    if not calls:
+        return []
+    last_t, last_i, _ = calls[-1]
+    out: list[Mutant] = []
+    seen: set[str] = set()
+    for _, _, item in calls:
+        name, args = str(item.get("name")), call_arguments(item)
+        for tool in pools.tools:
+            other = str(tool.get("name"))
+            props = (tool.get("parameters") or {}).get("properties") or {}
+            if other == name or not props or any(k not in args for k in props):
+                continue
+            undo = _item(other, {k: args[k] for k in props})
+            key = json.dumps(undo, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(
+                Mutant(
+                    replaced(script, last_t, last_i, [calls[-1][2], undo]),
+                    "undo",
+                    name,
+                    "undo",
+                    f"then {other}({_short(call_arguments(undo), 60)}) after the last call",
+                )
+            )
+    return out
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _fillings(
+    args: dict[str, Any],
+    props: dict[str, Any],
+    known: dict[str, Any] | None = None,
+    elsewhere: list[Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Arguments for a tool with parameters `props` from a call's `args`: by name, then what
+    the script's own calls of that tool passed by that name (`known`: the borrower every loan
+    names), then by type from the call's unused values and then the values the script's other
+    calls passed and the names the prompt gives (`elsewhere`: the name a search was made
+    with, the customer who wrote), one filling per choice for
+    the first parameter that has several."""
+    base = {k: args[k] for k in props if k in args}
+    unused = [v for k, v in args.items() if k not in base] + list(elsewhere or [])
+    base |= {k: v for k, v in (known or {}).items() if k in props and k not in base}
+    missing = [k for k in props if k not in base]
+    if not missing:
+        return [base]
+
+    def of_type(key: str) -> list[Any]:
+        kinds = _JSON_TYPES.get(str((props.get(key) or {}).get("type")), ())
+        return [
+            v
+            for v in unused
+            if kinds and isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
+        ]
+
+    first = of_type(missing[0])
+    if not first:
+        return []
+    out = []
+    for choice in first:
+        filled = {**base, missing[0]: choice}
+        rest = [v for v in unused if v is not choice]
+        for key in missing[1:]:
+            kinds = _JSON_TYPES.get(str((props.get(key) or {}).get("type")), ())
+            pick = next((v for v in rest if kinds and isinstance(v, kinds)), None)
+            if pick is None:
+                break
+            filled[key] = pick
+            rest.remove(pick)
+        else:
+            out.append(filled)
+    return out
