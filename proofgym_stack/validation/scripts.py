@@ -52,6 +52,20 @@ def tool_outputs(result: RunResult) -> list[str]:
     ]
 
 
+def named_tool_outputs(result: RunResult) -> list[tuple[str, str]]:
+    """(tool name, what it answered) for each tool call of a rollout, in order."""
+    names: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for item in result.response.output:
+        kind = getattr(item, "type", "")
+        if kind == "function_call":
+            names[str(getattr(item, "call_id", ""))] = str(getattr(item, "name", ""))
+        elif kind == "function_call_output":
+            name = names.get(str(getattr(item, "call_id", "")), "")
+            out.append((name, str(getattr(item, "output", ""))))
+    return out
+
+
 def leaves(value: Any, prefix: ArgPath = ()) -> list[tuple[ArgPath, Any]]:
     """Every scalar in an argument object, with its path."""
     if isinstance(value, dict):

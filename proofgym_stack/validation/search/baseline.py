@@ -19,8 +19,8 @@ from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     leaves,
+    named_tool_outputs,
     script_calls,
-    tool_outputs,
 )
 from proofgym_stack.validation.search.mutants import leaf_key
 from proofgym_stack.validation.search.tracing import Line, VerifyRecord, VerifyTrace
@@ -62,18 +62,20 @@ class TaskBaseline:
 
 async def played(
     ctx: Context, trace: VerifyTrace, task: Task, script: Script, label: str
-) -> tuple[bool, VerifyRecord | None, list[str]]:
-    """Play `script`: whether it passed, verify's record, the tool outputs."""
+) -> tuple[bool, VerifyRecord | None, list[tuple[str, str]]]:
+    """Play `script`: whether it passed, verify's record, the tool outputs (with the name
+    of the tool that printed each)."""
     before = len(trace.records)
     result = await ctx.run(task, script, label)
     record = trace.last() if len(trace.records) > before else None
-    return ctx.passes(result), record, tool_outputs(result)
+    return ctx.passes(result), record, named_tool_outputs(result)
 
 
 async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     """The baseline of `task` (pass controls that do not pass are left out)."""
     base = TaskBaseline(task)
     controls = [c for c in ctx.controls.get(task.task_id, []) if c.expect == "pass"]
+    printed: list[tuple[str, str]] = []
     for control in controls:
         ok, first, outputs = await played(ctx, trace, task, control.script, "search: baseline")
         ok2, second, _ = await played(ctx, trace, task, control.script, "search: baseline again")
@@ -81,14 +83,15 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
             continue
         base.ignored |= differences(first.world, second.world)
         base.lines |= first.lines | second.lines
-        base.honest.append(Honest(task, control, first.world, outputs))
+        base.honest.append(Honest(task, control, first.world, [o for _, o in outputs]))
+        printed += outputs
     if not base.honest:
         return base
     reference = base.honest[0]
     for other in base.honest[1:]:
         base.ignored |= differences(reference.world, other.world)
     looks = observations(ctx, task, reference.control.script)
-    looked: list[str] = []  # what the observing tools print: listings an honest policy reads
+    looked: list[tuple[str, str]] = []  # what the observing tools print: listings honest play reads
     for n, look in enumerate(looks[:MAX_LOOKS]):
         script = inserted(reference.control.script, look)
         _, record, shown = await played(ctx, trace, task, script, "search: bookkeeping probe")
@@ -103,7 +106,8 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     for honest in base.honest:
         honest.targets = await _other_truths(ctx, honest)
     base.pools = _pools(ctx, task, base)
-    base.pools.shown += [text for text in looked if text not in base.pools.shown]
+    base.pools.shown += [text for _, text in looked if text not in base.pools.shown]
+    base.pools.printed = list(dict.fromkeys([*printed, *looked]))
     return base
 
 
@@ -131,6 +135,7 @@ def _pools(ctx: Context, task: Task, base: TaskBaseline) -> Pools:
     )
     pools.tools = list(ctx.env.task_tool_schemas(task))
     for schema in pools.tools:
+        pools.tool_words[str(schema.get("name", ""))] = str(schema.get("description") or "")
         props = (schema.get("parameters") or {}).get("properties") or {}
         pools.names += list(props)
         for key, prop in props.items():

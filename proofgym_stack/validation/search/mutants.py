@@ -47,6 +47,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     set_at,
 )
+from proofgym_stack.validation.search.options import singled_out
 from proofgym_stack.validation.search.values import Pools, candidates
 
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
@@ -68,6 +69,9 @@ class Mutant:
     leaf: ArgPath = ()
     old: Any = None
     new: Any = None
+    #: an option another listing singles out (printed where the honest value is not: the
+    #: plots under a hold, the team's mentor): one a policy reading the listings tries first
+    first: bool = False
 
     @property
     def honest_kind(self) -> bool:
@@ -142,6 +146,7 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
         for path, value in leaves(args):
             if not path:
                 continue
+            singled = singled_out(value, pools.printed)
             for source, new in candidates(leaf_key(path), value, pools):
                 out.append(
                     Mutant(
@@ -154,6 +159,7 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
                         path,
                         value,
                         new,
+                        first=source == "option" and new in singled,
                     )
                 )
         for path, box in [((), args), *containers(args)]:
@@ -232,20 +238,25 @@ def call_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 )
             )
             out += _merge(script, n, calls)
+            out += _join_chain(script, n, calls)
         args = call_arguments(item)
         for path, value in leaves(args):
             if not path or not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 continue
-            wrong = [v for _, v in candidates(leaf_key(path), value, pools)][:3]
+            drawn = candidates(leaf_key(path), value, pools)[:3]
+            wrong = [v for _, v in drawn]
             if not wrong:
                 continue
             sprayed = [item, *(_item(name, set_at(args, path, w)) for w in wrong)]
+            # a spray of a listing's other options is drawn from the options (the choice of
+            # one is what another option's failure shows graded)
+            source = "option" if all(src == "option" for src, _ in drawn) else "spray"
             out.append(
                 Mutant(
                     replaced(script, t, i, sprayed),
                     "spray",
                     site_of(name, path),
-                    "spray",
+                    source,
                     f"{name}: {_path(path)} sent again as {', '.join(_short(w) for w in wrong)}",
                 )
             )
@@ -267,6 +278,39 @@ def _merge(script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]])
     return [
         Mutant(merged, "merge", site_of(name, (lists[0],)), "merge", f"two {name} calls as one")
     ]
+
+
+def _join_chain(
+    script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]]
+) -> list[Mutant]:
+    """A chain of calls of one tool, each starting where the one before ended (one argument
+    of a call equals another argument of the next: `end="01:00"`, then `start="01:00"`), made
+    as the first call stretched to the last one's end: one long shift where honest play made
+    several short ones, one range where it made pieces."""
+    t, i, first = calls[n]
+    name = str(first.get("name"))
+    x = call_arguments(first)
+    scalar = {k: v for k, v in x.items() if isinstance(v, (str, int, float)) and v != ""}
+    for end in scalar:
+        chain = [calls[n]]
+        for t2, i2, nxt in calls[n + 1 :]:
+            prev, y = call_arguments(chain[-1][2]), call_arguments(nxt)
+            if nxt.get("name") != name or set(y) != set(x):
+                break
+            starts = [k for k in y if k != end and y[k] == prev.get(end) and prev.get(k) != y[k]]
+            if not starts:
+                break
+            chain.append((t2, i2, nxt))
+        if len(chain) < 2:
+            continue
+        last = call_arguments(chain[-1][2])
+        joined = script
+        for t2, i2, _ in reversed(chain[1:]):
+            joined = replaced(joined, t2, i2, [])
+        joined = replaced(joined, t, i, [_item(name, {**x, end: last[end]})])
+        what = f"{len(chain)} {name} calls as one, {end} {_short(x[end])} -> {_short(last[end])}"
+        return [Mutant(joined, "join", site_of(name, (end,)), "join", what)]
+    return []
 
 
 def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
@@ -423,7 +467,7 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
         rng.shuffle(groups[key])
         # the values a schema names, and the other options a listing printed, come first:
         # the ones a policy reading them tries first
-        groups[key].sort(key=lambda m: m.source not in ("schema", "option"))
+        groups[key].sort(key=lambda m: (m.source not in ("schema", "option"), not m.first))
     out: list[Mutant] = []
     while len(out) < budget and any(groups.values()):
         for key in order:

@@ -16,6 +16,8 @@ import re
 from typing import Any
 
 MAX_SIBLINGS = 8
+#: the slot of a value that is a whole record (an item of a comma-separated list)
+WHOLE = "\x00whole"
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{1,40}")
 
 
@@ -123,6 +125,8 @@ def _slot(value: Any, record: str) -> str | int | None:
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
+    if " " in text.strip() and record.strip().rstrip(".") == text.strip():
+        return WHOLE  # a name of several words that is the whole item of a list ("Lena Vogel")
     return None
 
 
@@ -137,7 +141,7 @@ def record_of(value: Any, outputs: list[str]) -> str | None:
     return None
 
 
-def siblings(value: Any, outputs: list[str]) -> list[Any]:
+def siblings(value: Any, outputs: list[str], limit: int = MAX_SIBLINGS) -> list[Any]:
     """The values other records of the same listing hold where `value`'s record holds it
     (the same JSON key, or a token of the same shape at the same place): the other options a
     policy could choose (at most `MAX_SIBLINGS`)."""
@@ -156,10 +160,30 @@ def siblings(value: Any, outputs: list[str]) -> list[Any]:
                 if new is not None and new != value and new not in out:
                     out.append(new)
             break
-    return out[:MAX_SIBLINGS]
+    return out[:limit]
+
+
+def singled_out(value: Any, printed: list[tuple[str, str]]) -> list[Any]:
+    """The other options of `value`'s listings that another output prints where it never
+    prints `value` (a listing of holds, a team's record naming its mentor): the options the
+    tools single out, for better or worse."""
+    texts = [text for _, text in printed]
+    out: list[Any] = []
+    for other in siblings(value, texts, limit=64):
+        if any(prints(other, t) and not prints(value, t) for t in texts):
+            out.append(other)
+    return out
+
+
+def prints(value: Any, text: str) -> bool:
+    """Whether `text` prints `value` as a whole token (`305` in "305, 312", not in "3051")."""
+    return re.search(rf"(?<![\w.-]){re.escape(str(value).strip())}(?![\w-])", text) is not None
 
 
 def _field_value(record: str, at: str | int, like: Any) -> Any:
+    if at == WHOLE:
+        whole = record.strip().rstrip(".")
+        return whole if isinstance(like, str) and 1 < len(whole.split()) <= 4 else None
     parsed = _object(record)
     if parsed is not None:
         v = parsed.get(at) if isinstance(at, str) else None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from proofgym_stack.validation.search.options import record_of
+from proofgym_stack.validation.search.options import prints, record_of
 
 MONTHS = [
     "january",
@@ -260,6 +260,59 @@ def marked_off(old: Any, new: Any, outputs: list[str]) -> str | None:
     if hit is None or _OFF_LIMITS.search(old_record):
         return None
     return f"the listing marks {new} {hit.group()!r} ({new_record.strip()[:80]!r}), not {old}"
+
+
+_CLAUSE = re.compile(r"[^.;!?\n]+")
+#: words before a value that say nothing of its role
+_NO_ROLE = {"with", "from", "that", "this", "have", "been", "were", "your", "into", "then", "than"}
+
+
+def ruled_off(
+    old: Any, new: Any, printed: list[tuple[str, str]], words: str, tool_words: dict[str, str]
+) -> str | None:
+    """Why choosing `new` instead of honest `old` breaks a rule the task's words state about
+    where `new` is printed: the listing of a tool whose own description, or a clause of the
+    words naming it, says its entries are not to be chosen ("holds lists the plots under a
+    council hold, which must not be assigned"), or the role a record gives `new` ("mentor
+    Omar Haddad") that a clause of the words forbids ("a team's own mentor must never judge
+    it"). Only where nothing prints `old` there: honest play chose outside what the rule
+    names, the mutant inside it."""
+    if isinstance(new, bool) or not isinstance(new, (str, int)) or not str(new).strip():
+        return None
+    rules = [c for c in _CLAUSE.findall(words) if _OFF_LIMITS.search(c)]
+    by_tool: dict[str, list[str]] = {}
+    for tool, text in printed:
+        by_tool.setdefault(tool, []).append(text)
+    for tool, texts in by_tool.items():
+        if not tool or not any(prints(new, t) for t in texts):
+            continue
+        if any(prints(old, t) for t in texts):
+            continue
+        said = [c for c in rules if re.search(rf"(?<![\w-]){re.escape(tool)}(?![\w-])", c)]
+        said += [d for d in [tool_words.get(tool, "")] if _OFF_LIMITS.search(d)]
+        if said:
+            return f"{new} is listed by {tool}, which the task rules out ({said[0].strip()[:80]!r})"
+    texts = [text for _, text in printed]
+    for role in sorted(_roles(new, texts) - _roles(old, texts)):
+        said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
+        if said:
+            return f"{new} is the {role} the task rules out ({said[0].strip()[:80]!r}), not {old}"
+    return None
+
+
+def _roles(value: Any, texts: list[str]) -> set[str]:
+    """The words printed just before `value` (`mentor` in "mentor Omar Haddad", "mentor:
+    Omar Haddad"): the role a record gives it."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        return set()
+    # the role and the value on one line: the word ending the line above is another record's
+    pattern = rf"\b([A-Za-z]{{4,}})[ \t]*:?[ \t]+{re.escape(str(value).strip())}(?![\w-])"
+    return {
+        m.group(1).lower()
+        for text in texts
+        for m in re.finditer(pattern, text)
+        if m.group(1).lower() not in _NO_ROLE
+    }
 
 
 def named_instead(old: Any, new: Any, words: str) -> str | None:

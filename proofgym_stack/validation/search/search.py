@@ -57,7 +57,7 @@ from proofgym_stack.validation.search.mutants import (
     within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
-from proofgym_stack.validation.search.rules import crossed, marked_off, named_instead
+from proofgym_stack.validation.search.rules import crossed, marked_off, named_instead, ruled_off
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
@@ -233,6 +233,13 @@ class Search:
             and p.mutant.op not in COMPOUND
         }
         replays: dict[str, int] = defaultdict(int)
+        #: sites where another option of a listing failed: the choice among options is graded
+        #: there, so an option that passes on two tasks is one both allow (any free judge)
+        options_graded = {
+            p.mutant.site
+            for p in played
+            if p.mutant.source == "option" and not ctx.passes(p.result) and not p.result.mask_sample
+        }
         #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
         #: follow-up after a spray) that leaves one of them adds no evidence
         free_worlds: list[World] = []
@@ -240,7 +247,8 @@ class Search:
             m = p.mutant
             if not ctx.passes(p.result) or p.record is None:
                 continue
-            if await self.another_truth(p, replays):
+            graded_option = m.source == "option" and m.site in options_graded
+            if not graded_option and await self.another_truth(p, replays):
                 continue
             where = self.passed_over(p)
             if where and m.op == "one_more" and not await self.first_too(p):
@@ -361,6 +369,7 @@ class Search:
             crossed(m.old, m.new, shown, words)
             or marked_off(m.old, m.new, shown)
             or named_instead(m.old, m.new, words)
+            or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
         )
 
     @staticmethod

@@ -68,6 +68,8 @@ class Tolerances:
         m = p.mutant
         if m.op not in ("argument", "shortcut") or m.call_at is None:
             return False
+        if m.source == "option":
+            return False  # another record of a listing is another choice, never a near value
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new)):
             return False
         key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)

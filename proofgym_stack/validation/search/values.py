@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -46,6 +46,10 @@ class Pools:
     #: what honest play's tools printed, whole, and what the observing tools print beside it:
     #: the listings other options are read from
     shown: list[str] = field(default_factory=list)
+    #: (tool name, output) for each of those: where each listing came from
+    printed: list[tuple[str, str]] = field(default_factory=list)
+    #: tool name -> its description (what the author says the tool is, and any rule on it)
+    tool_words: dict[str, str] = field(default_factory=dict)
 
 
 _QUOTED = re.compile(r"[\"'`]([^\"'`\s][^\"'`]{0,38})[\"'`]")
@@ -86,7 +90,12 @@ def _number_like(value: float, like: Any) -> Any:
 
 def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     """Values to put where `value` was, for the argument `key`: each with its source."""
-    out: list[Candidate] = [("option", v) for v in siblings(value, pools.shown)]
+    # the options another listing singles out first (the plots under a hold): what a policy
+    # reading every listing weighs before the rest
+    found = siblings(value, pools.shown, limit=64)
+    singled = singled_out(value, pools.printed)
+    ranked = [v for v in found if v in singled] + [v for v in found if v not in singled]
+    out: list[Candidate] = [("option", v) for v in ranked[:MAX_SIBLINGS]]
     if isinstance(value, bool):
         out.append(("boundary", not value))
     elif isinstance(value, (int, float)):
