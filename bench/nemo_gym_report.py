@@ -31,6 +31,8 @@ class Row:
     #: started only once its requirements.txt was installed (`--install`)
     installed: bool = False
     seconds: float = 0.0
+    #: the search's findings (oracle, severity, site, what, why, minimal trajectory)
+    findings: list[dict[str, Any]] = field(default_factory=list)
 
 
 NO_MODEL = re.compile(r"127\.0\.0\.1:\d+/v1/(responses|chat/completions)|no model is served")

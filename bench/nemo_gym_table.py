@@ -262,6 +262,8 @@ def validate(bridge: str, url: str, tasks: Path, work: Path) -> dict[str, Any] |
         "PROOFGYM_BRIDGES": json.dumps({bridge: f"nemo-gym+{url}"}),
         "PROOFGYM_PROOFS_DIR": str(work / "proofs"),
         "HOME": str(work),
+        # this checkout's validator, whatever checkout the venv was installed from
+        "PYTHONPATH": str(ROOT),
     }
     cmd = [PROOFGYM, "validate", bridge, "--tasks", str(tasks), "--sample", "3"]
     cmd += ["--parallel", "4", "--json"]
@@ -394,6 +396,21 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
                 row.passed.append(verdict["name"])
             elif verdict.get("passed") is False:
                 row.failed[verdict["name"]] = str(verdict.get("detail", ""))[:300]
+        # each finding of the search, with its severity and the minimal trajectory that
+        # reproduces it: what the audit (bench/NEMO_AUDIT.md) reads
+        row.findings = [
+            {
+                "oracle": f.get("oracle"),
+                "severity": f.get("severity"),
+                "task_id": f.get("task_id"),
+                "site": f.get("site"),
+                "count": f.get("count", 1),
+                "what": str(f.get("what", ""))[:300],
+                "why": str(f.get("why", ""))[:400],
+                "minimal": f.get("minimal"),
+            }
+            for f in report.get("findings", [])
+        ]
         row.status, row.reason = classify(row)
 
 
