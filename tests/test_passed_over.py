@@ -71,6 +71,12 @@ def test_a_record_naming_the_thing_left_alone_beside_the_ones_honest_play_wrote(
     acted_list = {**honest_list, ".given[1].packet": "'kale'", ".given.#": "2"}
     assert passed_over(acted_list, honest_list, {".given.#": "0"}, "kale") == {".given[].packet"}
     assert passed_over(acted_list, honest_list, {".given.#": "0"}, "chard") == set()
+    # a key with dots of its own (an address): the object is `.shares`, not `.shares.ana@kelp`
+    honest_dotted = {".shares.ana.novak@kelp.com": "'viewer'"}
+    acted_dotted = {**honest_dotted, ".shares.lea@getkelp.com": "'viewer'"}
+    found = passed_over(acted_dotted, honest_dotted, {".shares": "{}"}, "lea@getkelp.com")
+    assert found == {".shares.lea@getkelp.com"}
+    assert passed_over(acted_dotted, honest_dotted, {".shares": "{}"}, "getkelp.com") == set()
 
 
 # --- a seed library: give the member every requested packet that is still viable ---

@@ -51,6 +51,10 @@ def test_a_listing_the_words_rule_off_and_a_role_they_forbid() -> None:
 def test_names_of_several_words_are_options_and_what_another_listing_singles_out() -> None:
     shown = ["Ann Bell, Cy Dunn, Eve Fox, Gil Hart"]
     assert siblings("Cy Dunn", shown) == ["Ann Bell", "Eve Fox", "Gil Hart"]
+    # an item a line is an option whatever its shape (an address of another form)
+    lines = ["eli.lind@orbis.io\nhana@teamorbis.io\nben.sato@orbis.io"]
+    assert siblings("eli.lind@orbis.io", lines) == ["hana@teamorbis.io", "ben.sato@orbis.io"]
+    assert siblings(305, ["305, 312, 320"]) == [312, 320]
     printed = [("people", shown[0]), ("paper", "P7: author Eve Fox")]
     assert singled_out("Cy Dunn", printed) == ["Eve Fox"]
 

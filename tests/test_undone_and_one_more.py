@@ -19,6 +19,8 @@ from openai.types.responses import Response
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape
+from proofgym_stack.validation.search.other_calls import one_more_mutants
+from proofgym_stack.validation.search.values import Pools
 from proofgym_stack.validation.search.world import records, stale_records
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.compose import all_or_nothing
@@ -34,6 +36,14 @@ def test_the_words_give_list_mates_ids_of_a_shape_and_names() -> None:
     ]
     assert same_shape("tuna", words) == []  # a plain word has no identifier's shape
     assert names_in(words) == ["Kofi Kaur"]
+
+
+def test_one_more_acts_on_an_entry_of_a_listing_honest_play_read_and_left_alone() -> None:
+    script = [call("directory"), call("share", address="ana@kelp.com"), say("Done.")]
+    pools = Pools(shown=["ana@kelp.com\nlea@getkelp.com\nkai@kelp.com"])
+    more = [m for m in one_more_mutants(script, pools, "Share it with our colleagues.")]
+    # the entries the listing printed beside the honest one, though the words name neither
+    assert {m.new for m in more} == {"lea@getkelp.com", "kai@kelp.com"}
 
 
 def test_a_record_left_as_it_was_beside_a_new_one_is_stale() -> None:

@@ -122,11 +122,13 @@ def _slot(value: Any, record: str) -> str | int | None:
                 return str(key)
         return None
     text = str(value)
+    if record.strip().rstrip(".") == text.strip():
+        # the whole item of a list ("Lena Vogel", an address a line): its siblings are the
+        # other items whatever their shape (hana@teamorbis.io beside eli.lind@orbis.io)
+        return WHOLE
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
-    if " " in text.strip() and record.strip().rstrip(".") == text.strip():
-        return WHOLE  # a name of several words that is the whole item of a list ("Lena Vogel")
     return None
 
 
@@ -183,7 +185,9 @@ def prints(value: Any, text: str) -> bool:
 def _field_value(record: str, at: str | int, like: Any) -> Any:
     if at == WHOLE:
         whole = record.strip().rstrip(".")
-        return whole if isinstance(like, str) and 1 < len(whole.split()) <= 4 else None
+        if isinstance(like, str):
+            return whole if 1 <= len(whole.split()) <= 4 else None
+        return _field_value(whole, 0, like) if len(whole.split()) == 1 else None
     parsed = _object(record)
     if parsed is not None:
         v = parsed.get(at) if isinstance(at, str) else None

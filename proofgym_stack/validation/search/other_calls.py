@@ -101,11 +101,10 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
             if not isinstance(value, str) or not value.strip() or (name, key) in done:
                 continue
             done.add((name, key))
-            others = [
-                *siblings(value, pools.shown),
-                *same_shape(value, prompt),
-                *listed_with(value, prompt),
-            ]
+            # the task's words name it, or a listing honest play read prints it beside the
+            # honest value (the directory it shared from: the entries it left alone)
+            listed = siblings(value, pools.shown)
+            others = [*listed, *same_shape(value, prompt), *listed_with(value, prompt)]
             fresh = list(
                 dict.fromkeys(
                     o
@@ -113,7 +112,10 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                     if isinstance(o, str)
                     and o.strip()
                     and o.strip().lower() not in taken[(name, key)]
-                    and re.search(rf"(?<!\w){re.escape(o.strip().lower())}(?!\w)", said)
+                    and (
+                        o in listed
+                        or re.search(rf"(?<!\w){re.escape(o.strip().lower())}(?!\w)", said)
+                    )
                 )
             )
             for other in fresh[:MAX_ONE_MORE]:

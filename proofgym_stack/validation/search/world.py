@@ -180,10 +180,9 @@ def passed_over(
     honest play itself wrote (a member of the same list, a key of the same object): the
     action honest play took on its siblings, taken on a thing it looked at and left alone."""
     mine, theirs, before = members(world, ignored), members(honest, ignored), members(initial)
-    wrote = {
-        _parent(p) for p, values in theirs.items() if sorted(values) != sorted(before.get(p, []))
-    }
-    wrote |= {_parent(p) for p in before if p not in theirs}
+    changed = {p for p, values in theirs.items() if sorted(values) != sorted(before.get(p, []))}
+    changed |= {p for p in before if p not in theirs}
+    wrote = {_parent(p) for p in changed}
     name = item.strip().lower()
     out: set[str] = set()
     for path, values in mine.items():
@@ -191,12 +190,30 @@ def passed_over(
         for value in theirs.get(path, []):
             if value in extra:
                 extra.remove(value)
-        if not extra or _parent(path) not in wrote:
+        if not extra:
             continue
-        segments = {s.strip().lower() for s in path.replace("[]", ".").split(".")}
-        if name in segments or any(v.strip("'\"").strip().lower() == name for v in extra):
+        keyed = _keyed_by(path, name)
+        if keyed is not None:
+            # a key naming the thing (a dotted one too: `.shares.hana@teamorbis.io`), beside
+            # keys of the same object honest play wrote
+            if any(c.startswith(keyed + ".") and c != path for c in changed):
+                out.add(path)
+        elif _parent(path) in wrote and any(v.strip("'\"").strip().lower() == name for v in extra):
             out.add(path)
     return out
+
+
+def _keyed_by(path: str, name: str) -> str | None:
+    """The object whose key in `path` is `name` (`.shares` for `.shares.ana@kelp.com`), or
+    None where no key of the path is `name`."""
+    low = path.lower()
+    at = 0
+    while name and (at := low.find("." + name, at)) >= 0:
+        end = at + 1 + len(name)
+        if end == len(low) or low[end] in ".[":
+            return path[:at]
+        at += 1
+    return None
 
 
 def _parent(path: str) -> str:
