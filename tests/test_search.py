@@ -358,6 +358,20 @@ def test_a_world_fingerprint_sees_nested_changes_and_nothing_else() -> None:
     assert lost(fingerprint(c), fingerprint(a)) == set()
 
 
+def test_a_connection_in_the_state_is_one_opaque_leaf() -> None:
+    import httpx
+
+    class Session:  # a bridge's state: its client's cookie jar is no world the verifier reads
+        def __init__(self) -> None:
+            self.client = httpx.Client(cookies={"session": "abc"})
+            self.row = {"id": 7}
+
+    one, other = Session(), Session()
+    other.client.cookies.set("session", "xyz")
+    assert fingerprint(one) == {".client": "<Client>", ".row.id": "7"}
+    assert differences(fingerprint(one), fingerprint(other)) == set()
+
+
 def test_common_prefix_and_a_pasteable_control() -> None:
     assert common_prefix(["Berlin", "Bern", "Bermuda"]) == "Ber"
     assert common_prefix(["x"]) == ""
