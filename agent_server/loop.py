@@ -274,8 +274,10 @@ class RolloutRunner:
         state: _Rollout,
     ) -> None:
         history = normalize_input(params.pop("input"))
+        if params.get("script") is not None:  # the scripted policy's turns start after the prompt
+            params["script_from"] = len(history)
         state.sent = {
-            **{k: v for k, v in params.items() if k not in ("script", "model")},
+            **{k: v for k, v in params.items() if k not in ("script", "script_from", "model")},
             "input": history,
         }
         tool_names = {t.get("name") for t in params["tools"]}

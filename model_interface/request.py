@@ -25,3 +25,6 @@ class ResponsesRequest(BaseModel):
     stream: bool | None = None
     # Not in the OpenAI spec: the turns a scripted policy replays (see backends/scripted.py).
     script: list[list[dict[str, Any]]] | None = None
+    # Where this rollout's own items start in `input` (the agent sets it): the task's prompt
+    # may end with tool calls and their outputs, which are no turns of the script.
+    script_from: int | None = Field(default=None, ge=0)

@@ -196,6 +196,25 @@ async def test_nemo_gym_rows_run_unchanged(file_edit_tasks: list[dict[str, Any]]
     assert result["reward"] == 1.0 and result["task_id"] == "nemo-row-1"
 
 
+async def test_a_control_plays_from_its_first_turn_after_a_prompt_ending_in_a_tool_output() -> None:
+    # a NeMo Gym single-step row: the prompt ends with a call and its output, no user message
+    # after them; the scripted policy read them as its first turn and skipped the reference
+    # (math's reference is one turn: skipped, it played "(the script has ended)")
+    rows = (Path(__file__).parents[1] / "tasks" / "math" / "example.jsonl").read_text()
+    task = json.loads(rows.splitlines()[0])
+    prompt = task["responses_create_params"]["input"]
+    if isinstance(prompt, str):
+        prompt = [{"role": "user", "content": prompt}]
+    prompt += [
+        {"type": "function_call", "name": "noop", "arguments": "{}", "call_id": "p1"},
+        {"type": "function_call_output", "call_id": "p1", "output": "earlier"},
+    ]
+    task["responses_create_params"]["input"] = prompt
+    async with in_process_stack() as stack:
+        result = (await stack.run({"task": task, "control": "reference"})).json()
+    assert result["reward"] == 1.0, result
+
+
 async def test_bad_run_requests_are_4xx(file_edit_tasks: list[dict[str, Any]]) -> None:
     async with in_process_stack() as stack:
         unknown = await stack.run({"task": file_edit_tasks[0], "control": "telepathy"})

@@ -234,6 +234,27 @@ async def test_a_script_starts_after_the_conversation_a_prompt_carries() -> None
         assert second["output"][0]["content"][0]["text"] == "the answer"
 
 
+async def test_a_script_starts_where_the_agent_says_the_rollout_starts() -> None:
+    # a prompt that ends with a tool call and its output (NeMo Gym's single-step rows): with
+    # no user message after them, they were counted as the script's first turn, and every
+    # script played "(the script has ended)" (the peer table's audit found it)
+    app = create_app(ModelSettings())
+    script = [[{"type": "message", "content": "the answer"}]]
+    prompt = [
+        {"role": "user", "content": "what is the weather?"},
+        {"type": "function_call", "name": "weather", "arguments": "{}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+    ]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://m") as c:
+        body = {"model": "scripted", "script": script, "input": prompt, "script_from": 3}
+        first = (await c.post("/v1/responses", json=body)).json()
+        assert first["output"][0]["content"][0]["text"] == "the answer"
+        # without it the prompt's own call is read as a turn played
+        body.pop("script_from")
+        old = (await c.post("/v1/responses", json=body)).json()
+        assert old["output"][0]["content"][0]["text"] == "(the script has ended)"
+
+
 def test_the_local_backend_stops_generating_for_a_caller_that_has_gone(
     tiny_model_dir: Path,
 ) -> None:

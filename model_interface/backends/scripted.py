@@ -1,9 +1,11 @@
 """The scripted backend: replays a script given in the request, one turn per model call.
 
-The turn to play is the number of model turns already in the input after its last user message
-(a model turn is a run of assistant messages, reasoning and function calls), so a script
-replays the same way whatever the tools answered, and a prompt that carries a conversation's
-earlier assistant turns does not move it. Past its end the script says so in a final message.
+The turn to play is the number of model turns already in the input after the task's prompt
+(where the agent says the rollout's own items start, `script_from`; else after the input's
+last user message). A model turn is a run of assistant messages, reasoning and function calls,
+so a script replays the same way whatever the tools answered, and a prompt that carries a
+conversation's earlier assistant turns, or ends with a tool call and its output, does not
+move it. Past its end the script says so in a final message.
 """
 
 from __future__ import annotations
@@ -32,19 +34,23 @@ def is_model_item(item: dict[str, Any]) -> bool:
     return kind in MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant")
 
 
-def count_model_turns(items: list[dict[str, Any]]) -> int:
+def count_model_turns(items: list[dict[str, Any]], since_prompt: bool = True) -> int:
     """How many maximal runs of model items the input holds since its last user, system or
-    developer message: the turns of this rollout. A task's prompt may carry a conversation's
-    earlier assistant turns (NeMo Gym's multi-turn rows do); those are not the script's."""
-    last_prompt = max(
-        (
-            i
-            for i, item in enumerate(items)
-            if item.get("type", "message") == "message"
-            and item.get("role") in ("user", "system", "developer")
-        ),
-        default=-1,
-    )
+    developer message (or, `since_prompt` False, in all of `items`): the turns of this
+    rollout. A task's prompt may carry a conversation's earlier assistant turns (NeMo Gym's
+    multi-turn rows do); those are not the script's. A prompt that ends with a tool call and
+    its output is told apart only by where the rollout's own items start (`script_from`)."""
+    last_prompt = -1
+    if since_prompt:
+        last_prompt = max(
+            (
+                i
+                for i, item in enumerate(items)
+                if item.get("type", "message") == "message"
+                and item.get("role") in ("user", "system", "developer")
+            ),
+            default=-1,
+        )
     turns, inside = 0, False
     for item in items[last_prompt + 1 :]:
         model = is_model_item(item)
@@ -81,7 +87,11 @@ class ScriptedBackend:
             raise BadRequest(
                 "the scripted backend needs a 'script' in the request", kind="missing_script"
             )
-        turn = count_model_turns(normalize_input(request.input))
+        items = normalize_input(request.input)
+        if request.script_from is not None:  # the prompt's own items are no turns of the script
+            turn = count_model_turns(items[request.script_from :], since_prompt=False)
+        else:
+            turn = count_model_turns(items)
         if turn < len(request.script):
             output = [out for i in request.script[turn] for out in render_item(i)]
         else:
