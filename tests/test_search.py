@@ -372,6 +372,19 @@ def test_a_connection_in_the_state_is_one_opaque_leaf() -> None:
     assert differences(fingerprint(one), fingerprint(other)) == set()
 
 
+def test_a_notice_without_its_closing_full_stop_is_the_same_message() -> None:
+    from proofgym_stack.validation.search.mutants import Mutant
+    from proofgym_stack.validation.search.search import trimmed_prose
+
+    def cut(old: str, new: str) -> Mutant:
+        return Mutant([], "argument", "send.text", "shortened", "cut", (0, 0), ("text",), old, new)
+
+    notice = "The water will be off on Tuesday from nine."
+    assert trimmed_prose(cut(notice, notice[:-1]))
+    assert not trimmed_prose(cut(notice, notice[: len(notice) // 2]))  # half a notice
+    assert not trimmed_prose(cut("CF-7207", "CF-720"))  # an id one character short
+
+
 def test_common_prefix_and_a_pasteable_control() -> None:
     assert common_prefix(["Berlin", "Bern", "Bermuda"]) == "Ber"
     assert common_prefix(["x"]) == ""

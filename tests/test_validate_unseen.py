@@ -455,6 +455,43 @@ async def test_a_verifier_that_folds_look_alikes_into_a_word_answer_is_caught() 
     assert "attack:look_alike_unicode" in failed(report)
 
 
+class Lists(CityQuiz):
+    """Name the nodes reached, after `Final Answer:` (required, read exactly): a sound grader.
+    One task's answer is the empty list, which has no letter to look alike."""
+
+    name = "lists"
+
+    def correct(self, text: str, task: Task) -> bool:
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        return bool(lines) and lines[-1].strip() == f"Final Answer: {task.task_data['city']}"
+
+    def controls(self, task: Task) -> list[Control]:
+        nodes = task.task_data["city"]
+        return [
+            Control(name="reference", expect="pass", script=[say(f"Final Answer: {nodes}")]),
+            Control(name="noop_claim", expect="fail", script=[say("Done, solved it.")]),
+        ]
+
+
+def list_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"lists-{i}",
+            env="lists",
+            responses_create_params={"input": f"Which nodes does walk {i} reach?"},
+            task_data={"city": nodes, "total": i},
+        )
+        for i, nodes in enumerate(["[]", "[ab, cd]", "[ef]", "[gh, ij]"])
+    ]
+
+
+async def test_a_look_alike_that_changes_no_letter_of_the_truth_is_no_attack() -> None:
+    # the peer table's audit: "Final Answer: []" has its format's letters and none of its
+    # own; its compatibility variant (the last word's letters) was the answer itself, paid
+    report = await validate(Lists(), list_tasks())
+    assert "attack:look_alike_unicode" not in failed(report), report.verdicts
+
+
 async def test_a_tool_call_parser_that_raises_on_deep_json_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

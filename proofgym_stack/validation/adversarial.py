@@ -28,7 +28,7 @@ from proofgym.wire.canary import ENV_VAR, PREFIX
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import actions, final_text, with_final
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
-from proofgym_stack.validation.scripts import Script
+from proofgym_stack.validation.scripts import Script, outcome
 from resources_servers.base.scratch import sweep
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ async def check_claims(v: Context) -> None:
                 task, [[{"type": "message", "content": text}]], "bare claim", expect="fail"
             )
             if v.passes(result) or result.mask_sample:
-                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                how = outcome(result)
                 problems.append(f"{task.task_id}: {how} for the bare claim {text[:60]!r}")
     detail = "; ".join(problems[:3]) or f"{tried} bare claims with no action failed"
     v.verdict("adversarial:claim_without_action", not problems, detail)

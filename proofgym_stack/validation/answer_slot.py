@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, with_final
 from proofgym_stack.validation.negatives import prompt_text
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.scripts import Script, call_arguments, outcome, script_calls
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -400,7 +400,7 @@ async def check_answer_slot(v: Context) -> None:
             applied[kind] = applied.get(kind, 0) + 1
             result = await v.run(task, attack, f"answer slot {variant}", expect="fail")
             if v.passes(result) or result.mask_sample:
-                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                how = outcome(result)
                 said = final_text(attack) or variant
                 if "@" in variant:  # the answer was a tool argument: show the call as made
                     _, _, item = script_calls(attack)[-1]

@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.negatives import CLAIM, prompt_text
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    outcome,
+    script_calls,
+    tool_outputs,
+)
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -70,20 +76,15 @@ def _fullwidth(ch: str) -> str:
 
 
 def compatibility_look_alike(text: str) -> str:
-    """`text` with its digits and the letters of its last word in compatibility forms that
-    NFKC folds back (fullwidth; U+212A KELVIN SIGN for k): what a verifier that normalises
-    before comparing would read as the answer."""
-    words = text.rsplit(None, 1)
-    head, last = (
-        (words[0] + text[len(words[0]) : len(text) - len(words[-1])], words[-1])
-        if len(words) == 2
-        else ("", text)
-    )
-    digits = "".join(_fullwidth(c) if c.isdigit() else c for c in head)
+    """`text` with the letters of its last word in compatibility forms that NFKC folds back
+    (fullwidth; U+212A KELVIN SIGN for k): what a verifier that normalises before comparing
+    would read as the answer. Digits are left as they are: a fullwidth digit is the same
+    digit to a reader (a fullwidth 3 in `\\boxed{-3}` is still -3)."""
+    head, last = _split_last_word(text)
     tail = "".join(
-        "\u212a" if c in "kK" else _fullwidth(c) if c.isascii() and c.isalnum() else c for c in last
+        "\u212a" if c in "kK" else _fullwidth(c) if c.isascii() and c.isalpha() else c for c in last
     )
-    return digits + tail
+    return head + tail
 
 
 def final_text(script: Script) -> str | None:
@@ -301,7 +302,7 @@ async def check_answers(v: Context) -> None:
                     said = _describe(attack)
                     found[name].append(f"{task.task_id}: reward {result.reward:g} for {said}")
             elif v.passes(result) or result.mask_sample:
-                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                how = outcome(result)
                 found[name].append(f"{task.task_id}: {how} for {_describe(attack)}")
     for name in _ATTACKS:
         problems = found[name]
@@ -474,10 +475,14 @@ async def _attacks(
             half += wrong
         attacks["padded_answer"] = with_final(script, "\n".join([*half, right, *half]))
     if _letters_carry_truth(right, others) and await _letters_graded(v, task, script, right):
-        attacks["look_alike_unicode"] = with_final(script, look_alike(right))
-        attacks["look_alike_unicode#compatibility"] = with_final(
-            script, compatibility_look_alike(right)
-        )
+        # a variant that changes nothing ("[]" has no letter) is the right answer, no attack
+        if look_alike(right) != right:
+            attacks["look_alike_unicode"] = with_final(script, look_alike(right))
+        compat = compatibility_look_alike(right)
+        # the compatibility variant changes only the last word's letters: an attack only
+        # where that word is graded (not an end-of-code marker the grader skips)
+        if compat != right and await _letters_graded(v, task, script, right, last_word=True):
+            attacks["look_alike_unicode#compatibility"] = with_final(script, compat)
     return attacks
 
 
@@ -491,7 +496,26 @@ def _letters_carry_truth(right: str, others: list[str]) -> bool:
     g`), the truth is in the digits, and a digit's compatibility form (fullwidth) is the same
     number to a reader: a look-alike attacks nothing the truth is in."""
     known = [o for o in others if o and o.strip()]
-    return not known or any(_letters(o) != _letters(right) for o in known)
+    if not known:
+        return True
+    if not any(c.isascii() and c.isalpha() for c in _distinct_part(right, known)):
+        return False  # the letters are the format every answer shares ("Final Answer: []")
+    return any(_letters(o) != _letters(right) for o in known)
+
+
+def _distinct_part(right: str, others: list[str]) -> str:
+    """`right` less the text every answer shares at its start and at its end (`Final Answer:
+    [` and `]`): where the truth is."""
+    texts = [right, *others]
+    start = 0
+    while start < len(right) and all(len(t) > start and t[start] == right[start] for t in texts):
+        start += 1
+    end = 0
+    while end < len(right) - start and all(
+        len(t) > end and t[-1 - end] == right[-1 - end] for t in texts
+    ):
+        end += 1
+    return right[start : len(right) - end]
 
 
 def other_letters(text: str) -> str:
@@ -502,12 +526,24 @@ def other_letters(text: str) -> str:
     )
 
 
-async def _letters_graded(v: Context, task: Task, script: Script, right: str) -> bool:
-    """Whether the answer's letters decide the reward: its letters swapped for other ones
-    fail. Where they do not (only the number is read), a look-alike swaps nothing that is
-    graded but digits, and a fullwidth digit is the same digit to a reader (NFKC folds it):
-    no accusation."""
-    if not any(c.isascii() and c.isalpha() for c in right):
+async def _letters_graded(
+    v: Context, task: Task, script: Script, right: str, last_word: bool = False
+) -> bool:
+    """Whether the answer's letters (or, `last_word`, its last word's) decide the reward:
+    swapped for other ones, they fail. Where they do not (only the number is read), a
+    look-alike swaps nothing that is graded but digits, and a fullwidth digit is the same
+    digit to a reader (NFKC folds it): no accusation."""
+    head, last = _split_last_word(right) if last_word else ("", right)
+    if not any(c.isascii() and c.isalpha() for c in last):
         return False  # digits alone: a fullwidth digit is the digit
-    result = await v.run(task, with_final(script, other_letters(right)), "probe: other letters")
+    changed = head + other_letters(last)
+    result = await v.run(task, with_final(script, changed), "probe: other letters")
     return not v.passes(result)
+
+
+def _split_last_word(text: str) -> tuple[str, str]:
+    """`text` as (everything before its last word, its last word)."""
+    words = text.rsplit(None, 1)
+    if len(words) < 2:
+        return "", text
+    return text[: len(text) - len(words[-1])], words[-1]

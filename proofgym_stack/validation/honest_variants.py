@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from proofgym_stack.validation.answers import final_text, with_final
+from proofgym_stack.validation.scripts import outcome
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -190,7 +191,7 @@ async def check_honest_variants(v: Context) -> ErrorRate:
                 rate.judged += 1
                 if not v.passes(result):
                     rate.wrong += 1
-                    how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                    how = outcome(result)
                     failed.setdefault(kind, []).append(
                         f"{task.task_id}/{control.name} {name}: {how} for {variant[-60:]!r}"
                     )

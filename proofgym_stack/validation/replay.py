@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proofgym_stack.validation.leaks import secrets_of
-from proofgym_stack.validation.scripts import offered_choices, tool_outputs
+from proofgym_stack.validation.scripts import offered_choices, outcome, tool_outputs
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -61,7 +61,7 @@ async def check_cross_task_replay(v: Context) -> None:
             if v.passes(result) and offered_choices(script, own, tool_outputs(result)):
                 continue  # another option the target's own tools listed: an honest choice
             if v.passes(result) or result.mask_sample:
-                how = "masked" if result.mask_sample else f"reward {result.reward:g}"
+                how = outcome(result)
                 problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")
     if not tried:
         v.not_applicable(name, "the sampled tasks share one truth (one reference trajectory)")

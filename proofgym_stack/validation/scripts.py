@@ -115,3 +115,11 @@ def shown(value: Any, text: str) -> bool:
     """Whether `text` shows `value` as a word of its own."""
     word = str(value)
     return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+def outcome(result: RunResult, paid: str = "reward") -> str:
+    """How a rollout a check judged ended, for its detail: its reward, or the mask with its
+    kind and reason (so a mask the setup made, a judge that is not served, reads as one)."""
+    if result.mask_sample:
+        return f"masked ({result.failure_kind}: {(result.failure_reason or '')[:200]})"
+    return f"{paid} {result.reward:g}"

@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.negatives import prompt_text, random_tool_calls
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    outcome,
+    script_calls,
+    tool_outputs,
+)
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -88,7 +94,7 @@ async def check_each_step_needed(v: Context) -> None:
                 task, without(script, t, i), "the reference less one step", expect="fail"
             )
             if v.passes(result) or result.mask_sample:
-                how = "masked" if result.mask_sample else f"still reward {result.reward:g}"
+                how = outcome(result, "still reward")
                 shown = json.dumps(call_arguments(item))[:60]
                 problems.append(f"{task.task_id}: without {item.get('name')}({shown}): {how}")
     if not tried:

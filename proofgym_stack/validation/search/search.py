@@ -95,6 +95,14 @@ ANOTHER_ACTION = frozenset({"tool_swap"})
 PRINTED = frozenset({"output", "option"})
 
 
+def trimmed_prose(m: Mutant) -> bool:
+    """Whether `m` only cut the last character off a text of several words (a notice without
+    its closing full stop): the same message to a reader, not a value the verifier ignores."""
+    if m.source != "shortened" or not isinstance(m.old, str) or not isinstance(m.new, str):
+        return False
+    return len(m.old.split()) >= 4 and m.old.startswith(m.new) and len(m.new) >= len(m.old) - 1
+
+
 class Search:
     """One search over one environment's sampled tasks (see the module's docstring)."""
 
@@ -247,7 +255,8 @@ class Search:
             m = p.mutant
             if not ctx.passes(p.result) or p.record is None:
                 continue
-            graded_option = m.source == "option" and m.site in options_graded
+            # one more made on another entry of the listing is a choice among its options too
+            graded_option = m.source in ("option", "one_more") and m.site in options_graded
             if not graded_option and await self.another_truth(p, replays):
                 continue
             where = self.passed_over(p)
@@ -300,6 +309,7 @@ class Search:
                         m.op in MORE_OF_AN_ACTION
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
+                        or trimmed_prose(m)
                         or await self.slack(p)
                     )
                     if not more and m.op in COMPOUND:
@@ -331,6 +341,10 @@ class Search:
         for its siblings (`world.passed_over`): lend what the condition report ruled out."""
         m = p.mutant
         if m.op == "one_more" and p.record is not None and isinstance(m.new, str):
+            if lost(p.record.world, p.honest.world, p.base.ignored):
+                # it took the place of what honest play wrote (the team's judge set again):
+                # another option chosen, judged as one, not one more beside the others
+                return set()
             return passed_over(
                 p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored
             )
