@@ -338,3 +338,70 @@ async def test_a_new_record_beside_the_unchanged_one_is_accused_and_the_sound_bo
     assert swapped and ".contacts[]" in swapped[0]["why"], bad.findings
     good = await _Validated.run(AddressBook(), book_tasks())
     assert not _failed(good), [v for v in good.verdicts if not v.passed]
+
+
+# --- a bench: inspect the flagged units; inspecting one more is harmless ---
+
+
+class Bench(Environment[dict[str, Any]]):
+    """Inspect every flagged unit; an extra inspection changes nothing the task asks."""
+
+    name = "bench"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"units": task.task_data["units"], "inspected": []}
+
+    @tool(inline=True, observes=True)
+    def units(self, state: dict[str, Any]) -> str:
+        """List the batch's units."""
+        return "\n".join(state["units"])
+
+    @tool(inline=True)
+    def inspect(self, state: dict[str, Any], serial: str) -> str:
+        """Inspect a unit.
+
+        Args:
+            serial: the unit's serial.
+        """
+        if serial not in state["units"]:
+            raise ToolError(f"no unit {serial}")
+        state["inspected"].append(serial)
+        return f"{serial} inspected: ok"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        done = set(task.task_data["flagged"]) <= set(state["inspected"])
+        return all_or_nothing([Check(name="flagged_inspected", passed=done)])
+
+    def controls(self, task: Task) -> list[Control]:
+        flagged = task.task_data["flagged"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("units"), *[call("inspect", serial=s) for s in flagged], say("Done.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Done: all inspected.")]),
+        ]
+
+
+def bench_tasks() -> list[Task]:
+    tasks = []
+    for k in range(4):
+        units = [f"T{k}{j}-{100 + 7 * j + k}" for j in range(8)]
+        flagged = units[k : k + 2]
+        tasks.append(
+            Task(
+                task_id=f"bench-example-0-{k:05d}",
+                env="bench",
+                responses_create_params={"input": f"Units {', '.join(flagged)} were flagged."},
+                task_data={"units": units, "flagged": flagged},
+            )
+        )
+    return tasks
+
+
+async def test_one_more_harmless_action_on_a_listed_entry_is_no_finding() -> None:
+    # blind batch 05a's inspect twin: every extra inspection pays, so the extra action is not
+    # graded at all; it is not a choice the verifier misjudges
+    good = await _Validated.run(Bench(), bench_tasks())
+    assert not _pays(good), good.findings

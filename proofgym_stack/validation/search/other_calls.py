@@ -26,7 +26,7 @@ from proofgym_stack.validation.search.options import listed_with, names_in, same
 from proofgym_stack.validation.search.values import Pools
 
 #: the things left alone a `one_more` mutant tries, per argument
-MAX_ONE_MORE = 4
+MAX_ONE_MORE = 6
 
 
 def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
@@ -103,7 +103,7 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
             done.add((name, key))
             # the task's words name it, or a listing honest play read prints it beside the
             # honest value (the directory it shared from: the entries it left alone)
-            listed = siblings(value, pools.shown)
+            listed = siblings(value, pools.shown, limit=64)
             others = [*listed, *same_shape(value, prompt), *listed_with(value, prompt)]
             fresh = list(
                 dict.fromkeys(
@@ -118,7 +118,7 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                     )
                 )
             )
-            for other in fresh[:MAX_ONE_MORE]:
+            for other in _spread(fresh, MAX_ONE_MORE):
                 extra = _item(name, {**args, key: other})
                 out.append(
                     Mutant(
@@ -134,6 +134,15 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                     )
                 )
     return out
+
+
+def _spread(values: list[Any], n: int) -> list[Any]:
+    """At most `n` of `values`, spread evenly from first to last (the entries of a long
+    listing, not only its head: an outsider's address may come late)."""
+    if len(values) <= n:
+        return values
+    step = (len(values) - 1) / (n - 1)
+    return list(dict.fromkeys(values[round(k * step)] for k in range(n)))
 
 
 def undo_mutants(script: Script, pools: Pools) -> list[Mutant]:

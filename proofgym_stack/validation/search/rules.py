@@ -320,12 +320,13 @@ def named_instead(old: Any, new: Any, words: str) -> str | None:
     name `old` ("flagged 2 units: V46-1516, V46-8369") and never `new`."""
     if not isinstance(old, str) or not isinstance(new, str) or not old.strip():
         return None
-    if _names(words, old) and not _names(words, new):
+    if names(words, old) and not names(words, new):
         return f"the task names {old!r}, and never {new!r}"
     return None
 
 
-def _names(words: str, value: str) -> bool:
+def names(words: str, value: str) -> bool:
+    """Whether the task's `words` name `value` (as a whole word or id)."""
     pattern = rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])"
     return re.search(pattern, words, re.I) is not None
 

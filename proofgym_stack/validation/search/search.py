@@ -57,7 +57,13 @@ from proofgym_stack.validation.search.mutants import (
     within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
-from proofgym_stack.validation.search.rules import crossed, marked_off, named_instead, ruled_off
+from proofgym_stack.validation.search.rules import (
+    crossed,
+    marked_off,
+    named_instead,
+    names,
+    ruled_off,
+)
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
@@ -120,6 +126,8 @@ class Search:
         self._worlds: dict[int, tuple[World, set[str]]] = {}
         #: a passed-over finding's id -> (the honest world, where it gained)
         self._passed: dict[int, tuple[World, set[str]]] = {}
+        #: sites where one more made on another entry failed: extra actions there are graded
+        self._more_graded: set[str] = set()
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
         self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
@@ -241,6 +249,11 @@ class Search:
             and p.mutant.op not in COMPOUND
         }
         replays: dict[str, int] = defaultdict(int)
+        self._more_graded = {
+            p.mutant.site
+            for p in played
+            if p.mutant.op == "one_more" and not ctx.passes(p.result) and not p.result.mask_sample
+        }
         #: sites where another option of a listing failed: the choice among options is graded
         #: there, so an option that passes on two tasks is one both allow (any free judge)
         options_graded = {
@@ -344,6 +357,12 @@ class Search:
             if lost(p.record.world, p.honest.world, p.base.ignored):
                 # it took the place of what honest play wrote (the team's judge set again):
                 # another option chosen, judged as one, not one more beside the others
+                return set()
+            words = task_words(self.ctx.env, p.base.task)
+            if not names(words, m.new) and m.site not in self._more_graded:
+                # an entry only a listing printed, where every extra one pays: the extra
+                # action is not graded at all (one more unit inspected), not a choice it
+                # misjudges (the folder shared with one outsider refused, another not)
                 return set()
             return passed_over(
                 p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored
