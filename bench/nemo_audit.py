@@ -4,6 +4,9 @@ paid, each judged by reading the NeMo Gym server's own grader.
     .venv/bin/python bench/nemo_audit.py --sample 24   # draw (keeps judgements already made)
     .venv/bin/python bench/nemo_audit.py --markdown    # bench/NEMO_AUDIT.md from the judgements
 
+The audit stays as judged when the table is made again: `--markdown` also reads it against the
+table as it is now (which audited accusations the validator still makes).
+
 The population is every accusation of a reward paid in bench/NEMO_GYM_TABLE.json, one item per
 (server, root cause): a failed verdict that says a rollout which had to fail was paid (the
 answer slot, the attacks, the negatives, a bare claim, a replay on another task), and each of
@@ -56,18 +59,20 @@ def accusations(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     {
                         "server": row["name"],
                         "finding": f"search:{f['oracle']}@{f['site']}",
-                        "detail": f"{f['what']}; {f['why']}"[:600],
+                        "detail": f"{f.get('what', '')}; {f.get('why', '')}"[:600],
                         "minimal": f.get("minimal"),
                     }
                 )
     return out
 
 
-def draw(rows: list[dict[str, Any]], n: int, judged: list[dict[str, Any]]) -> dict[str, Any]:
+def draw(
+    rows: list[dict[str, Any]], n: int, judged: list[dict[str, Any]], seed: int = SEED
+) -> dict[str, Any]:
     """`n` accusations drawn with the fixed seed, at most a third from any one server (so one
     server's many findings cannot fill the sample), judgements already made kept."""
     pool = accusations(rows)
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     rng.shuffle(pool)
     per_server: dict[str, int] = {}
     cap = max(1, n // 3)
@@ -92,7 +97,7 @@ def draw(rows: list[dict[str, Any]], n: int, judged: list[dict[str, Any]]) -> di
                 "why": before.get("why", ""),
             }
         )
-    return {"seed": SEED, "population": len(pool), "drawn": len(items), "items": items}
+    return {"seed": seed, "population": len(pool), "drawn": len(items), "items": items}
 
 
 def share(items: list[dict[str, Any]], counted: tuple[str, ...]) -> str:
@@ -116,6 +121,36 @@ def precision(audit: dict[str, Any]) -> str:
     )
 
 
+def still_reported(item: dict[str, Any], rows: list[dict[str, Any]]) -> bool:
+    """Whether a table (one made after the audit) still accuses what an audited item did:
+    the same failed verdict on the server, or a `pays` finding of the same oracle and site."""
+    row = next((r for r in rows if r["name"] == item["server"]), None)
+    if row is None or row["status"] != "validated":
+        return False
+    finding = str(item["finding"])
+    if finding.startswith("search:"):
+        return any(
+            f"search:{f['oracle']}@{f['site']}" == finding and f.get("severity") == "pays"
+            for f in row.get("findings", [])
+        )
+    return finding in findings(row)
+
+
+def precision_now(audit: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The audit read against a later table: which audited accusations it still makes, and
+    the precision over those."""
+    judged = [i for i in audit["items"] if i["judgement"] in JUDGEMENTS]
+    kept = [i for i in judged if still_reported(i, rows)]
+    gone = [i for i in judged if i not in kept]
+    by = ", ".join(f"{sum(1 for i in gone if i['judgement'] == j)} {j}" for j in JUDGEMENTS)
+    return (
+        f"Read against the table as it is now, {len(gone)} of the {len(judged)} are no longer "
+        f"accused ({by}); over the {len(kept)} still accused, the reward was really not earned "
+        f"in **{share(kept, ('real',))}**, counting the arguable ones "
+        f"{share(kept, ('real', 'arguable'))}."
+    )
+
+
 def markdown(audit: dict[str, Any]) -> str:
     """bench/NEMO_AUDIT.md: each audited accusation, what was seen, the judgement and why."""
     lines = [
@@ -124,6 +159,8 @@ def markdown(audit: dict[str, Any]) -> str:
         (__doc__ or "").split("\n\n", 2)[2].strip(),
         "",
         precision(audit),
+        "",
+        precision_now(audit, json.loads(TABLE.read_text())["servers"]),
         "",
         "| # | server | finding | what was seen | judgement | why |",
         "|---|---|---|---|---|---|",
@@ -144,20 +181,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sample", type=int, default=None, help="draw this many accusations")
     parser.add_argument("--markdown", action="store_true", help="write bench/NEMO_AUDIT.md")
+    parser.add_argument("--file", type=Path, default=AUDIT_JSON, help="the audit's JSON")
+    parser.add_argument("--seed", type=int, default=SEED, help="the draw's seed")
     args = parser.parse_args()
+    audit_json, audit_md = args.file, args.file.with_suffix(".md")
     if args.sample is not None:
         rows = json.loads(TABLE.read_text())["servers"]
-        judged = json.loads(AUDIT_JSON.read_text())["items"] if AUDIT_JSON.exists() else []
-        audit = draw(rows, args.sample, judged)
-        AUDIT_JSON.write_text(json.dumps(audit, indent=1, ensure_ascii=False) + "\n")
-        print(f"drew {audit['drawn']} of {audit['population']} into {AUDIT_JSON}")
+        judged = json.loads(audit_json.read_text())["items"] if audit_json.exists() else []
+        audit = draw(rows, args.sample, judged, args.seed)
+        audit_json.write_text(json.dumps(audit, indent=1, ensure_ascii=False) + "\n")
+        print(f"drew {audit['drawn']} of {audit['population']} into {audit_json}")
     if args.markdown:
-        audit = json.loads(AUDIT_JSON.read_text())
+        audit = json.loads(audit_json.read_text())
         missing = [i["n"] for i in audit["items"] if i["judgement"] not in JUDGEMENTS]
         if missing:
             print(f"not judged yet: items {missing}", file=sys.stderr)
-        AUDIT_MD.write_text(markdown(audit))
-        print(f"wrote {AUDIT_MD}: {precision(audit)}")
+        audit_md.write_text(markdown(audit))
+        rows = json.loads(TABLE.read_text())["servers"]
+        print(f"wrote {audit_md}: {precision(audit)} {precision_now(audit, rows)}")
     return 0
 
 

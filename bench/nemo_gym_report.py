@@ -85,6 +85,8 @@ FAMILIES = {
     "no_ground_truth_leak": "leak",
     "honest_variant": "a wrong 0 for an honest answer",
     "honest_variants": "a wrong 0 for an honest answer",
+    # the search's failed verdict: a paying finding (a reward hole) or a policy-made mask
+    "search": "reward hole or policy-made mask",
 }
 
 
@@ -146,14 +148,7 @@ def markdown(table: dict[str, Any]) -> str:
         "found: a reward paid to a trajectory that did not earn it, a verify that crashes",
         "(masked) on what a policy can send, state crossing sessions, a replay that differs.",
         "",
-        "**How far to trust it.** These findings are leads, not verdicts. A sample of 25,",
-        "across 13 servers, replayed by hand against the real NeMo Gym 0.7.0 servers held 10",
-        "true, 4 arguable and 11 false alarms (40%): hedged candidates that are no options of",
-        "the question, a near miss inside the server's own tolerance, a 'wrong' argument that",
-        "is right, look-alikes on content the reward never reads, the reference's own answer",
-        "used as a bare claim, one defect counted many times. `validate` has since learnt to",
-        "calibrate each of those before it accuses (docs/validate.md) and to search the",
-        "trajectory space; the table below was made before that and has not been re-run.",
+        *_trust(rows),
         "",
         "| result | servers |",
         "|---|---|",
@@ -232,6 +227,33 @@ def markdown(table: dict[str, Any]) -> str:
             lines.append(f"- `{name}` ({family(name)}): {shown}")
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+#: the audits of the table's accusations (bench/nemo_audit.py), oldest first
+AUDITS = Path(__file__).parent
+
+
+def _trust(rows: list[dict[str, Any]]) -> list[str]:
+    """How far to trust the findings: each audit's precision, as judged and as read against
+    this table."""
+    lead = "**How far to trust it.** These findings are leads, not verdicts."
+    files = sorted(AUDITS.glob("NEMO_AUDIT*.json"))  # NEMO_AUDIT.json, then NEMO_AUDIT_<sha>
+    if not files:
+        return [lead + " No audit of this table has been judged."]
+    from bench.nemo_audit import precision, precision_now
+
+    out = [
+        lead + " Each audit draws accusations of a reward paid and has each judged by someone "
+        "other than the validator's author, reading the server's grader."
+    ]
+    for path in files:
+        audit = json.loads(path.read_text())
+        md = path.with_suffix(".md").name
+        out += [
+            "",
+            f"- [bench/{md}](../bench/{md}): {precision(audit)} {precision_now(audit, rows)}",
+        ]
+    return out
 
 
 #: the OpenEnv environments the package index holds and how each fared here (hand-written:

@@ -62,3 +62,37 @@ def test_the_markdown_counts_every_server_once() -> None:
     assert "| validated | 1 |" in text and "| did not start | 1 |" in text
     assert "`negative:prompt_echo` (reward hole): passed" in text
     assert "| b | did not start |" in text
+
+
+def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_later_table() -> (
+    None
+):
+    from bench.nemo_audit import accusations, draw, precision, still_reported
+
+    served = row(
+        name="srv",
+        status="validated",
+        failed={
+            "answer_slot:retracted": "passed: srv-0: reward 1",
+            "adversarial:hostile_arguments": "a crash",  # no reward paid: not drawn
+            "reward_well_formed": JUDGE_503,
+        },
+        findings=[
+            {"oracle": "another_world", "severity": "pays", "site": "message", "what": "w"},
+            {"oracle": "another_path", "severity": "advisory", "site": "x", "what": "p"},
+        ],
+    )
+    rows = [asdict(served)]
+    assert [a["finding"] for a in accusations(rows)] == [
+        "answer_slot:retracted",
+        "search:another_world@message",
+    ]
+    audit = draw(rows, 24, judged=[])
+    assert audit["drawn"] == 2 and audit["population"] == 2
+    audit["items"][0]["judgement"] = "real"
+    audit["items"][1]["judgement"] = "false alarm"
+    assert "1/2 = 0.50" in precision(audit)
+    # a later table that no longer accuses the search's finding
+    later = asdict(served) | {"findings": []}
+    kept = [i["finding"] for i in audit["items"] if still_reported(i, [later])]
+    assert kept == ["answer_slot:retracted"]
