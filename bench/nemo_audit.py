@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nemo_gym_report import findings  # noqa: E402
-from bench.rg_report import wilson  # noqa: E402
+from bench.rg_report import cell, wilson  # noqa: E402
 
 TABLE = ROOT / "bench" / "NEMO_GYM_TABLE.json"
 AUDIT_JSON = ROOT / "bench" / "NEMO_AUDIT.json"
@@ -167,14 +167,10 @@ def markdown(audit: dict[str, Any]) -> str:
     ]
     for i in audit["items"]:
         lines.append(
-            f"| {i['n']} | `{i['server']}` | `{i['finding']}` | {_cell(i['saw'])} | "
-            f"{i['judgement'] or 'not judged'} | {_cell(i['why'])} |"
+            f"| {i['n']} | `{i['server']}` | `{i['finding']}` | {cell(str(i['saw']))} | "
+            f"{i['judgement'] or 'not judged'} | {cell(str(i['why']))} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "/")
 
 
 def main() -> int:

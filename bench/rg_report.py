@@ -197,12 +197,12 @@ def audit_markdown(audit: dict[str, Any]) -> str:
     for i in audit["items"]:
         lines.append(
             f"| {i['n']} | {i['kind']} | `{i['dataset']}` | `{i['finding']}` | "
-            f"{_cell(i['saw'])} | {i['judgement']} | {_cell(i['why'])} |"
+            f"{cell(i['saw'])} | {i['judgement']} | {cell(i['why'])} |"
         )
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "/")
 
 
@@ -285,7 +285,7 @@ def markdown(rows: list[dict[str, Any]], audit: dict[str, Any] | None) -> str:
     for row in rows:
         name = f"`{row['env']}`"
         if row["status"] != "validated":
-            why = _cell(row.get("reason", ""))[:200]
+            why = cell(row.get("reason", ""))[:200]
             lines.append(f"| {name} | {row['status']} | {why} | | | | |")
             continue
         vs = verdicts(row)
@@ -334,13 +334,13 @@ def _details(rows: list[dict[str, Any]]) -> list[str]:
             continue
         lines.append(f"**{row['env']}**")
         for name, detail in sorted(others.items()):
-            lines.append(f"- `{name}`: {_cell(detail)[:300]}")
+            lines.append(f"- `{name}`: {cell(detail)[:300]}")
         for f in found:
             minimal = json.dumps(f["minimal"], ensure_ascii=False)
             lines.append(
                 f"- search, pays, `{f['oracle']}` at `{f['site']}` ({f['count']} mutants): "
-                f"{_cell(f['what'])[:200]}; {_cell(f['why'])[:200]}. Minimal trajectory: "
-                f"`{_cell(minimal)[:300]}`"
+                f"{cell(f['what'])[:200]}; {cell(f['why'])[:200]}. Minimal trajectory: "
+                f"`{cell(minimal)[:300]}`"
             )
         lines.append("")
     return lines

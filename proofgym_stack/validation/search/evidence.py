@@ -9,6 +9,7 @@ from typing import Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import leaves
+from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import siblings
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import World, members, stale_records
@@ -82,3 +83,11 @@ def left_behind(p: Played, lost_paths: set[str]) -> bool:
         honest.get(path) != initial.get(path) and world.get(path) == initial.get(path)
         for path in lost_paths
     )
+
+
+def trimmed_prose(m: Mutant) -> bool:
+    """Whether `m` only cut the last character off a text of several words (a notice without
+    its closing full stop): the same message to a reader, not a value the verifier ignores."""
+    if m.source != "shortened" or not isinstance(m.old, str) or not isinstance(m.new, str):
+        return False
+    return len(m.old.split()) >= 4 and m.old.startswith(m.new) and len(m.new) >= len(m.old) - 1

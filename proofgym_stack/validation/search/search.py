@@ -47,6 +47,7 @@ from proofgym_stack.validation.search.evidence import (
     short_list,
     stale_lists,
     task_values,
+    trimmed_prose,
 )
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
 from proofgym_stack.validation.search.mutants import (
@@ -99,14 +100,6 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 ANOTHER_ACTION = frozenset({"tool_swap"})
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
-
-
-def trimmed_prose(m: Mutant) -> bool:
-    """Whether `m` only cut the last character off a text of several words (a notice without
-    its closing full stop): the same message to a reader, not a value the verifier ignores."""
-    if m.source != "shortened" or not isinstance(m.old, str) or not isinstance(m.new, str):
-        return False
-    return len(m.old.split()) >= 4 and m.old.startswith(m.new) and len(m.new) >= len(m.old) - 1
 
 
 class Search:
