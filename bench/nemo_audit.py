@@ -10,9 +10,11 @@ table as it is now (which audited accusations the validator still makes).
 The population is every accusation of a reward paid in bench/NEMO_GYM_TABLE.json, one item per
 (server, root cause): a failed verdict that says a rollout which had to fail was paid (the
 answer slot, the attacks, the negatives, a bare claim, a replay on another task), and each of
-the search's findings whose severity is `pays`. A finding that only reports (advisory), a crash
-under hostile input, a missing declaration or a judge this machine does not serve is not an
-accusation of a reward paid, and is not drawn. Each item is judged by someone other than the
+the search's findings whose severity is `pays` and that paid again when the table replayed
+its minimal trajectory afresh against the server (`nemo_gym_table.confirmed`). A finding
+that only reports (advisory), a masked rollout (`masks`), a crash under hostile input, a
+missing declaration or a judge this machine does not serve is not an accusation of a reward
+paid, and is not drawn. Each item is judged by someone other than the
 validator's author: **real** (the reward was not earned: a person reading the grader and the
 trajectory would refuse it), **arguable** (the reward follows a contract the policy was told,
 against what a reader of the whole reply would say), **false alarm** (the reward was earned, or
@@ -54,7 +56,8 @@ def accusations(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if name.startswith(PAID) or name in PAID_NAMES:
                 out.append({"server": row["name"], "finding": name, "detail": detail})
         for f in row.get("findings", []):
-            if f.get("severity") == "pays":
+            # a finding that did not pay again when replayed afresh is not drawn
+            if f.get("severity") == "pays" and (f.get("replayed") or {}).get("reproduces", True):
                 out.append(
                     {
                         "server": row["name"],

@@ -90,7 +90,15 @@ FAMILIES = {
 }
 
 
-def family(verdict: str) -> str:
+def family(verdict: str, row: dict[str, Any] | None = None) -> str:
+    """The kind of a failed verdict; the search's by its findings' severities where the row
+    keeps them (`pays`: a reward hole; `masks` alone: a policy-made mask, no reward paid)."""
+    if verdict == "search" and row is not None and row.get("findings"):
+        severities = {f.get("severity") for f in row["findings"]}
+        if "pays" in severities:
+            return "reward hole"
+        if "masks" in severities:
+            return "policy-made mask"
     return FAMILIES.get(verdict.split(":", 1)[0], FAMILIES.get(verdict, "other"))
 
 
@@ -160,7 +168,7 @@ def markdown(table: dict[str, Any]) -> str:
     for row in validated:
         for name in findings(row):
             by_verdict[name] = by_verdict.get(name, 0) + 1
-        for kind in {family(name) for name in findings(row)}:
+        for kind in {family(name, row) for name in findings(row)}:
             by_family[kind] = by_family.get(kind, 0) + 1
     common = sorted(by_verdict.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
     lines += [
@@ -224,7 +232,15 @@ def markdown(table: dict[str, Any]) -> str:
         lines.append(f"**{row['name']}**")
         for name, detail in sorted(found.items()):
             shown = " ".join(detail.split())[:220].replace("|", "/")
-            lines.append(f"- `{name}` ({family(name)}): {shown}")
+            lines.append(f"- `{name}` ({family(name, row)}): {shown}")
+        for f in row.get("findings", []):
+            again = f.get("replayed")
+            if again:
+                said = "paid again" if again["reproduces"] else "did not pay again"
+                lines.append(
+                    f"  - replayed afresh against the server, `{f['oracle']}` at "
+                    f"`{f['site']}`: {said} ({again['saw'][:160]})"
+                )
         lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -219,6 +219,16 @@ def reproduces(bridge: str, url: str, row: dict[str, Any]) -> str | None:
     to attack from, so its task is left out rather than read as a finding."""
     from interop.bridges import bridge_class
     from proofgym.wire.protocol import Task
+
+    env = bridge_class(bridge, f"nemo-gym+{url}")()
+    task = Task.from_row(row)
+    return played_through(env, task, task.task_data["controls"][0]["script"])
+
+
+def played_through(env: Any, task: Any, script: list[list[dict[str, Any]]]) -> str | None:
+    """Play `script` on `task` straight through a bridged environment, outside `validate`
+    (a fresh session: seed, each call, verify): None when it earns the top of the reward
+    range, else what it got (a reward, a mask, a seed that failed)."""
     from proofgym.wire.responses import (
         assistant_message,
         build_response,
@@ -226,9 +236,6 @@ def reproduces(bridge: str, url: str, row: dict[str, Any]) -> str | None:
         function_call_output,
     )
 
-    env = bridge_class(bridge, f"nemo-gym+{url}")()
-    task = Task.from_row(row)
-    script = task.task_data["controls"][0]["script"]
     try:
         state = env.create_state(task, None)
     except Exception as exc:
@@ -253,7 +260,46 @@ def reproduces(bridge: str, url: str, row: dict[str, Any]) -> str | None:
         env.close_state(state)
     if verdict.mask_sample:
         return f"masked: {verdict.failure_reason}"[:200]
-    return None if verdict.reward >= 1.0 - 1e-9 else f"reward {verdict.reward:g}"
+    top = env.reward_range[1]
+    return None if verdict.reward >= top - 1e-9 else f"reward {verdict.reward:g}"
+
+
+def replayed(
+    bridge: str, url: str, rows: list[dict[str, Any]], report: dict[str, Any] | None
+) -> list[dict[str, Any] | None]:
+    """Each finding of a report that pays, replayed afresh against the server while it still
+    runs (outside `validate`, in sessions of its own; `confirmed`); None for the others. The
+    audit draws only the findings that reproduce."""
+    found = (report or {}).get("findings", []) if "error" not in (report or {}) else []
+    if not any(f.get("severity") == "pays" and f.get("minimal") for f in found):
+        return [None] * len(found)
+    from interop.bridges import bridge_class
+    from proofgym.wire.protocol import Task
+
+    env = bridge_class(bridge, f"nemo-gym+{url}")()
+    tasks = {t["task_id"]: Task.from_row(t) for t in rows}
+    return [
+        confirmed(env, tasks, f) if f.get("severity") == "pays" and f.get("minimal") else None
+        for f in found
+    ]
+
+
+def confirmed(env: Any, tasks: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any]:
+    """A `pays` finding replayed against the real server, outside `validate`: its minimal
+    trajectory played afresh on its task (and, for another truth, on the task whose truth
+    differs, named in its `why`). `reproduces` is true when every replay earned the top of
+    the range; `saw` says what each got."""
+    script = finding.get("minimal") or []
+    targets = [str(finding.get("task_id"))]
+    why = str(finding.get("why", ""))
+    if finding.get("oracle") == "another_truth" and "[target " in why:
+        targets.append(why.rsplit("[target ", 1)[-1].split("]", 1)[0])
+    saw = []
+    for tid in targets:
+        task = tasks.get(tid)
+        problem = "not among the tasks" if task is None else played_through(env, task, script)
+        saw.append(f"{tid}: {problem or 'paid'}")
+    return {"reproduces": all(s.endswith(": paid") for s in saw), "saw": "; ".join(saw)}
 
 
 def validate(bridge: str, url: str, tasks: Path, work: Path) -> dict[str, Any] | None:
@@ -386,6 +432,7 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
         path = work / "tasks.jsonl"
         path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
         report = validate(bridge, url, path, work)
+        replays = replayed(bridge, url, tasks, report)
     if report is None:
         row.status, row.reason = "error", f"validate ran past {VALIDATE_S:.0f} s"
     elif "error" in report:
@@ -411,6 +458,9 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
             }
             for f in report.get("findings", [])
         ]
+        for f, again in zip(row.findings, replays, strict=True):
+            if again is not None:
+                f["replayed"] = again
         row.status, row.reason = classify(row)
 
 

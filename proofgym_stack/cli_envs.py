@@ -248,8 +248,9 @@ def validate(
 
 
 def _show_findings(report: EnvReport) -> None:
-    """Each `pays` finding of the search with its minimal trajectory, as a control to paste;
-    every finding, with its whole trajectory, in a file beside the proofs."""
+    """Each finding of the search that fails `validate` (`pays`, `masks`) with its minimal
+    trajectory, as a control to paste; every finding, with its whole trajectory, in a file
+    beside the proofs."""
     if not report.findings:
         return
     folder = Path("runs") / "findings" / report.env
@@ -260,16 +261,19 @@ def _show_findings(report: EnvReport) -> None:
         where = f"every finding with its whole trajectory: {path}"
     except OSError as exc:
         where = f"the findings could not be written to {path}: {exc.strerror}"
-    pays = [f for f in report.findings if f["severity"] == "pays"]
-    for f in pays:
+    failing = [f for f in report.findings if f["severity"] in ("pays", "masks")]
+    pays = [f for f in failing if f["severity"] == "pays"]
+    for f in failing:
         console.print(
-            f"[red]{report.env}: {f['oracle']} at {f['site']}[/red] ({f['count']} mutants of "
+            f"[red]{report.env}: {f['severity']} {f['oracle']} at {f['site']}[/red] "
+            f"({f['count']} mutants of "
             f"{f['control']} on {f['task_id']}): {f['what']}; {f['why']}"
         )
         console.print("  the minimal trajectory, to paste into controls():")
         console.print(f["paste"], markup=False, highlight=False)
     err.print(
-        f"  {report.env}: {len(pays)} paying, {len(report.findings) - len(pays)} advisory; {where}"
+        f"  {report.env}: {len(pays)} paying, {len(failing) - len(pays)} masking a failure, "
+        f"{len(report.findings) - len(failing)} advisory; {where}"
     )
 
 

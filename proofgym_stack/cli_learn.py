@@ -100,6 +100,15 @@ def learn_command(
             "the two (real verifier's rewards, last 10% of steps) with its 95% CI and p-value",
         ),
     ] = None,
+    control_window: Annotated[
+        float,
+        typer.Option(
+            min=0.01,
+            max=1.0,
+            help="the share of the last steps --control compares (0.5: the last half; more "
+            "rollouts where the runs parted early)",
+        ),
+    ] = 0.1,
     learnability: Annotated[
         Path | None,
         typer.Option(
@@ -151,6 +160,7 @@ def learn_command(
             eval_samples=evaluate,
             allow_unproven=allow_unproven,
             control=control,
+            control_window=control_window,
         )
     except (MixError, ValidationError) as exc:
         fail(_first_error(exc))

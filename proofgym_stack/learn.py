@@ -104,7 +104,8 @@ class LearnConfig(BaseModel):
     `allow_unproven` trains on environment versions that never passed `validate` (counted).
     `control` (`shuffled` or `random`) then trains the same model again, with the same seeds
     and steps, on rewards shuffled within each group or drawn at random
-    (`proofgym.rollouts.learnability`), and compares the two on the real verifier's rewards.
+    (`proofgym.rollouts.learnability`), and compares the two on the real verifier's rewards
+    of the last `control_window` of steps (0.1: the last 10%).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -124,6 +125,7 @@ class LearnConfig(BaseModel):
     eval_samples: int = Field(0, ge=0)
     allow_unproven: bool = False
     control: ControlKind | None = None
+    control_window: float = Field(0.1, gt=0, le=1)
 
     def mix(self) -> Mix:
         """The environments trained on, with their weights (MixError for a bad `env`)."""
@@ -288,6 +290,7 @@ def learn(
                 kind=config.control,
                 real=batches,
                 control=control_batches,
+                window=config.control_window,
             )
     if result.learnability is not None and len(mix.envs) == 1:
         # evidence about the proven version it trained on: carried by that certificate

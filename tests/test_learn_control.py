@@ -20,12 +20,15 @@ from typer.testing import CliRunner
 from proofgym.rollouts.learnability import (
     ControlError,
     RewardControl,
+    final_window,
     gap,
+    learnability_of,
     learnability_section,
     random_rewards,
     shuffled_within_groups,
 )
 from proofgym.rollouts.proofs import Identity
+from proofgym.wire.protocol import RunResult
 from proofgym_stack.learn import learn
 from resources_servers.letters.env import LettersEnv
 from resources_servers.math.env import MathEnv
@@ -68,6 +71,33 @@ def test_the_gap_is_trusted_only_when_its_interval_excludes_zero() -> None:
     assert apart.gap == pytest.approx(apart.real - apart.control, abs=1e-3)
     with pytest.raises(ControlError, match="both sides"):
         gap([], [0.5])
+
+
+def _steps(means: list[float], per_step: int = 4) -> list[list[RunResult]]:
+    return [
+        [RunResult.model_construct(reward=m, mask_sample=False) for _ in range(per_step)]
+        for m in means
+    ]
+
+
+def test_the_window_is_a_share_of_the_last_steps_and_a_wider_one_weighs_more_rollouts() -> None:
+    # the runs part at step 10 of 40; the real one keeps a reward of 0.5 on alternate steps
+    real = _steps([0.5] * 10 + [0.5, 0.0] * 15)
+    control = _steps([0.5] * 10 + [0.0] * 30)
+    assert len(final_window(real)) == 4 * 4  # the last 10%: 4 steps of 4 rollouts
+    assert len(final_window(real, 0.5)) == 20 * 4
+    with pytest.raises(ControlError, match="share of the steps"):
+        final_window(real, 0.0)
+    narrow = learnability_of(
+        env="e", model="m", steps=40, seed=0, kind="shuffled", real=real, control=control
+    )
+    wide = learnability_of(
+        env="e", model="m", steps=40, seed=0, kind="shuffled", real=real, control=control,
+        window=0.5,
+    )  # fmt: skip
+    assert narrow.real.final_rollouts == 16 and wide.real.final_rollouts == 80
+    assert wide.window.startswith("last 50% of steps") and narrow.window.startswith("last 10%")
+    assert wide.gap == pytest.approx(0.25) and wide.ci[0] > narrow.ci[0]
 
 
 def test_an_unknown_control_and_a_bad_learnability_file_say_why(tmp_path: Path) -> None:

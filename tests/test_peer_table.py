@@ -80,6 +80,16 @@ def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_l
         findings=[
             {"oracle": "another_world", "severity": "pays", "site": "message", "what": "w"},
             {"oracle": "another_path", "severity": "advisory", "site": "x", "what": "p"},
+            # a verify that raised on what the mutant sent: a mask, not a reward: not drawn
+            {"oracle": "fault", "severity": "masks", "site": "message", "what": "inf"},
+            # paid inside validate, not when replayed afresh against the server: not drawn
+            {
+                "oracle": "another_truth",
+                "severity": "pays",
+                "site": "m",
+                "what": "x",
+                "replayed": {"reproduces": False, "saw": "srv-0: reward 0"},
+            },
         ],
     )
     rows = [asdict(served)]
@@ -96,3 +106,59 @@ def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_l
     later = asdict(served) | {"findings": []}
     kept = [i["finding"] for i in audit["items"] if still_reported(i, [later])]
     assert kept == ["answer_slot:retracted"]
+
+
+def test_a_search_verdict_is_a_reward_hole_only_where_a_finding_pays() -> None:
+    from bench.nemo_gym_report import family
+
+    masks = {"findings": [{"oracle": "fault", "severity": "masks", "site": "message"}]}
+    pays = {"findings": [*masks["findings"], {"oracle": "another_truth", "severity": "pays"}]}
+    assert family("search", masks) == "policy-made mask"
+    assert family("search", pays) == "reward hole"
+    assert family("answer_slot:denied", masks) == "reward hole"
+
+
+class _Paying:
+    """A bridged environment as `played_through` sees it: pays a final message that holds
+    the task's own answer, and a bare "any" on every task (a hole)."""
+
+    reward_range = (0.0, 1.0)
+
+    def create_state(self, task: object, _: object) -> dict[str, object]:
+        return {"answer": task}
+
+    def call_external(self, state: object, name: str, args: object) -> str:
+        return "ok"
+
+    def verify(self, state: dict[str, object], task: object, response: object) -> object:
+        from types import SimpleNamespace
+
+        from proofgym.wire.responses import final_message
+
+        said = final_message(response) or ""  # type: ignore[arg-type]
+        paid = said == "any" or said == state["answer"]
+        return SimpleNamespace(mask_sample=False, reward=float(paid), failure_reason=None)
+
+    def close_state(self, state: object) -> None:
+        pass
+
+
+def test_a_finding_that_pays_is_replayed_afresh_on_its_task_and_on_the_other_truth() -> None:
+    from bench.nemo_gym_table import confirmed
+
+    tasks = {"t-0": "42", "t-1": "7"}
+
+    def finding(said: str) -> dict[str, object]:
+        minimal = [[{"type": "message", "role": "assistant", "content": said}]]
+        why = "passes on t-1 too, whose truth differs [target t-1]"
+        return {"oracle": "another_truth", "task_id": "t-0", "why": why, "minimal": minimal}
+
+    hole = confirmed(_Paying(), tasks, finding("any"))
+    assert hole == {"reproduces": True, "saw": "t-0: paid; t-1: paid"}
+    # paid on its own task only: the other truth did not reproduce
+    own = confirmed(_Paying(), tasks, finding("42"))
+    assert own == {"reproduces": False, "saw": "t-0: paid; t-1: reward 0"}
+    served = row(status="validated", failed={"search": "pays another_truth at message"})
+    served.findings = [{**finding("42"), "severity": "pays", "site": "message", "replayed": own}]
+    text = markdown({"nemo_gym": "0.7.0", "servers": [asdict(served)]})
+    assert "`another_truth` at `message`: did not pay again (t-0: paid; t-1: reward 0)" in text

@@ -275,6 +275,11 @@ def pays(report: EnvReport) -> list[dict[str, Any]]:
     return [f for f in report.findings if f["severity"] == "pays"]
 
 
+def failing(report: EnvReport) -> list[dict[str, Any]]:
+    """The findings that fail `validate`: reward paid, or a failure turned into a mask."""
+    return [f for f in report.findings if f["severity"] in ("pays", "masks")]
+
+
 @pytest.mark.parametrize(
     ("sound", "planted", "tasks", "oracles"),
     [
@@ -292,8 +297,11 @@ async def test_the_search_finds_the_mistake_and_passes_the_sound_version(
     assert not pays(good)
     bad = await validate(planted(), tasks())
     assert search_verdict(bad) == "fail"
-    found = pays(bad)
+    found = failing(bad)
     assert {f["oracle"] for f in found} & oracles, found
+    # a verify that raises pays nothing: its rollout is masked, a finding that `masks` (the
+    # peer audit counted a crash filed as `pays` a false alarm); every other one pays
+    assert all((f["severity"] == "masks") == (f["oracle"] == "fault") for f in found), found
     for f in found:  # every finding comes with a minimal trajectory no longer than the whole
         assert 0 < len(f["minimal"]) <= len(f["whole"])
         assert f["paste"].startswith("Control(name=")

@@ -540,3 +540,180 @@ async def test_a_controls_role_is_a_field_not_its_name() -> None:
     bare = await validate(NamedItsOwnWayWithoutRoles())
     assert {"controls_declared", "violation_declared"} <= failed(bare)
     assert "role='reference'" in detail(bare, "controls_declared")
+
+
+# --- tasks of several formats in one environment (NeMo Gym's litmus rows) --------------------
+
+FORMATS = {"tag": (r"<final_answer>(.*?)</final_answer>", "<final_answer>{}</final_answer>")}
+FORMATS["boxed"] = (r"\\boxed\{(.*?)\}", "Working it out: the mass is \\boxed{{{}}}.")
+
+
+class MixedFormats(Environment[None]):
+    """Each task tells its own answer format; the last answer in that format is graded."""
+
+    name = "mixed_formats"
+    secret_fields = ("truth",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def answers(self, text: str, task: Task) -> list[str]:
+        import re
+
+        return re.findall(FORMATS[task.task_data["format"]][0], text)
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        found = self.answers(final_message(response), task)
+        ok = bool(found) and found[-1].strip().lower() == task.task_data["truth"]
+        return all_or_nothing([Check(name="right", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        said = FORMATS[task.task_data["format"]][1].format(task.task_data["truth"])
+        return [
+            Control(name="reference", expect="pass", script=[say(said)]),
+            Control(name="noop_claim", expect="fail", script=[say("I have answered.")]),
+        ]
+
+
+class AnyMixedAnswer(MixedFormats):
+    """The mistake: any answer in the task's format that is right pays (a hedge)."""
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        found = [a.strip().lower() for a in self.answers(final_message(response), task)]
+        return all_or_nothing([Check(name="right", passed=task.task_data["truth"] in found)])
+
+
+def mixed_tasks() -> list[Task]:
+    rows = [("tag", "yes"), ("boxed", "18.02"), ("boxed", "46.07"), ("boxed", "3")]
+    return [
+        Task(
+            task_id=f"mixed-{i}",
+            env="mixed_formats",
+            responses_create_params={"input": f"Question {i}; answer in the {fmt} format."},
+            task_data={"format": fmt, "truth": truth},
+        )
+        for i, (fmt, truth) in enumerate(rows)
+    ]
+
+
+async def test_another_tasks_reply_in_another_format_is_no_hedge_and_a_real_hedge_is() -> None:
+    # the yes/no rows' candidates were the other rows' whole replies, in \boxed{} prose: no
+    # option of a yes/no question (the peer audit's litmus_agent false alarm)
+    sound = await validate(MixedFormats(), mixed_tasks())
+    assert not {"attack:hedged_candidates", "attack:padded_answer"} & failed(sound), [
+        v for v in sound.verdicts if not v.passed
+    ]
+    hedge = await validate(AnyMixedAnswer(), mixed_tasks())
+    assert "attack:hedged_candidates" in failed(hedge)
+
+
+class SignOff(Environment[None]):
+    """A row whose expected action is a completion message: any reply that is not empty."""
+
+    name = "sign_off"
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        said = final_message(response).strip()
+        return all_or_nothing([Check(name="said_something", passed=bool(said))])
+
+    def controls(self, task: Task) -> list[Control]:
+        reply = ["Implemented and verified.", "Merged; the change is in.", "All done here."]
+        return [
+            Control(name="reference", expect="pass", script=[say(reply[int(task.task_id[-1])])]),
+            Control(name="noop_claim", expect="fail", script=[say("")]),
+        ]
+
+
+class TrustsTheClaim(Quiz):
+    """The mistake: a message that says it is done passes, whatever it answers."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        return "done" in text.lower() or super().correct(text, task)
+
+
+async def test_a_bare_claim_is_a_finding_only_where_a_reply_carries_content() -> None:
+    # the row's own reference is a bare claim ("Implemented and verified.") and other rows'
+    # replies pass there too: a claim is one more such reply (the audit's terminal row)
+    tasks = [
+        Task(task_id=f"sign-{i}", env="sign_off", responses_create_params={"input": "Wrap up."})
+        for i in range(3)
+    ]
+    sound = await validate(SignOff(), tasks)
+    assert not {"adversarial:claim_without_action", "negative:claim_without_action"} & failed(sound)
+    # garbage is no reply a person would give: still accused there
+    assert "negative:garbage_text" in failed(sound)
+    assert "any reply is the expected action" in detail(sound, "adversarial:claim_without_action")
+    # a quiz answers without tools too, but its replies carry the answer: a claim is accused
+    trusting = await validate(TrustsTheClaim(), quiz_tasks())
+    assert {"adversarial:claim_without_action", "negative:claim_without_action"} <= failed(trusting)
+
+
+# --- a multiple-choice question that prints its options (NeMo Gym's bunsenbench rows) -------
+
+OPTIONS = [["OH-", "H2O", "H3O+", "O2"], ["Ketone", "Ester", "Ether", "Amide"]]
+OPTIONS += [["CO2", "CO", "CH4", "C2H6"], ["NaCl", "KCl", "LiF", "MgO"]]
+
+
+class ChoiceQuiz(Environment[None]):
+    """Pick one of the printed options in `<choice>..</choice>`; tags that name no option of
+    this question are skipped, the last one that does is read."""
+
+    name = "choice_quiz"
+    secret_fields = ("truth",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    def chosen(self, text: str, task: Task) -> list[str]:
+        import re
+
+        tags = [t.strip() for t in re.findall(r"<choice>(.*?)</choice>", text)]
+        return [t for t in tags if t in task.task_data["options"]]
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        picked = self.chosen(final_message(response), task)
+        ok = bool(picked) and picked[-1] == task.task_data["truth"]
+        return all_or_nothing([Check(name="right", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        truth = task.task_data["truth"]
+        return [
+            Control(name="reference", expect="pass", script=[say(f"<choice>{truth}</choice>")]),
+            Control(name="noop_claim", expect="fail", script=[say("I have chosen.")]),
+        ]
+
+
+class AnyChoice(ChoiceQuiz):
+    """The mistake: any tag naming the right option pays (several choices are a hedge)."""
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        picked = self.chosen(final_message(response), task)
+        return all_or_nothing([Check(name="right", passed=task.task_data["truth"] in picked)])
+
+
+def choice_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"choice-{i}",
+            env="choice_quiz",
+            responses_create_params={
+                "input": f"Question {i}. Options: {', '.join(opts)}. Answer in <choice></choice>."
+            },
+            task_data={"options": opts, "truth": opts[(i + 1) % 4]},
+        )
+        for i, opts in enumerate(OPTIONS)
+    ]
+
+
+async def test_hedged_choices_are_this_questions_own_options_not_other_tasks_answers() -> None:
+    # other tasks' answers name no option of this question: the grader skips them (the peer
+    # audit's bunsenbench item); the other printed options are the hedge
+    sound = await validate(ChoiceQuiz(), choice_tasks())
+    assert not {"attack:hedged_candidates", "attack:padded_answer"} & failed(sound), [
+        v for v in sound.verdicts if not v.passed
+    ]
+    hedge = await validate(AnyChoice(), choice_tasks())
+    assert "attack:hedged_candidates" in failed(hedge), detail(hedge, "attack:hedged_candidates")

@@ -169,10 +169,16 @@ def gap(
     )
 
 
-def final_window(batches: Sequence[Sequence[RunResult]]) -> list[float]:
-    """The verifier's rewards of the usable rollouts of the last 10% of steps (at least one):
-    each step's batch, in order."""
-    k = max(1, len(batches) // 10)
+#: the share of the last steps whose rollouts the gap compares, by default
+WINDOW = 0.1
+
+
+def final_window(batches: Sequence[Sequence[RunResult]], share: float = WINDOW) -> list[float]:
+    """The verifier's rewards of the usable rollouts of the last `share` of steps (at least
+    one step): each step's batch, in order."""
+    if not 0 < share <= 1:
+        raise ControlError(f"a window is a share of the steps, in (0, 1]: {share}")
+    k = max(1, int(len(batches) * share + 1e-9))
     return [r.reward for batch in batches[-k:] for r in batch if not r.mask_sample]
 
 
@@ -257,10 +263,13 @@ def learnability_of(
     kind: ControlKind,
     real: Sequence[Sequence[RunResult]],
     control: Sequence[Sequence[RunResult]],
+    window: float = WINDOW,
 ) -> Learnability:
-    """The Learnability of two runs, given each run's batches of rollouts, one a step."""
+    """The Learnability of two runs, given each run's batches of rollouts, one a step; the
+    gap compares the rollouts of the last `window` of steps (a share: 0.1 is the last 10%).
+    A wider window gives the gap more rollouts where the two runs have parted early."""
 
-    g = gap(final_window(real), final_window(control), seed=seed)
+    g = gap(final_window(real, window), final_window(control, window), seed=seed)
 
     def figures(batches: Sequence[Sequence[RunResult]], final: float, n: int) -> RunFigures:
         means = [
@@ -282,6 +291,7 @@ def learnability_of(
         steps=steps,
         seeds=[seed],
         control_kind=kind,
+        window=f"last {window:.0%} of steps, real verifier's rewards",
         real=figures(real, g.real, g.real_rollouts),
         control=figures(control, g.control, g.control_rollouts),
         gap=g.gap,

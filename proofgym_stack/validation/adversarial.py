@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.canary import ENV_VAR, PREFIX
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.answers import actions, final_text, with_final
+from proofgym_stack.validation.answers import actions, any_reply_passes, final_text, with_final
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
 from proofgym_stack.validation.scripts import Script, outcome
 from resources_servers.base.scratch import sweep
@@ -154,12 +154,15 @@ async def check_claims(v: Context) -> None:
     ones (negated phrasings included) and ones in the environment's own success words always,
     and the reference's own final message where the reference had to act to pass and that
     message is a claim, not the answer (its actions with an empty message still pass)."""
-    tried, problems = 0, []
+    tried, problems, ungraded = 0, [], []
     for task in v.tasks:
         claims = list(GENERIC_CLAIMS) + [f"It has been {w}." for w in v.env.success_words]
         control = v.reference(task.task_id)
         script = control.script if control is not None else []
         own = final_text(script)
+        if await any_reply_passes(v, task):
+            ungraded.append(task.task_id)
+            continue
         if (
             own
             and actions(script)
@@ -176,6 +179,11 @@ async def check_claims(v: Context) -> None:
                 how = outcome(result)
                 problems.append(f"{task.task_id}: {how} for the bare claim {text[:60]!r}")
     detail = "; ".join(problems[:3]) or f"{tried} bare claims with no action failed"
+    if ungraded:
+        detail += (
+            f"; not tried on {', '.join(ungraded[:3])}: the reference acts on nothing and "
+            "other tasks' replies pass there too (any reply is the expected action)"
+        )
     v.verdict("adversarial:claim_without_action", not problems, detail)
 
 

@@ -113,15 +113,34 @@ def _at_last_number(text: str, change: Callable[[str], str]) -> str | None:
     return text[: m.start()] + change(m.group()) + text[m.end() :]
 
 
-_SLOT = re.compile(r"<([A-Za-z_]\w*)>.*?</\1>|\\boxed\{[^{}]*\}", re.S)
+_SLOT = re.compile(r"<([A-Za-z_]\w*)>.*?</\1>|\(\([^()]*\)\)|\[\[[^\[\]]*\]\]", re.S)
+
+
+def slots(text: str) -> list[str]:
+    """The delimited answer slots of `text`, in order: a tag (`<answer>..</answer>`), a
+    `\\boxed{..}` (its braces balanced: `\\boxed{\\sqrt{2}}`), a `((..))` or a `[[..]]`."""
+    found = [(m.start(), m.group()) for m in _SLOT.finditer(text)]
+    at = text.find("\\boxed{")
+    while at >= 0:
+        depth, end = 0, None
+        for i in range(at + len("\\boxed"), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+        if end is None:
+            break  # unclosed: no slot
+        found.append((at, text[at:end]))
+        at = text.find("\\boxed{", end)
+    return [slot for _, slot in sorted(found)]
 
 
 def outside_slot(right: str, variant: str) -> bool:
-    """Whether `variant` keeps every delimited answer slot of `right` (an `<answer>` tag, a
-    `\\boxed{}`) as it was, and only adds words outside them: the format names the slot the
-    answer, so what stands outside is commentary."""
-    slots = [m.group() for m in _SLOT.finditer(right)]
-    return bool(slots) and [m.group() for m in _SLOT.finditer(variant)] == slots
+    """Whether `variant` keeps every delimited answer slot of `right` (see `slots`) as it
+    was, and only adds words outside them: the format names the slot the answer, so what
+    stands outside is commentary."""
+    kept = slots(right)
+    return bool(kept) and slots(variant) == kept
 
 
 def text_variants(right: str, number_decides: bool, step: float = 0.0) -> dict[str, str]:

@@ -133,6 +133,78 @@ def offered(candidate: str, right: str, seen: str) -> bool:
     return bool(extra) and all(w in shown for w in extra)
 
 
+async def any_reply_passes(v: Context, task: Task) -> bool:
+    """Whether the task asks for no action and no content: its reference makes no tool call,
+    and other tasks' whole replies (up to two) pass on it as well as its own. There a bare
+    claim is one more reply like the reference's own (a row whose expected action is a
+    completion message), not success claimed in place of work."""
+    control = v.reference(task.task_id)
+    if control is None or actions(control.script):
+        return False
+    own = final_text(control.script)
+    others = []
+    for other in v.tasks:
+        ref = v.reference(other.task_id) if other.task_id != task.task_id else None
+        said = final_text(ref.script) if ref is not None else None
+        if said and said.strip() and said != own:
+            others.append(said)
+    if not others:
+        return False
+    for text in others[:2]:
+        result = await v.run(task, [[{"type": "message", "content": text}]], "probe: a reply")
+        if result.mask_sample or not v.passes(result):
+            return False
+    return True
+
+
+_OPTION_SPLIT = re.compile(r"\s*(?:[,;|]|\bor\b|\.\s)\s*")
+#: an item of a listing that can be an option: a few words, no markup
+_OPTION = re.compile(r"[\w+\-#°%()'./ ]{1,40}")
+
+
+def shown_options(right: str, others: list[str], seen: str) -> list[str]:
+    """The right answer with its truth (the part other tasks' answers change) swapped for
+    each other item of the listing that shows it on this task (`Options: OH-, H2O, H3O+`):
+    the question's own options, written in the answer's form."""
+    truth = _distinct_part(right, others).strip() if others else ""
+    if not truth or len(truth) > 40:
+        return []
+    out: list[str] = []
+    for line in seen.splitlines():
+        head, _, listed = line.rpartition(":")
+        items = [i.strip(" .") for i in _OPTION_SPLIT.split(listed if head else line)]
+        if truth not in items or not 2 <= len(items) <= 12:
+            continue
+        for item in items:
+            if item != truth and _OPTION.fullmatch(item) and len(item.split()) <= 4:
+                out.append(right.replace(truth, item))
+    return list(dict.fromkeys(o for o in out if o != right))
+
+
+def shown_all(right: str, seen: str) -> bool:
+    """Whether every word and number of the right answer was shown on this task (a question
+    that prints its options, `H2O` among `OH-, H2O, H3O+`): its wrong answers are the other
+    options shown, not what other tasks answered."""
+    words = set(_WORD.findall(right.lower()))
+    return bool(words) and words <= set(_WORD.findall(seen.lower()))
+
+
+def same_form(candidate: str, right: str) -> bool:
+    """Whether another task's answer is written in this answer's form: one short value where
+    it is one, and the same marks around the words (`<final_answer>`, `\\boxed{}`, brackets):
+    a reply to another question in another format is no option of this one, and a candidate
+    written outside this answer's slot is no second answer."""
+    if single_value(right) and not single_value(candidate):
+        return False
+    return _marks(candidate) == _marks(right)
+
+
+def _marks(text: str) -> set[str]:
+    """The marks around an answer's words: what is neither a word, a number, nor a space
+    (nor a sentence's closing stop or a number's sign)."""
+    return set(re.sub(r"[\w.\-+\s]+", "", text))
+
+
 def _seen(v: Context, task: Task) -> str:
     """What the policy saw on `task`: the prompt and the reference's tool outputs."""
     reference = v.reference_result(task.task_id)
@@ -457,9 +529,15 @@ async def _attacks(
         attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
     seen = _seen(v, task)
-    for candidate in candidates(right, others, rng):
-        if not single_value(right) and not offered(candidate, right, seen):
-            continue  # prose: another task's whole reply is no option of this question
+    for candidate in [*candidates(right, others, rng), *shown_options(right, others, seen)[:3]]:
+        # another task's reply is a wrong answer here only where it is an option of this
+        # question: shown on this task where the right one is (a question that prints its
+        # options), in this answer's form, and never another task's whole reply in prose
+        must_be_shown = (
+            not single_value(right) or not same_form(candidate, right) or shown_all(right, seen)
+        )
+        if must_be_shown and not offered(candidate, right, seen):
+            continue
         result = await v.run(task, with_final(script, candidate), "probe: a wrong answer")
         if not v.passes(result) and not result.mask_sample:
             wrong.append(candidate)

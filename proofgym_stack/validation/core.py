@@ -12,6 +12,7 @@ import math
 import uuid
 
 from proofgym.wire.protocol import Control, RunResult, Task
+from proofgym_stack.validation.answers import any_reply_passes
 from proofgym_stack.validation.context import Context
 from proofgym_stack.validation.leaks import (
     Leak,
@@ -88,6 +89,16 @@ async def check_negatives(ctx: Context) -> dict[str, float]:
             if control.expect == "fail":
                 top = max(top, ctx.solo[(task.task_id, control.name)].reward)
         best[task.task_id] = top
+    # a claim paid where any reply is the expected action (no tool call in the reference,
+    # other tasks' replies pass too) is one more such reply, not success claimed unearned
+    claims = failures.get("claim_without_action", [])
+    kept = []
+    for problem in claims:
+        task = next(t for t in ctx.tasks if problem.startswith(f"{t.task_id}: "))
+        if not await any_reply_passes(ctx, task):
+            kept.append(problem)
+    if claims:
+        failures["claim_without_action"] = kept
     for name, problems in sorted(failures.items()):
         ctx.verdict(
             f"negative:{name}",

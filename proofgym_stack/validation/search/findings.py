@@ -1,10 +1,12 @@
 """What the search found: one finding per root cause, with a trajectory the author can paste.
 
 A finding names its oracle (`another_truth`, `another_world`, `another_path`, `fault`), its
-severity (`pays`: a trajectory earned reward it did not deserve, or turned its own failure into
-a masked sample; `advisory`: nothing was gained, but the verifier took a path no pass control
-takes), the site and operator that found it, the whole mutated trajectory and the minimal one
-the shrinker kept, and how many mutants hit the same root cause (one defect, one finding).
+severity (`pays`: a trajectory earned reward it did not deserve, or a reward outside the range;
+`masks`: it turned its own failure into a masked sample, a verify error where a 0 was due, so
+training never sees that failure: it fails `validate`, but no reward was paid; `advisory`:
+nothing was gained, but the verifier took a path no pass control takes), the site and
+operator that found it, the whole mutated trajectory and the minimal one the shrinker kept,
+and how many mutants hit the same root cause (one defect, one finding).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments
 
-PAYS, ADVISORY = "pays", "advisory"
+PAYS, MASKS, ADVISORY = "pays", "masks", "advisory"
+#: the severities that fail `validate`
+FAILING = (PAYS, MASKS)
 
 
 @dataclass
@@ -64,20 +68,24 @@ class Finding:
 
 
 def grouped(found: list[Finding]) -> list[Finding]:
-    """One finding per root cause (the first found, counting the others), `pays` first: a
-    cause shown by an advisory mutant and then by one that pays is a `pays` finding, shown by
-    that mutant (an advisory one first must not hide it)."""
+    """One finding per root cause (the first found, counting the others), the gravest first:
+    a cause shown by an advisory mutant and then by one that pays is a `pays` finding, shown
+    by that mutant (a milder one first must not hide it)."""
     kept: dict[tuple[str, str], Finding] = {}
     for f in found:
         first = kept.get(f.key)
         if first is None:
             kept[f.key] = f
-        elif first.severity != PAYS and f.severity == PAYS:
+        elif _rank(f.severity) < _rank(first.severity):
             f.count += first.count
             kept[f.key] = f
         else:
             first.count += 1
-    return sorted(kept.values(), key=lambda f: (f.severity != PAYS, f.oracle, f.site))
+    return sorted(kept.values(), key=lambda f: (_rank(f.severity), f.oracle, f.site))
+
+
+def _rank(severity: str) -> int:
+    return {PAYS: 0, MASKS: 1}.get(severity, 2)
 
 
 def as_control(script: Script, name: str) -> str:

@@ -49,7 +49,14 @@ from proofgym_stack.validation.search.evidence import (
     task_values,
     trimmed_prose,
 )
-from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
+from proofgym_stack.validation.search.findings import (
+    ADVISORY,
+    FAILING,
+    MASKS,
+    PAYS,
+    Finding,
+    grouped,
+)
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
@@ -132,6 +139,10 @@ class Search:
         result = await self.ctx.run(task, script, label)
         return result, (self.trace.last() if len(self.trace.records) > before else None)
 
+    def severity_of_fault(self, result: RunResult) -> str:
+        """`masks` for a masked rollout (no reward paid), `pays` for a reward above the range."""
+        return MASKS if result.mask_sample else PAYS
+
     def fault(self, result: RunResult) -> str | None:
         """Why this rollout is a policy-made fault (masked, or a reward outside the range)."""
         low, high = self.ctx.env.reward_range
@@ -161,7 +172,7 @@ class Search:
             why = self.fault(result)
             if why is not None:
                 error = f" ({record.error})" if record is not None and record.error else ""
-                self.found("fault", PAYS, played[-1], why + error)
+                self.found("fault", self.severity_of_fault(result), played[-1], why + error)
         extra = within_budget(self.follow_ups(played), max(ctx.budget // 4, 1), rng)
         for m in extra:
             honest, base = self._follow[id(m)]
@@ -169,7 +180,7 @@ class Search:
             played.append(Played(m, honest, base, result, record))
             why = self.fault(result)
             if why is not None:
-                self.found("fault", PAYS, played[-1], why)
+                self.found("fault", self.severity_of_fault(result), played[-1], why)
         await self.judge(played)
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
@@ -530,7 +541,7 @@ class Search:
     async def shrunk(self, found: list[Finding]) -> list[Finding]:
         """Each of the first `pays` findings with its minimal trajectory."""
         tasks = {t.task_id: t for t in self.ctx.tasks}
-        for f in [f for f in found if f.severity == PAYS][:MAX_SHRUNK]:
+        for f in [f for f in found if f.severity in FAILING][:MAX_SHRUNK]:
             task = tasks[f.task_id]
             target = (
                 tasks.get(f.why.rsplit("[target ", 1)[-1].rstrip("]"))
@@ -573,7 +584,7 @@ async def check_search(ctx: Context) -> list[Finding]:
         if ctx.env.random_play_can_pass:
             search.judge = _faults_only  # type: ignore[method-assign]
         played, found = await search.run()
-    pays = [f for f in found if f.severity == PAYS]
+    pays = [f for f in found if f.severity in FAILING]
     advisory = [f for f in found if f.severity == ADVISORY]
     if not played:
         ctx.not_applicable(NAME, "no pass control passed twice: nothing to mutate")
