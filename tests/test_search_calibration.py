@@ -691,3 +691,141 @@ async def test_fewer_members_that_still_reach_a_goal_with_slack_are_no_finding()
     bad = await validate(AnyFileDeleted(), cleanup_tasks())
     found = [f for f in pays(bad) if f["site"].startswith("delete")]
     assert found, bad.findings
+
+
+# --- a pool dosed into a band: hundreds of grams, a band of ppm --------------------------------
+
+
+class Dosing(Environment[dict[str, Any]]):
+    """Dose shock so the pool's chlorine lands in its band (1 g raises 0.0013 ppm)."""
+
+    name = "dosing"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"ppm": task.task_data["start"], "bag": 10000.0}
+
+    @tool(inline=True)
+    def add_shock(self, state: dict[str, Any], grams: float) -> str:
+        """Add shock to the pool.
+
+        Args:
+            grams: grams of shock, above 0 and at most what is left in the bag.
+        """
+        if not 0 < grams <= state["bag"]:
+            raise ToolError(f"grams must be above 0 and at most {state['bag']:g}")
+        state["bag"] -= grams
+        state["ppm"] += grams * 0.0013
+        return f"added {grams:g} g"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        low, high = task.task_data["band"]
+        return all_or_nothing([Check(name="in_band", passed=low <= state["ppm"] <= high)])
+
+    def controls(self, task: Task) -> list[Control]:
+        low, high = task.task_data["band"]
+        grams = round(((low + high) / 2 - task.task_data["start"]) / 0.0013)
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("add_shock", grams=grams), say(f"Added {grams} g.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("The pool is dosed.")]),
+        ]
+
+
+def dosing_tasks() -> list[Task]:
+    # bands of 1 ppm (770 g) that no other task's dose lands in
+    rows = [(1.0, (3.0, 4.0)), (2.0, (6.0, 7.0)), (0.5, (1.2, 2.2)), (1.5, (9.0, 10.0))]
+    return [
+        Task(
+            task_id=f"dosing-{k}",
+            env="dosing",
+            responses_create_params={"input": f"Bring the pool into {low}-{high} ppm."},
+            task_data={"start": start, "band": [low, high]},
+        )
+        for k, (start, (low, high)) in enumerate(rows)
+    ]
+
+
+async def test_a_dose_within_a_band_hundreds_of_grams_wide_is_a_tolerance() -> None:
+    # a step of 1 g, doubled 8 times, stays inside a band of +-385 g: the window is followed
+    # farther, and the verifier's edge is found (a blind twin was accused of another world)
+    good = await validate(Dosing(), dosing_tasks())
+    assert not pays(good), pays(good)
+    assert "search" not in failed(good)
+
+
+# --- stock moved between bins: a move onto itself ----------------------------------------------
+
+
+class Bins(Environment[dict[str, int]]):
+    """Bring the shelf to the wanted count, taking stock from the back room only."""
+
+    name = "bins"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, int]:
+        return {"shelf": 10, "back": 20, "returns": 9}
+
+    @tool(inline=True)
+    def move(self, state: dict[str, int], from_bin: str, to_bin: str, count: int) -> str:
+        """Move stock between bins (shelf, back, returns).
+
+        Args:
+            from_bin: the bin to take from.
+            to_bin: the bin to put into.
+            count: how many, 1 to 20.
+        """
+        if from_bin not in state or to_bin not in state or not 1 <= count <= 20:
+            raise ToolError("unknown bin, or a count outside 1 to 20")
+        if count > state[from_bin]:
+            raise ToolError(f"only {state[from_bin]} in {from_bin}")
+        self.moved(state, from_bin, to_bin, count)
+        return f"moved {count} from {from_bin} to {to_bin}"
+
+    def moved(self, state: dict[str, int], a: str, b: str, count: int) -> None:
+        state[a] -= count
+        state[b] += count
+
+    def verify(self, state: dict[str, int], task: Task, response: Response) -> VerifyResult:
+        ok = state["shelf"] == task.task_data["wanted"] and state["returns"] == 9
+        return all_or_nothing([Check(name="shelf_stocked", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        need = task.task_data["wanted"] - 10
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("move", from_bin="back", to_bin="shelf", count=need), say("Done.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("The shelf is stocked.")]),
+        ]
+
+
+class ReadsBothFirst(Bins):
+    """The mistake: both counts read before either is written, so a move onto itself adds."""
+
+    def moved(self, state: dict[str, int], a: str, b: str, count: int) -> None:
+        have, there = state[a], state[b]
+        state[a], state[b] = have - count, there + count
+
+
+def bins_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"bins-{k}",
+            env="bins",
+            responses_create_params={"input": f"Stock the shelf to {w} from the back room."},
+            task_data={"wanted": w},
+        )
+        for k, w in enumerate([13, 15, 17, 19])
+    ]
+
+
+async def test_a_move_onto_itself_that_adds_stock_is_found_and_a_sound_move_is_not() -> None:
+    bad = await validate(ReadsBothFirst(), bins_tasks())
+    found = [f for f in pays(bad) if f["op"] == "alias"]
+    assert found and found[0]["site"].startswith("move."), pays(bad)
+    good = await validate(Bins(), bins_tasks())
+    assert not pays(good), pays(good)

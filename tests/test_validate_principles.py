@@ -324,6 +324,25 @@ async def test_a_tool_that_wipes_the_evidence_is_caught_by_insertion() -> None:
     assert outcome(sound, "steps:no_tool_rescues_a_failure") == "pass"
 
 
+class UndoFreesTheTableUnsaid(UndoFreesTheTable):
+    """The sound twin again, with no tool declared as only showing the world: the state
+    `verify` is handed says the undo left the reference's world."""
+
+    @tool(inline=True)
+    def free_slots(self, state: Bookings) -> str:
+        """The slots still free today."""
+        return TableBookingWithViolation.free_slots(self, state)
+
+
+async def test_an_undo_is_an_honest_repair_where_verify_is_handed_an_honest_world() -> None:
+    # no `observes` tool to look with: the world verify reads is compared (a blind twin that
+    # cancels a second booking was accused before)
+    sound = await validate(UndoFreesTheTableUnsaid())
+    assert outcome(sound, "steps:no_tool_rescues_a_failure") == "pass", detail(
+        sound, "steps:no_tool_rescues_a_failure"
+    )
+
+
 def test_every_check_says_n_a_where_it_cannot_apply() -> None:
     from proofgym_stack.validation import Verdict
 

@@ -717,3 +717,38 @@ async def test_hedged_choices_are_this_questions_own_options_not_other_tasks_ans
     ]
     hedge = await validate(AnyChoice(), choice_tasks())
     assert "attack:hedged_candidates" in failed(hedge), detail(hedge, "attack:hedged_candidates")
+
+
+class Doorbell(Environment[dict[str, int]]):
+    """Ring the bell 10 to 40 times: a flood's calls that ran are a fair way to do it."""
+
+    name = "doorbell"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, int]:
+        return {"rings": 0}
+
+    @tool(inline=True)
+    def ring(self, state: dict[str, int]) -> str:
+        """Ring the bell once."""
+        state["rings"] += 1
+        return f"ring {state['rings']}"
+
+    def verify(self, state: dict[str, int], task: Task, response: Response) -> VerifyResult:
+        return all_or_nothing([Check(name="rang", passed=10 <= state["rings"] <= 40)])
+
+    def controls(self, task: Task) -> list[Control]:
+        rings = [call("ring") for _ in range(12)]
+        return [
+            Control(name="reference", expect="pass", script=[*rings, say("Rang it.")]),
+            Control(name="noop_claim", expect="fail", script=[say("Rang it.")]),
+        ]
+
+
+async def test_a_flood_whose_calls_that_ran_solve_the_task_is_no_finding() -> None:
+    tasks = [
+        Task(task_id=f"bell-{i}", env="doorbell", responses_create_params={"input": "Ring."})
+        for i in range(2)
+    ]
+    report = await validate(Doorbell(), tasks)
+    assert "adversarial:call_flood" not in failed(report)
+    assert "random calls solved the task" in detail(report, "adversarial:call_flood")

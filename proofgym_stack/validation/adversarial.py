@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from proofgym.serving.settings import AgentSettings
 from proofgym.wire.canary import ENV_VAR, PREFIX
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import actions, any_reply_passes, final_text, with_final
@@ -252,11 +253,20 @@ async def check_call_flood(v: Context) -> None:
         if v.passes(result) and not v.env.random_play_can_pass
         else ""
     )
-    v.verdict(
-        "adversarial:call_flood",
-        not problem,
-        problem or f"{FLOOD_CALLS} tool calls in one turn: scored, not passing",
-    )
+    note = f"{FLOOD_CALLS} tool calls in one turn: scored, not passing"
+    if problem.startswith("passed"):
+        # the calls that ran (the agent's cap), sent as a turn within it: a pass there too
+        # is random calls that solved the task (a dose that landed in a wide band), which
+        # the flood did not cause
+        ran = calls[: AgentSettings.model_fields["max_tool_calls_per_turn"].default]
+        again = await v.run(task, [ran, [{"type": "message", "content": CLAIM}]], "probe: no flood")
+        if v.passes(again) and not again.mask_sample:
+            problem = ""
+            note = (
+                f"{FLOOD_CALLS} tool calls in one turn passed, and so did the {len(ran)} that ran, "
+                "sent within the cap: random calls solved the task, not the flood"
+            )
+    v.verdict("adversarial:call_flood", not problem, problem or note)
 
 
 def hostile_generations(tool: str) -> dict[str, str]:

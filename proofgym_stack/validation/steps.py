@@ -190,6 +190,33 @@ def _last_outputs(result: Any, n: int) -> list[str]:
     return outputs[-n:] if n else []
 
 
+async def _an_undo(
+    v: Context, task: Task, reference: Script, script: Script, call: dict[str, Any]
+) -> bool:
+    """Whether the failing control with `call` inserted hands `verify` the state of an honest
+    trajectory (all but what differs between two honest runs: ids, clocks): the reference's,
+    or the control's own with one of its calls left out where that passes. The inserted call
+    then undid what made the control fail (a second booking cancelled), an honest repair."""
+    # imported here: the search's package imports this module (its baseline inserts calls)
+    from proofgym_stack.validation.search.tracing import VerifyTrace
+    from proofgym_stack.validation.search.world import differences
+
+    shorter = [without(script, t, i) for t, i, _ in script_calls(script)]
+    with VerifyTrace(v.env, lines=False) as trace:
+        await v.run(task, inserted(script, call), "the rescue, traced")
+        rescued = trace.last()
+        honest = []
+        for n, played in enumerate([reference, reference, *shorter]):
+            result = await v.run(task, played, "an honest world, traced")
+            record = trace.last()
+            if record is not None and record is not rescued and (n < 2 or v.passes(result)):
+                honest.append(record.world)
+    if rescued is None or len(honest) < 2:
+        return False
+    noise = differences(honest[0], honest[1])
+    return any(not differences(rescued.world, world) - noise for world in honest[1:])
+
+
 async def check_no_tool_rescues(v: Context) -> None:
     """Each offered tool inserted into each failing control must not make it pass, unless the
     world it leaves shows as the reference's does."""
@@ -225,6 +252,8 @@ async def check_no_tool_rescues(v: Context) -> None:
                     world = await v.run(task, rescued, label + ", looking")
                     if _last_outputs(world, len(looks)) == honest_world:
                         continue
+                if await _an_undo(v, task, reference, control.script, call):
+                    continue
                 shown = json.dumps(call["arguments"])[:60]
                 problems.append(
                     f"{task.task_id}: {control.name} passed once "

@@ -5,6 +5,7 @@ gathers them all, are in `other_calls`).
 A mutant is a pass control's script with one change, named by its operator (`op`), where it
 applies (`site`: `tool.argument`, a tool's name, or `message`) and where a new value came
 from (`source`). The operators:
+- `alias`: one text argument of a call given another's value (a move from a tank to itself);
 - `argument`: one leaf of one call's arguments (any call, any depth) set to a candidate of
   `values.candidates`: what the tools printed, the prompt's words and numbers, the schemas'
   words, the type's boundary values, the string shortened, the common prefix of that
@@ -164,7 +165,34 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 )
         for path, box in [((), args), *containers(args)]:
             out += _member_mutants(script, t, i, name, args, path, box)
+        out += _aliases(script, t, i, name, args)
     return out
+
+
+def _aliases(script: Script, t: int, i: int, name: str, args: dict[str, Any]) -> list[Mutant]:
+    """Each text argument of a call given another text argument's value (`from_tank` set to
+    `to_tank`): a move onto itself, a player paired with themself, a transfer to the same
+    account. A call on one thing in two roles is the edge a tool's author forgets."""
+    texts = {k: v for k, v in args.items() if isinstance(v, str) and v.strip()}
+    out = []
+    for a, old in texts.items():
+        for b, new in texts.items():
+            if a == b or old == new:
+                continue
+            out.append(
+                Mutant(
+                    with_call(script, t, i, {**args, a: new}),
+                    "alias",
+                    site_of(name, (a,)),
+                    "alias",
+                    f"{name}: {a} set to {b}'s value {_short(new)}",
+                    (t, i),
+                    (a,),
+                    old,
+                    new,
+                )
+            )
+    return out[:6]
 
 
 def _member_mutants(

@@ -290,6 +290,16 @@ class Search:
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
+            if m.op == "alias" and self.graded(m.site, failed_sites) and await self.alias_pays(p):
+                gone = lost(p.record.world, p.honest.world, p.base.ignored)
+                self.found(
+                    "another_world",
+                    PAYS,
+                    p,
+                    f"full reward with another world at {short_list(gone)}, from a call on one "
+                    "thing in two roles, where the call left out fails",
+                )
+                continue
             if not m.honest_kind and self.graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
@@ -499,6 +509,20 @@ class Search:
                     found = (honest.world, untouched.world)
             self._target_worlds[task.task_id] = found
         return self._target_worlds[task.task_id]
+
+    async def alias_pays(self, p: Played) -> bool:
+        """For an `alias` mutant that passed: it leaves another world, and the call it
+        changed is needed (the trajectory without that call fails). A call on one thing in
+        two roles then did the needed call's work without its effect (fish moved from the
+        display to itself count as fish brought in)."""
+        if p.record is None or p.mutant.call_at is None:
+            return False
+        if not lost(p.record.world, p.honest.world, p.base.ignored):
+            return False
+        t, i = p.mutant.call_at
+        script = replaced(p.honest.control.script, t, i, [])
+        result, _ = await self.play(p.base.task, script, "search: the aliased call left out")
+        return not self.ctx.passes(result) and not result.mask_sample
 
     async def first_too(self, p: Played) -> bool:
         """For a `one_more` mutant: the extra call made before every other call pays too (it

@@ -89,10 +89,12 @@ class Tolerances:
         and never on the other is a bound (at least what is needed): open on that side."""
         step = abs(new - old) or 1.0
         sides = [await self._side(p, old, step, sign, TOLERANCE_STEPS) for sign in (1, -1)]
+        both_open = all(end is None for end, _, _ in sides)
         for n, (end, _, _) in enumerate(sides):
             other = sides[1 - n]
-            if end is None and other[1] == "fails" and other[2] == 0:
-                # one side closed at once: follow the open one farther for a far edge
+            if end is None and (both_open or (other[1] == "fails" and other[2] == 0)):
+                # one side closed at once: follow the open one farther for a far edge; both
+                # open: a step of 1 on a value in the hundreds had not reached a band's edge
                 sides[n] = await self._side(p, old, step, 1 - 2 * n, FAR_STEPS)
         ends = [end for end, _, _ in sides if end is not None]
         verifier_edge = any(outcome == "fails" for _, outcome, _ in sides)
