@@ -645,6 +645,10 @@ async def test_a_bare_claim_is_a_finding_only_where_a_reply_carries_content() ->
     assert not {"adversarial:claim_without_action", "negative:claim_without_action"} & failed(sound)
     # garbage is no reply a person would give: still accused there
     assert "negative:garbage_text" in failed(sound)
+    # no other task's reply to try (the peer's other rows end in tool calls): words nobody
+    # would write stand in, and pass there too
+    alone = await validate(SignOff(), tasks[:1])
+    assert not {"adversarial:claim_without_action", "negative:claim_without_action"} & failed(alone)
     assert "any reply is the expected action" in detail(sound, "adversarial:claim_without_action")
     # a quiz answers without tools too, but its replies carry the answer: a claim is accused
     trusting = await validate(TrustsTheClaim(), quiz_tasks())
