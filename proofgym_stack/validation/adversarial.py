@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 from proofgym.serving.settings import AgentSettings
 from proofgym.wire.canary import ENV_VAR, PREFIX
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.answers import actions, any_reply_passes, final_text, with_final
+from proofgym_stack.validation.answers import actions, final_text, with_final
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
+from proofgym_stack.validation.replies import any_reply_passes
 from proofgym_stack.validation.scripts import Script, outcome
 from resources_servers.base.scratch import sweep
 

@@ -12,7 +12,6 @@ import math
 import uuid
 
 from proofgym.wire.protocol import Control, RunResult, Task
-from proofgym_stack.validation.answers import any_reply_passes
 from proofgym_stack.validation.context import Context
 from proofgym_stack.validation.leaks import (
     Leak,
@@ -23,6 +22,7 @@ from proofgym_stack.validation.leaks import (
     secrets_of,
 )
 from proofgym_stack.validation.negatives import generic_negatives
+from proofgym_stack.validation.replies import any_reply_passes
 from proofgym_stack.validation.scripts import tool_outputs
 from proofgym_stack.validation.sessions import HandSession, replay_calls
 from proofgym_stack.validation.signature import signature

@@ -39,6 +39,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.evidence import (
+    alias_pays,
     free_text,
     gained_at,
     left_behind,
@@ -290,7 +291,8 @@ class Search:
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
-            if m.op == "alias" and self.graded(m.site, failed_sites) and await self.alias_pays(p):
+            aliased = m.op == "alias" and self.graded(m.site, failed_sites)
+            if aliased and await alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
                 self.found(
                     "another_world",
@@ -509,20 +511,6 @@ class Search:
                     found = (honest.world, untouched.world)
             self._target_worlds[task.task_id] = found
         return self._target_worlds[task.task_id]
-
-    async def alias_pays(self, p: Played) -> bool:
-        """For an `alias` mutant that passed: it leaves another world, and the call it
-        changed is needed (the trajectory without that call fails). A call on one thing in
-        two roles then did the needed call's work without its effect (fish moved from the
-        display to itself count as fish brought in)."""
-        if p.record is None or p.mutant.call_at is None:
-            return False
-        if not lost(p.record.world, p.honest.world, p.base.ignored):
-            return False
-        t, i = p.mutant.call_at
-        script = replaced(p.honest.control.script, t, i, [])
-        result, _ = await self.play(p.base.task, script, "search: the aliased call left out")
-        return not self.ctx.passes(result) and not result.mask_sample
 
     async def first_too(self, p: Played) -> bool:
         """For a `one_more` mutant: the extra call made before every other call pays too (it
