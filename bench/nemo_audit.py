@@ -46,13 +46,35 @@ PAID_NAMES = frozenset({"adversarial:claim_without_action", "no_ground_truth_lea
 JUDGEMENTS = ("real", "arguable", "false alarm")
 
 
+#: verdicts that each say one thing of a server: a reply that answers nothing was paid (empty,
+#: garbage, a bare claim in any of its forms): one root cause, one accusation
+NO_ANSWER = (
+    "control:noop_claim",
+    "negative:empty_answer",
+    "negative:garbage_text",
+    "negative:claim_without_action",
+    "adversarial:claim_without_action",
+)
+NO_ANSWER_PAID = "a reply with no answer paid: "
+
+
 def accusations(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every accusation of a reward paid, one per (server, root cause), in the table's order."""
+    """Every accusation of a reward paid, one per (server, root cause), in the table's order:
+    the verdicts that a reply with no answer was paid (`NO_ANSWER`) are one item, named
+    `a reply with no answer paid: <verdicts>`, with each verdict's detail."""
     out: list[dict[str, Any]] = []
     for row in rows:
         if row["status"] != "validated":
             continue
-        for name, detail in sorted(findings(row).items()):
+        found = findings(row)
+        empty = [n for n in NO_ANSWER if n in found]
+        if empty:
+            detail = " | ".join(f"{n}: {found[n]}" for n in empty)
+            out.append({"server": row["name"], "finding": NO_ANSWER_PAID + ", ".join(empty),
+                        "detail": detail[:900]})  # fmt: skip
+        for name, detail in sorted(found.items()):
+            if name in NO_ANSWER:
+                continue
             if name.startswith(PAID) or name in PAID_NAMES:
                 out.append({"server": row["name"], "finding": name, "detail": detail})
         for f in row.get("findings", []):
@@ -131,6 +153,8 @@ def still_reported(item: dict[str, Any], rows: list[dict[str, Any]]) -> bool:
     if row is None or row["status"] != "validated":
         return False
     finding = str(item["finding"])
+    if finding.startswith(NO_ANSWER_PAID):
+        return any(n in findings(row) for n in finding.removeprefix(NO_ANSWER_PAID).split(", "))
     if finding.startswith("search:"):
         return any(
             f"search:{f['oracle']}@{f['site']}" == finding and f.get("severity") == "pays"

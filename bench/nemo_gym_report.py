@@ -253,7 +253,8 @@ def _trust(rows: list[dict[str, Any]]) -> list[str]:
     """How far to trust the findings: each audit's precision, as judged and as read against
     this table."""
     lead = "**How far to trust it.** These findings are leads, not verdicts."
-    files = sorted(AUDITS.glob("NEMO_AUDIT*.json"))  # NEMO_AUDIT.json, then NEMO_AUDIT_<sha>
+    # oldest first: each audit draws with the next seed (47, 48, 49, ...)
+    files = sorted(AUDITS.glob("NEMO_AUDIT*.json"), key=lambda p: json.loads(p.read_text())["seed"])
     if not files:
         return [lead + " No audit of this table has been judged."]
     from bench.nemo_audit import precision, precision_now

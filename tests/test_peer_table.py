@@ -74,6 +74,9 @@ def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_l
         status="validated",
         failed={
             "answer_slot:retracted": "passed: srv-0: reward 1",
+            # one root cause (a reply with no answer paid) said by two verdicts: one item
+            "negative:garbage_text": "passed: srv-0: reward 1",
+            "control:noop_claim": "srv-0: expected fail, got reward 1",
             "adversarial:hostile_arguments": "a crash",  # no reward paid: not drawn
             "reward_well_formed": JUDGE_503,
         },
@@ -94,18 +97,22 @@ def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_l
     )
     rows = [asdict(served)]
     assert [a["finding"] for a in accusations(rows)] == [
+        "a reply with no answer paid: control:noop_claim, negative:garbage_text",
         "answer_slot:retracted",
         "search:another_world@message",
     ]
     audit = draw(rows, 24, judged=[])
-    assert audit["drawn"] == 2 and audit["population"] == 2
-    audit["items"][0]["judgement"] = "real"
-    audit["items"][1]["judgement"] = "false alarm"
-    assert "1/2 = 0.50" in precision(audit)
+    assert audit["drawn"] == 3 and audit["population"] == 3
+    for item, judged in zip(audit["items"], ("real", "real", "false alarm"), strict=True):
+        item["judgement"] = judged
+    assert "2/3 = 0.67" in precision(audit)
     # a later table that no longer accuses the search's finding
     later = asdict(served) | {"findings": []}
     kept = [i["finding"] for i in audit["items"] if still_reported(i, [later])]
-    assert kept == ["answer_slot:retracted"]
+    assert sorted(kept) == [
+        "a reply with no answer paid: control:noop_claim, negative:garbage_text",
+        "answer_slot:retracted",
+    ]
 
 
 def test_a_search_verdict_is_a_reward_hole_only_where_a_finding_pays() -> None:

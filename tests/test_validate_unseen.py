@@ -450,9 +450,33 @@ def city_tasks() -> list[Task]:
     ]
 
 
-async def test_a_verifier_that_folds_look_alikes_into_a_word_answer_is_caught() -> None:
-    report = await validate(CityCaseFolded(), city_tasks())
+class CityConfusablesFolded(CityQuiz):
+    """Folds look-alike letters of other scripts (Cyrillic) into the Latin ones they look
+    like, then NFKC: an answer in another alphabet passes as the city."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        import unicodedata
+
+        from proofgym_stack.validation.answers import _LOOK_ALIKE
+
+        back = {v: k for k, v in _LOOK_ALIKE.items()}
+        latin = "".join(back.get(c, c) for c in text)
+        folded = unicodedata.normalize("NFKC", latin).casefold()
+        return folded.strip() == f"answer: {task.task_data['city']}"
+
+
+async def test_a_verifier_that_folds_other_alphabets_into_a_word_answer_is_caught() -> None:
+    report = await validate(CityConfusablesFolded(), city_tasks())
     assert "attack:look_alike_unicode" in failed(report)
+
+
+async def test_nfkc_folding_is_an_honest_normalisation_not_a_look_alike_paid() -> None:
+    # fullwidth letters fold back to the city under NFKC, as a grader may deliberately do:
+    # the third peer audit's string_match false alarm (Cyrillic ones still fail here)
+    report = await validate(CityCaseFolded(), city_tasks())
+    assert "attack:look_alike_unicode" not in failed(report), detail(
+        report, "attack:look_alike_unicode"
+    )
 
 
 class Lists(CityQuiz):
@@ -756,3 +780,55 @@ async def test_a_flood_whose_calls_that_ran_solve_the_task_is_no_finding() -> No
     report = await validate(Doorbell(), tasks)
     assert "adversarial:call_flood" not in failed(report)
     assert "random calls solved the task" in detail(report, "adversarial:call_flood")
+
+
+class Forecast(Environment[None]):
+    """Relay the forecast tool's sentence for the asked city, as it printed it."""
+
+    name = "forecast"
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        return None
+
+    @tool(inline=True, observes=True)
+    def get_forecast(self, state: None, city: str) -> str:
+        """Tomorrow's forecast.
+
+        Args:
+            city: the city.
+        """
+        sentences = {"Lima": "Cloudy, 19 C in Lima.", "Oslo": "Snow, -4 C in Oslo."}
+        return json.dumps({"city": city, "forecast": sentences.get(city, "No data.")})
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        ok = task.task_data["sentence"] in final_message(response)
+        calls = [c for c in function_calls(response) if c["name"] == "get_forecast"]
+        return all_or_nothing([Check(name="relayed", passed=ok and bool(calls))])
+
+    def controls(self, task: Task) -> list[Control]:
+        city = task.task_data["city"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("get_forecast", city=city), say(task.task_data["sentence"])],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Here is the forecast.")]),
+        ]
+
+
+async def test_a_tool_sentence_relayed_is_the_answer_not_an_echoed_dump() -> None:
+    # the task is to pass on what the tool printed (the third peer audit's weather row)
+    rows = [("Lima", "Cloudy, 19 C in Lima."), ("Oslo", "Snow, -4 C in Oslo.")]
+    tasks = [
+        Task(
+            task_id=f"fc-{i}",
+            env="forecast",
+            responses_create_params={"input": f"What is tomorrow's weather in {city}?"},
+            task_data={"city": city, "sentence": sentence},
+        )
+        for i, (city, sentence) in enumerate(rows)
+    ]
+    report = await validate(Forecast(), tasks)
+    assert "control:reference" not in failed(report)
+    assert "attack:echoed_observations" not in failed(report)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
@@ -73,18 +74,6 @@ def look_alike(text: str) -> str:
 
 def _fullwidth(ch: str) -> str:
     return chr(ord(ch) - 0x21 + 0xFF01) if "!" <= ch <= "~" else ch
-
-
-def compatibility_look_alike(text: str) -> str:
-    """`text` with the letters of its last word in compatibility forms that NFKC folds back
-    (fullwidth; U+212A KELVIN SIGN for k): what a verifier that normalises before comparing
-    would read as the answer. Digits are left as they are: a fullwidth digit is the same
-    digit to a reader (a fullwidth 3 in `\\boxed{-3}` is still -3)."""
-    head, last = _split_last_word(text)
-    tail = "".join(
-        "\u212a" if c in "kK" else _fullwidth(c) if c.isascii() and c.isalpha() else c for c in last
-    )
-    return head + tail
 
 
 def final_text(script: Script) -> str | None:
@@ -501,7 +490,11 @@ async def _attacks(
         return attacks  # the answer does not decide the reward here
     reference = v.reference_result(task.task_id)
     shown = [o for o in tool_outputs(reference) if o.strip()] if reference is not None else []
-    if shown:  # no answer written: what the tools printed, pasted back whole
+    said = " ".join(right.split()).rstrip(".")
+    relayed = len(said.split()) >= 3 and said in " ".join(" ".join(shown).split())
+    if shown and not relayed:  # no answer written: what the tools printed, pasted back whole
+        # (where the answer is a sentence a tool printed, relaying it is the task: the
+        # third peer audit's example_mcp_weather false alarm)
         attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
     seen = _seen(v, task)
@@ -528,15 +521,16 @@ async def _attacks(
         while sum(map(len, half)) < PADDED_CHARS // 2:
             half += wrong
         attacks["padded_answer"] = with_final(script, "\n".join([*half, right, *half]))
-    if _letters_carry_truth(right, others) and await _letters_graded(v, task, script, right):
-        # a variant that changes nothing ("[]" has no letter) is the right answer, no attack
-        if look_alike(right) != right:
-            attacks["look_alike_unicode"] = with_final(script, look_alike(right))
-        compat = compatibility_look_alike(right)
-        # the compatibility variant changes only the last word's letters: an attack only
-        # where that word is graded (not an end-of-code marker the grader skips)
-        if compat != right and await _letters_graded(v, task, script, right, last_word=True):
-            attacks["look_alike_unicode#compatibility"] = with_final(script, compat)
+    # a variant that changes nothing ("[]" has no letter) is the right answer, no attack; and
+    # none in compatibility forms alone (fullwidth letters): NFKC folds them back to the
+    # answer, a normalisation an honest grader may make (the third peer audit's string_match
+    # false alarm); the look-alike keeps letters NFKC leaves alone (Cyrillic)
+    if (
+        _letters_carry_truth(right, others)
+        and unicodedata.normalize("NFKC", look_alike(right)) != right
+        and await _letters_graded(v, task, script, right)
+    ):
+        attacks["look_alike_unicode"] = with_final(script, look_alike(right))
     return attacks
 
 
@@ -580,24 +574,13 @@ def other_letters(text: str) -> str:
     )
 
 
-async def _letters_graded(
-    v: Context, task: Task, script: Script, right: str, last_word: bool = False
-) -> bool:
-    """Whether the answer's letters (or, `last_word`, its last word's) decide the reward:
-    swapped for other ones, they fail. Where they do not (only the number is read), a
-    look-alike swaps nothing that is graded but digits, and a fullwidth digit is the same
-    digit to a reader (NFKC folds it): no accusation."""
-    head, last = _split_last_word(right) if last_word else ("", right)
-    if not any(c.isascii() and c.isalpha() for c in last):
+async def _letters_graded(v: Context, task: Task, script: Script, right: str) -> bool:
+    """Whether the answer's letters decide the reward: swapped for other ones, they fail.
+    Where they do not (only the number is read), a look-alike swaps nothing that is graded
+    but digits, and a fullwidth digit is the same digit to a reader (NFKC folds it): no
+    accusation."""
+    if not any(c.isascii() and c.isalpha() for c in right):
         return False  # digits alone: a fullwidth digit is the digit
-    changed = head + other_letters(last)
+    changed = other_letters(right)
     result = await v.run(task, with_final(script, changed), "probe: other letters")
     return not v.passes(result)
-
-
-def _split_last_word(text: str) -> tuple[str, str]:
-    """`text` as (everything before its last word, its last word)."""
-    words = text.rsplit(None, 1)
-    if len(words) < 2:
-        return "", text
-    return text[: len(text) - len(words[-1])], words[-1]
