@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nemo_gym_report import findings  # noqa: E402
+from bench.nemo_gym_report import findings, paid_for  # noqa: E402
 from bench.rg_report import cell, wilson  # noqa: E402
 
 TABLE = ROOT / "bench" / "NEMO_GYM_TABLE.json"
@@ -76,7 +76,9 @@ def accusations(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if name in NO_ANSWER:
                 continue
             if name.startswith(PAID) or name in PAID_NAMES:
-                out.append({"server": row["name"], "finding": name, "detail": detail})
+                item = {"server": row["name"], "finding": name, "detail": detail}
+                whole = paid_for(row, name)[:3]  # the paid rollouts, whole, where kept
+                out.append({**item, "paid": whole} if whole else item)
         for f in row.get("findings", []):
             # a finding that did not pay again when replayed afresh is not drawn
             if f.get("severity") == "pays" and (f.get("replayed") or {}).get("reproduces", True):

@@ -33,6 +33,8 @@ class Row:
     seconds: float = 0.0
     #: the search's findings (oracle, severity, site, what, why, minimal trajectory)
     findings: list[dict[str, Any]] = field(default_factory=list)
+    #: the rollouts that had to fail and were paid, whole (label, task, reward, script)
+    paid: list[dict[str, Any]] = field(default_factory=list)
 
 
 NO_MODEL = re.compile(r"127\.0\.0\.1:\d+/v1/(responses|chat/completions)|no model is served")
@@ -88,6 +90,21 @@ FAMILIES = {
     # the search's failed verdict: a paying finding (a reward hole) or a policy-made mask
     "search": "reward hole or policy-made mask",
 }
+
+
+#: the label a verdict's rollouts go by where it is not the verdict's own name
+LABELS = {"adversarial:claim_without_action": "bare claim"}
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace(":", " ").replace("_", " ").split())
+
+
+def paid_for(row: dict[str, Any], verdict: str) -> list[dict[str, Any]]:
+    """The paid rollouts, whole, of a failed verdict of `row`: those whose label names it
+    (`attack hedged_candidates` for `attack:hedged_candidates`)."""
+    label = _words(LABELS.get(verdict, verdict))
+    return [p for p in row.get("paid", []) if _words(p.get("label", "")).startswith(label)]
 
 
 def family(verdict: str, row: dict[str, Any] | None = None) -> str:

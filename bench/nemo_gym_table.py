@@ -225,6 +225,12 @@ def reproduces(bridge: str, url: str, row: dict[str, Any]) -> str | None:
     return played_through(env, task, task.task_data["controls"][0]["script"])
 
 
+def _cut(item: dict[str, Any], chars: int = 1500) -> dict[str, Any]:
+    key = "content" if item.get("type") == "message" else "arguments"
+    text = item.get(key)
+    return {**item, key: text[:chars]} if isinstance(text, str) and len(text) > chars else item
+
+
 def played_through(env: Any, task: Any, script: list[list[dict[str, Any]]]) -> str | None:
     """Play `script` on `task` straight through a bridged environment, outside `validate`
     (a fresh session: seed, each call, verify): None when it earns the top of the reward
@@ -445,6 +451,12 @@ def _survey(row: Row, folder: Path, python: Path, work: Path, dead: int) -> None
                 row.failed[verdict["name"]] = str(verdict.get("detail", ""))[:300]
         # each finding of the search, with its severity and the minimal trajectory that
         # reproduces it: what the audit (bench/NEMO_AUDIT.md) reads
+        # each rollout that had to fail and was paid, whole (the audit reads what a
+        # verdict's detail shortens), its messages cut at 1,500 characters
+        row.paid = [
+            {**p, "script": [[_cut(item) for item in turn] for turn in p.get("script", [])]}
+            for p in report.get("paid", [])[:30]
+        ]
         row.findings = [
             {
                 "oracle": f.get("oracle"),

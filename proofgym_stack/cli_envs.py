@@ -232,6 +232,7 @@ def validate(
             console.print(table)
         for report in reports:
             _show_findings(report)
+            _keep_paid(report)
         for report in reports:  # the closing lines: no scanning forty rows for FAIL
             style = "green" if report.passed else "red"
             console.print(f"[{style}]{report.summary()}[/{style}] ({report.sampled()})")
@@ -245,6 +246,20 @@ def validate(
         raise typer.Exit(1)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
+
+
+def _keep_paid(report: EnvReport) -> None:
+    """Every rollout that had to fail and was paid, whole (a verdict's detail shows the
+    end of each), in a file beside the findings; its path on one line."""
+    if not report.paid:
+        return
+    path = Path("runs") / "findings" / report.env / f"{report.version}.paid.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.paid, indent=1) + "\n")
+        err.print(f"  {report.env}: {len(report.paid)} rollouts that had to fail were paid: {path}")
+    except OSError as exc:
+        err.print(f"  {report.env}: the paid rollouts were not written to {path}: {exc.strerror}")
 
 
 def _show_findings(report: EnvReport) -> None:

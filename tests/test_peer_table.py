@@ -95,7 +95,16 @@ def test_the_audit_draws_accusations_of_a_reward_paid_and_reads_them_against_a_l
             },
         ],
     )
+    whole = "Answer: 42\n\nWait, that is wrong. Scratch that: I do not know the answer."
+    said = [[{"type": "message", "content": whole}]]
+    served.paid = [
+        {"label": "answer slot retracted", "task_id": "srv-0", "reward": 1.0, "script": said},
+        {"label": "attack hedged_candidates", "task_id": "srv-0", "reward": 1.0, "script": []},
+    ]
     rows = [asdict(served)]
+    # the accusation carries its paid rollouts whole, not the detail's tail
+    retracted = next(a for a in accusations(rows) if a["finding"] == "answer_slot:retracted")
+    assert [p["script"] for p in retracted["paid"]] == [said]
     assert [a["finding"] for a in accusations(rows)] == [
         "a reply with no answer paid: control:noop_claim, negative:garbage_text",
         "answer_slot:retracted",

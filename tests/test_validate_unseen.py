@@ -832,3 +832,23 @@ async def test_a_tool_sentence_relayed_is_the_answer_not_an_echoed_dump() -> Non
     report = await validate(Forecast(), tasks)
     assert "control:reference" not in failed(report)
     assert "attack:echoed_observations" not in failed(report)
+
+
+async def test_each_paid_rollout_is_kept_whole_where_the_verdict_shows_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the third peer audit read each paid message through a verdict's 60-character tail
+    report = await validate(AnyAnswerLineMatches(), quiz_tasks())
+    hedges = [p for p in report.paid if p["label"].startswith("attack hedged_candidates")]
+    assert hedges and all(p["reward"] == 1.0 for p in hedges)
+    said = hedges[0]["script"][-1][-1]["content"]
+    total = next(t for t in quiz_tasks() if t.task_id == hedges[0]["task_id"]).task_data["total"]
+    assert f"Answer: {total}" in said and said.count("\n") >= 1  # every line, not its tail
+    assert "paid" in report.to_json()
+    from proofgym_stack.cli_envs import _keep_paid
+
+    monkeypatch.chdir(tmp_path)
+    _keep_paid(report)
+    kept = json.loads((tmp_path / "runs" / "findings" / "quiz" / f"{report.version}.paid.json")
+                      .read_text())  # fmt: skip
+    assert kept == report.paid

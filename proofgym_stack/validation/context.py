@@ -40,7 +40,8 @@ class Context:
     `margin`, `threshold` (the reward that passes), `controls` (task id -> its controls),
     `solo` ((task id, control) -> that control's rollout, played alone), `results` (every
     rollout, in order), `labels` (rollout id -> what it was), `expected` (rollout id ->
-    "pass"/"fail" where known), `budget` (mutants the search may play). A check runs
+    "pass"/"fail" where known), `scripts` (rollout id -> the script, for those that had to
+    fail), `budget` (mutants the search may play). A check runs
     rollouts with `run`, and reports with `verdict` or `not_applicable`.
     """
 
@@ -66,6 +67,8 @@ class Context:
         self.results: list[RunResult] = []
         self.labels: dict[str, str] = {}  # rollout id -> what the rollout was (for verdicts)
         self.expected: dict[str, str] = {}  # rollout id -> a control's expected outcome
+        #: rollout id -> the script of a rollout that had to fail (what `paid` shows whole)
+        self.scripts: dict[str, list[list[dict[str, Any]]]] = {}
         self.controls: dict[str, list[Control]] = {}
         self.solo: dict[tuple[str, str], RunResult] = {}
         self.verdicts: list[Verdict] = []
@@ -104,6 +107,8 @@ class Context:
         self.labels[result.rollout_id] = label
         if expect is not None:
             self.expected[result.rollout_id] = expect
+        if expect == "fail":
+            self.scripts[result.rollout_id] = script
         return result
 
     def reference(self, task_id: str) -> Control | None:

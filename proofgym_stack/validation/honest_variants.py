@@ -222,6 +222,42 @@ async def check_honest_variants(v: Context) -> ErrorRate:
     return rate
 
 
+#: the paid rollouts a report shows whole, and how much of each script's text
+PAID_SHOWN, PAID_CHARS = 40, 4000
+
+
+def paid_rollouts(v: Context) -> list[dict[str, Any]]:
+    """Every rollout that had to fail and was paid a pass (or masked), whole: what it was
+    (its label: the attack, the negative, the control), its task, reward, and the trajectory
+    as played (each message's text up to 4,000 characters), so a reader sees all of what a
+    verdict's detail shortens. The first 40."""
+    out = []
+    for result in v.results:
+        if v.expected.get(result.rollout_id) != "fail":
+            continue
+        if not (v.passes(result) or result.mask_sample):
+            continue
+        script = v.scripts.get(result.rollout_id, [])
+        out.append(
+            {
+                "label": v.labels.get(result.rollout_id, ""),
+                "task_id": result.task_id,
+                "reward": result.reward,
+                "masked": result.mask_sample,
+                "script": [[_shown(item) for item in turn] for turn in script],
+            }
+        )
+    return out[:PAID_SHOWN]
+
+
+def _shown(item: dict[str, Any]) -> dict[str, Any]:
+    text = item.get("content") if item.get("type") == "message" else item.get("arguments")
+    if isinstance(text, str) and len(text) > PAID_CHARS:
+        key = "content" if item.get("type") == "message" else "arguments"
+        return {**item, key: text[:PAID_CHARS] + f"... ({len(text)} characters)"}
+    return item
+
+
 def false_positives(v: Context) -> ErrorRate:
     """Among the rollouts that had to fail and were scored (not masked), those paid a pass."""
     rate = ErrorRate()

@@ -53,6 +53,7 @@ from proofgym_stack.validation.honest_variants import (
     ErrorRate,
     check_honest_variants,
     false_positives,
+    paid_rollouts,
 )
 from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
@@ -83,6 +84,9 @@ class EnvReport:
     rollouts_seen: list[tuple[str, str, float, bool]] = field(default_factory=list, repr=False)
     #: what the search found, one per root cause, each with its whole and minimal trajectory
     findings: list[dict[str, Any]] = field(default_factory=list)
+    #: every rollout that had to fail and was paid (or masked), whole: label, task, reward,
+    #: the trajectory as played (what a verdict's detail shortens; the first 40)
+    paid: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -234,6 +238,7 @@ async def validate_env(
                     )
             report.verdicts = ctx.verdicts
             report.findings = [f.to_json() for f in results.get("search") or []]
+            report.paid = paid_rollouts(ctx)
             report.rollouts = len(ctx.results)
             variants = results.get("honest_variants")
             report.error_rates = {
