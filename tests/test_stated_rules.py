@@ -26,6 +26,7 @@ from proofgym_stack.validation.search.rules import (
     crossed,
     marked_off,
     named_instead,
+    quantities,
     ruled_days,
 )
 from resources_servers.base import Environment, ToolError, call, say, tool
@@ -75,6 +76,24 @@ def test_an_option_that_crosses_a_stated_bound_the_honest_one_keeps() -> None:
     # a bound the honest option itself breaks says nothing of the other
     assert crossed("F2", "F1", [SAILINGS], "I need to dock by 9:00.") is None
     assert crossed("F1", "F2", [SAILINGS], "I usually dock at 9:00.") is None
+
+
+def test_a_bound_stated_by_an_events_moment_given_elsewhere_with_its_verb() -> None:
+    # blind 05d's florist: "arrives before the event starts", the start given in the prompt,
+    # each van's arrival a date and a time in the slots' listing
+    words = (
+        "The wedding starts at Tue 21 Sep 2027 10:30. Book the slot whose van arrives "
+        "before the event starts."
+    )
+    [bound] = [b for b in bounds(words) if b.kind == "datetime"]
+    assert bound.direction == "upper" and "21 Sep 2027 10:30" in bound.phrase
+    slots = "S1: arrives Tue 21 Sep 2027 08:00\nS2: arrives Tue 21 Sep 2027 16:30\n"
+    slots += "S3: arrives Mon 20 Sep 2027 17:00"
+    assert "16:30" in str(crossed("S1", "S2", [slots], words))
+    assert crossed("S1", "S3", [slots], words) is None  # the day before, later in its day
+    # no moment given for the verb: no bound; a number of days is no date ("4 dec" neither)
+    assert [b for b in bounds("Arrive before the shop closes.") if b.kind == "datetime"] == []
+    assert [q.kind for q in quantities("in 4 decimal places, 10 marks")] == []
 
 
 def test_a_weekday_the_words_rule_on() -> None:

@@ -13,6 +13,7 @@ in passing) is no rule.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -34,6 +35,8 @@ MONTHS = [
     "november",
     "december",
 ]
+#: a month's name or its abbreviation (`Sep`, `Sept`): the first three letters decide
+_MONTH_ALT = "|".join([*MONTHS, "sept", *(m[:3] for m in MONTHS)])
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 #: unit words a quantity is compared in (a bound and an option's value must share one)
 UNITS = {
@@ -52,7 +55,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     (
         "date",
-        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({'|'.join(MONTHS)})(?:,? (\d{{4}}))?\b", re.I),
+        re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH_ALT})\.?(?:,? (\d{{4}}))?\b", re.I),
     ),
     ("version", re.compile(r"\bv?(\d+\.\d+\.\d+(?:\.\d+)*)\b")),
     ("time", re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap]\.?m\.?))?(?![\d:])", re.I)),
@@ -116,7 +119,21 @@ def quantities(text: str) -> list[Quantity]:
             if q is not None:
                 found.append(q)
                 taken.append((m.start(), m.end()))
-    return sorted(found, key=lambda q: q.start)
+    found.sort(key=lambda q: q.start)
+    return sorted([*found, *_datetimes(text, found)], key=lambda q: q.start)
+
+
+def _datetimes(text: str, found: list[Quantity]) -> list[Quantity]:
+    """A date followed by a time of day (`21 Sep 2027 10:30`, `2027-09-21 at 10:30`) is also
+    one moment, kind `datetime` (minutes since the calendar's start): a deadline and a van's
+    arrival on the same day compare by the hour, on other days by the date."""
+    out = []
+    for d, t in itertools.pairwise(found):
+        gap = text[d.end : t.start]
+        if d.kind == "date" and t.kind == "time" and re.fullmatch(r"[\s,]*(?:at\s+)?", gap):
+            value = d.value * 1440 + t.value
+            out.append(Quantity("datetime", value, d.start, t.end, text[d.start : t.end]))
+    return out
 
 
 def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
@@ -126,7 +143,7 @@ def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
         if kind == "date" and g[0] and len(g[0]) == 4:
             value = date(int(g[0]), int(g[1]), int(g[2])).toordinal()
         elif kind == "date":
-            month = MONTHS.index(g[1].lower()) + 1
+            month = [m[:3] for m in MONTHS].index(g[1].lower()[:3]) + 1
             if g[2]:
                 value = date(int(g[2]), month, int(g[0])).toordinal()
             else:  # a day of a month without its year: ordered within the year
@@ -177,6 +194,34 @@ def bounds(text: str) -> list[Bound]:
                 direction = "upper" if last in UPPER else "lower"
         if direction is not None:
             out.append(Bound(q.kind, q.value, direction, _phrase(text, q)))
+    return out + _relative_bounds(text)
+
+
+#: a bound stated by an event's moment, not a value: "arrive before the event starts"
+_RELATIVE = re.compile(
+    r"\b(before|by|until|no later than|after)\s+(?:the|its|their|your)\s+(?:[a-z-]+\s+){0,2}?"
+    r"(start|begin|open|close|end|finish|leave|depart)(?:s|es)?\b",
+    re.I,
+)
+
+
+def _relative_bounds(text: str) -> list[Bound]:
+    """Bounds the words state by an event (`before the event starts`) whose moment they give
+    elsewhere with the same verb (`which starts at Tue 21 Sep 2027 10:30`): the moment's
+    value, most precise kind first (a date and time over either alone)."""
+    out: list[Bound] = []
+    found = quantities(text)
+    for m in _RELATIVE.finditer(text):
+        word, verb = m.group(1).lower(), m.group(2).lower()
+        direction = "lower" if word == "after" else "upper"
+        named = re.compile(rf"\b{verb}\w*\s+(?:at\s+|on\s+)?(?:[A-Za-z]{{3}},?\s+)?$", re.I)
+        moments = [q for q in found if named.search(text[max(0, q.start - 30) : q.start])]
+        moments.sort(key=lambda q: ("datetime", "date", "time").index(q.kind)
+                     if q.kind in ("datetime", "date", "time") else 3)  # fmt: skip
+        if moments:
+            q = moments[0]
+            phrase = f"{m.group(0)} ({q.text})"
+            out.append(Bound(q.kind, q.value, direction, phrase))
     return out
 
 
