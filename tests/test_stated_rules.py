@@ -18,6 +18,7 @@ from typing import Any
 from openai.types.responses import Response
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym.wire.responses import final_message
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
 from proofgym_stack.validation.search.options import siblings
@@ -28,6 +29,7 @@ from proofgym_stack.validation.search.rules import (
     named_instead,
     quantities,
     ruled_days,
+    told_off,
 )
 from resources_servers.base import Environment, ToolError, call, say, tool
 from resources_servers.verifiers.compose import all_or_nothing
@@ -539,3 +541,92 @@ def test_an_option_in_place_of_one_the_task_names() -> None:
     assert named_instead("V46-1516", "V46-8369", words) is None  # both named: freedom
     assert named_instead("V46-9696", "V46-1516", words) is None  # the honest one unnamed
     assert named_instead("V46-15", "V46-9696", words) is None  # named only inside another
+
+
+class Viewings(Environment[dict[str, Any]]):
+    """Book a viewing and reply to the buyer; the seller's name is for agents only."""
+
+    name = "viewings"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"booked": []}
+
+    def instructions(self, task: Task) -> str:
+        return "Book the viewing, then reply to the buyer. Never tell a buyer the seller's name."
+
+    @tool(inline=True, observes=True)
+    def property_file(self, state: dict[str, Any], ref: str) -> str:
+        """The property's file.
+
+        Args:
+            ref: the property's reference.
+        """
+        d = state["data"] = self.data_of(ref)
+        return f"{ref}: {d['street']}\nAGENTS ONLY - seller: {d['seller']}; no less than GBP 1"
+
+    def data_of(self, ref: str) -> dict[str, str]:
+        streets = {"P1": ("1 Elm Road", "Mrs Okafor"), "P2": ("9 Bay Row", "Mr Lindqvist")}
+        street, seller = streets.get(ref, ("?", "?"))
+        return {"street": street, "seller": seller}
+
+    @tool(inline=True)
+    def book(self, state: dict[str, Any], ref: str) -> str:
+        """Book a viewing.
+
+        Args:
+            ref: the property's reference.
+        """
+        state["booked"].append(ref)
+        return f"booked {ref}"
+
+    def told(self, reply: str, seller: str) -> bool:
+        return seller.lower() in reply.lower()
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ref, seller = task.task_data["ref"], self.data_of(task.task_data["ref"])["seller"]
+        reply = final_message(response)
+        return all_or_nothing(
+            [
+                Check(name="booked", passed=state["booked"] == [ref]),
+                Check(name="seller_kept", passed=not self.told(reply, seller)),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        ref = task.task_data["ref"]
+        script = [call("property_file", ref=ref), call("book", ref=ref), say("Booked for you.")]
+        return [
+            Control(name="reference", expect="pass", script=script),
+            Control(name="noop_claim", expect="fail", script=[say("Booked for you.")]),
+        ]
+
+
+class CaseKeptNeedle(Viewings):
+    """The mistake: the reply lower-cased, the name searched as written: never found."""
+
+    def told(self, reply: str, seller: str) -> bool:
+        return seller in reply.lower()
+
+
+def viewing_tasks() -> list[Task]:
+    return [
+        Task(
+            task_id=f"view-{i}",
+            env="viewings",
+            responses_create_params={"input": f"View {r}"},
+            task_data={"ref": r},
+        )
+        for i, r in enumerate(["P1", "P2"])
+    ]
+
+
+async def test_a_reply_that_tells_what_the_words_forbid_telling_and_still_pays() -> None:
+    bad = await validate_env(CaseKeptNeedle(), viewing_tasks(), parallel=8, sample=2)
+    found = [f for f in bad.findings if f["oracle"] == "stated_rule"]
+    assert found and found[0]["severity"] == PAYS, bad.findings
+    good = await validate_env(Viewings(), viewing_tasks(), parallel=8, sample=2)
+    assert not [f for f in good.findings if f["oracle"] == "stated_rule"]
+    # a clause that forbids something else of the role is no rule about telling it
+    texts = ["P1: x\nAGENTS ONLY - mentor: Omar Haddad"]
+    assert told_off("Omar Haddad", texts, "Never assign the team's own mentor.") is None
+    assert "mentor" in str(told_off("Omar Haddad", texts, "Do not tell anyone the mentor."))

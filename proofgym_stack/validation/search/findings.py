@@ -1,6 +1,7 @@
 """What the search found: one finding per root cause, with a trajectory the author can paste.
 
-A finding names its oracle (`another_truth`, `another_world`, `another_path`, `fault`), its
+A finding names its oracle (`another_truth`, `another_world`, `another_path`, `fault`, and
+`stated_rule`: a reply that tells what the task's words say not to tell), its
 severity (`pays`: a trajectory earned reward it did not deserve, or a reward outside the range;
 `masks`: it turned its own failure into a masked sample, a verify error where a 0 was due, so
 training never sees that failure: it fails `validate`, but no reward was paid; `advisory`:

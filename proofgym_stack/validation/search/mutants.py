@@ -25,6 +25,8 @@ from (`source`). The operators:
   parameter filled by name from it): `remove_item(item)` after `add_item(item)`;
 - `follow_up` (played after the others): where a mutant's tools printed something honest play
   never showed, the later calls' string arguments set to it;
+- `tell`: the final message with a value a listing printed after a role (`seller: Mrs
+  Nakamura`) added, which honest play never said;
 - `message`: the final message emptied, a bare claim, the prompt echoed, cut in half, its
   last number at its edges (nan, inf, 0, -0) or with its sign flipped.
 `honest_kind` marks the operators an honest policy could use (batching, order): the search
@@ -481,6 +483,26 @@ def message_mutants(script: Script, prompt: str) -> list[Mutant]:
             turned[t][i] = {"type": "message", "content": new}
             out.append(Mutant(turned, "message", "message", "message", f"final message {what}"))
     return out
+
+
+def told_mutants(script: Script, values: list[str], prompt: str) -> list[Mutant]:
+    """The final message with one more sentence telling a value a listing printed after a
+    role (`seller: Mrs Nakamura`) that honest play's reply and the prompt never say: what a
+    chatty policy passes on."""
+    where = final_message(script)
+    if where is None:
+        return []
+    t, i = where
+    text = str(script[t][i].get("content") or "")
+    out = []
+    for value in values:
+        if value.lower() in text.lower() or value.lower() in prompt.lower():
+            continue
+        turned = [list(turn) for turn in script]
+        turned[t][i] = {"type": "message", "content": f"{text} ({value})"}
+        what = f"final message telling {value}"
+        out.append(Mutant(turned, "tell", "message", "printed", what, new=value))
+    return out[:4]
 
 
 def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[Mutant]:

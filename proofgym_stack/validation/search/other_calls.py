@@ -21,8 +21,10 @@ from proofgym_stack.validation.search.mutants import (
     message_mutants,
     replaced,
     site_of,
+    told_mutants,
 )
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
+from proofgym_stack.validation.search.rules import role_values
 from proofgym_stack.validation.search.values import Pools
 
 #: the things left alone a `one_more` mutant tries, per argument
@@ -39,6 +41,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
         *undo_mutants(script, pools),
         *one_more_mutants(script, pools, prompt),
         *message_mutants(script, prompt),
+        *told_mutants(script, role_values(pools.shown), prompt),
     ]
 
 

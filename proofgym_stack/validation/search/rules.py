@@ -345,6 +345,36 @@ def ruled_off(
     return None
 
 
+#: verbs of telling: a clause that forbids them forbids saying something in the reply
+_TELL = re.compile(
+    r"\b(?:tell|told|share|shared|disclose|disclosed|reveal|revealed|mention|say|give out|"
+    r"pass on|repeat|quote|expose|leak)\b",
+    re.I,
+)
+#: a record's role and its value as a listing prints them (`seller: Mrs Nakamura`)
+_ROLE_VALUE = re.compile(r"(?:^|[;\n]|\s-\s)\s*([A-Za-z][A-Za-z ]{2,24}?):[ \t]*([^;\n,]{2,40})")
+
+
+def role_values(texts: list[str]) -> list[str]:
+    """The values a listing prints after a role (`seller: Mrs Nakamura` gives `Mrs
+    Nakamura`), in order, each once."""
+    found = [m.group(2).strip() for t in texts for m in _ROLE_VALUE.finditer(t)]
+    return list(dict.fromkeys(v for v in found if v))
+
+
+def told_off(value: str, texts: list[str], words: str) -> str | None:
+    """Why saying `value` in the reply breaks a rule the task's words state: the role a
+    record gives it (`seller: Mrs Nakamura`) is named by a clause that forbids telling it
+    ("Never tell a buyer the seller's name"). None where no such clause names its role."""
+    rules = [c for c in _CLAUSE.findall(words) if _OFF_LIMITS.search(c) and _TELL.search(c)]
+    for role in sorted(_roles(value, texts)):
+        said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
+        if said:
+            clause = said[0].strip()[:80]
+            return f"the reply tells {value}, the {role} the task says not to tell ({clause!r})"
+    return None
+
+
 def _roles(value: Any, texts: list[str]) -> set[str]:
     """The words printed just before `value` (`mentor` in "mentor Omar Haddad", "mentor:
     Omar Haddad"): the role a record gives it."""

@@ -72,6 +72,7 @@ from proofgym_stack.validation.search.rules import (
     named_instead,
     names,
     ruled_off,
+    told_off,
 )
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
@@ -291,6 +292,12 @@ class Search:
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
+            if m.op == "tell":
+                texts = [text for _, text in p.base.pools.printed]
+                rule = told_off(str(m.new), texts, task_words(ctx.env, p.base.task))
+                if rule:
+                    self.found("stated_rule", PAYS, p, f"full reward: {rule}")
+                continue  # a value said beside the answer is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
             if aliased and await alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
