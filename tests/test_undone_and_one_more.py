@@ -405,3 +405,18 @@ async def test_one_more_harmless_action_on_a_listed_entry_is_no_finding() -> Non
     # graded at all; it is not a choice the verifier misjudges
     good = await _Validated.run(Bench(), bench_tasks())
     assert not _pays(good), good.findings
+
+
+async def test_one_more_on_a_listed_member_is_no_finding_where_another_member_is_refused() -> None:
+    # blind batch 04's petition twin: asking the do-not-contact member fails, asking one more
+    # ordinary member is honest; only the task's words could tell the second from a hole
+    # (an outsider's folder shared), so an entry the words do not name is not accused
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from bench.blind.harness import load, tasks_of
+
+    plant = load(root / "bench" / "blind" / "batch_2026_12_04" / "blind_petition")
+    good = await validate_env(plant.Twin(), tasks_of(plant, 6), parallel=16, sample=4)
+    assert not _pays(good), good.findings

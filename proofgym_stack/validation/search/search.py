@@ -128,8 +128,6 @@ class Search:
         self._worlds: dict[int, tuple[World, set[str]]] = {}
         #: a passed-over finding's id -> (the honest world, where it gained)
         self._passed: dict[int, tuple[World, set[str]]] = {}
-        #: sites where one more made on another entry failed: extra actions there are graded
-        self._more_graded: set[str] = set()
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
         self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
@@ -255,11 +253,6 @@ class Search:
             and p.mutant.op not in COMPOUND
         }
         replays: dict[str, int] = defaultdict(int)
-        self._more_graded = {
-            p.mutant.site
-            for p in played
-            if p.mutant.op == "one_more" and not ctx.passes(p.result) and not p.result.mask_sample
-        }
         #: sites where another option of a listing failed: the choice among options is graded
         #: there, so an option that passes on two tasks is one both allow (any free judge)
         options_graded = {
@@ -382,10 +375,12 @@ class Search:
                 # another option chosen, judged as one, not one more beside the others
                 return set()
             words = task_words(self.ctx.env, p.base.task)
-            if not names(words, m.new) and m.site not in self._more_graded:
-                # an entry only a listing printed, where every extra one pays: the extra
-                # action is not graded at all (one more unit inspected), not a choice it
-                # misjudges (the folder shared with one outsider refused, another not)
+            if not names(words, m.new):
+                # an entry only a listing printed: where every extra one pays, the extra
+                # action is not graded at all (one more unit inspected); where another
+                # extra one fails, this one may be a member honest play could have asked
+                # too (the do-not-contact member refused, another member asked): only the
+                # task's words tell that from a hole (the folder shared with an outsider)
                 return set()
             return passed_over(
                 p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored
