@@ -5,15 +5,14 @@ tasks fixed explains)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import leaves
-from proofgym_stack.validation.search.mutants import Mutant, replaced
+from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.tolerance import Play, Played
-from proofgym_stack.validation.search.world import World, lost, members, stale_records
+from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import World, members, stale_records
 
 
 def gained_at(world: World, honest: World, where: set[str]) -> set[str]:
@@ -92,18 +91,3 @@ def trimmed_prose(m: Mutant) -> bool:
     if m.source != "shortened" or not isinstance(m.old, str) or not isinstance(m.new, str):
         return False
     return len(m.old.split()) >= 4 and m.old.startswith(m.new) and len(m.new) >= len(m.old) - 1
-
-
-async def alias_pays(p: Played, play: Play, passes: Callable[[RunResult], bool]) -> bool:
-    """For an `alias` mutant that passed: it leaves another world, and the call it changed
-    is needed (the trajectory without that call fails). A call on one thing in two roles
-    then did the needed call's work without its effect (fish moved from the display to
-    itself count as fish brought in)."""
-    if p.record is None or p.mutant.call_at is None:
-        return False
-    if not lost(p.record.world, p.honest.world, p.base.ignored):
-        return False
-    t, i = p.mutant.call_at
-    script = replaced(p.honest.control.script, t, i, [])
-    result, _ = await play(p.base.task, script, "search: the aliased call left out")
-    return not passes(result) and not result.mask_sample

@@ -39,7 +39,6 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.evidence import (
-    alias_pays,
     free_text,
     gained_at,
     left_behind,
@@ -61,11 +60,11 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
-    replaced,
     with_call,
     within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
+from proofgym_stack.validation.search.probes import alias_pays, both_ends, first_too
 from proofgym_stack.validation.search.rules import (
     crossed,
     marked_off,
@@ -272,7 +271,7 @@ class Search:
             if not graded_option and await self.another_truth(p, replays):
                 continue
             where = self.passed_over(p)
-            if where and m.op == "one_more" and not await self.first_too(p):
+            if where and m.op == "one_more" and not await first_too(p, self.play, self.ctx.passes):
                 where = set()  # paid only after the honest calls: a first-answer rule
             if where:
                 self.found(
@@ -325,7 +324,7 @@ class Search:
                 if (
                     diff
                     and await self.tolerance.honest_number(p) is False
-                    and await self.both_ends(p)
+                    and await both_ends(p, self.play, self.ctx.passes)
                 ):
                     shown = ", ".join(sorted(diff)[:3])
                     # more of an action (made twice, answers sprayed) may be allowed where the
@@ -513,44 +512,6 @@ class Search:
                     found = (honest.world, untouched.world)
             self._target_worlds[task.task_id] = found
         return self._target_worlds[task.task_id]
-
-    async def first_too(self, p: Played) -> bool:
-        """For a `one_more` mutant: the extra call made before every other call pays too (it
-        is no later answer that a first-answer rule ignores)."""
-        calls = script_calls(p.mutant.script)
-        t, i, extra = calls[-1]
-        script = replaced(p.mutant.script, t, i, [])
-        t0, i0, first = script_calls(script)[0]
-        script = replaced(script, t0, i0, [extra, first])
-        result, _ = await self.play(p.base.task, script, "search: one more, made first")
-        return self.ctx.passes(result)
-
-    async def both_ends(self, p: Played) -> bool:
-        """For a spray: the right value last passes too (else a first-answer rule: honest)."""
-        m = p.mutant
-        if m.op != "spray":
-            return True
-        # the spray put the right call first: move it to the end of the sprayed calls
-        script = [list(t) for t in m.script]
-        flat = [
-            (t, i)
-            for t, turn in enumerate(script)
-            for i, item in enumerate(turn)
-            if item.get("type") == "function_call" and item.get("name") == m.site.split(".")[0]
-        ]
-        sprays = (
-            [x for x in flat if script[x[0]][x[1]] != script[flat[0][0]][flat[0][1]]]
-            if flat
-            else []
-        )
-        if not sprays:
-            return True
-        first = flat[0]
-        right = script[first[0]][first[1]]
-        last = sprays[-1]
-        script[first[0]][first[1]], script[last[0]][last[1]] = script[last[0]][last[1]], right
-        result, _ = await self.play(p.base.task, script, "search: spray, the right value last")
-        return self.ctx.passes(result)
 
     async def shrunk(self, found: list[Finding]) -> list[Finding]:
         """Each of the first `pays` findings with its minimal trajectory."""

@@ -1,0 +1,72 @@
+"""Probes: a passing mutant played again in another form, to tell a hole from honest play.
+
+Each takes the played mutant, the search's `play` and its `passes`, plays one more rollout and
+says whether the finding stands: one more made first as well as last (no later answer a
+first-answer rule ignores), a spray with the right value last as well as first, an aliased
+call whose call left out fails (the alias did the needed call's work without its effect).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from proofgym.wire.protocol import RunResult
+from proofgym_stack.validation.scripts import script_calls
+from proofgym_stack.validation.search.mutants import replaced
+from proofgym_stack.validation.search.tolerance import Play, Played
+from proofgym_stack.validation.search.world import lost
+
+Passes = Callable[[RunResult], bool]
+
+
+async def first_too(p: Played, play: Play, passes: Passes) -> bool:
+    """For a `one_more` mutant: the extra call made before every other call pays too (it
+    is no later answer that a first-answer rule ignores)."""
+    calls = script_calls(p.mutant.script)
+    t, i, extra = calls[-1]
+    script = replaced(p.mutant.script, t, i, [])
+    t0, i0, first = script_calls(script)[0]
+    script = replaced(script, t0, i0, [extra, first])
+    result, _ = await play(p.base.task, script, "search: one more, made first")
+    return passes(result)
+
+
+async def both_ends(p: Played, play: Play, passes: Passes) -> bool:
+    """For a spray: the right value last passes too (else a first-answer rule: honest)."""
+    m = p.mutant
+    if m.op != "spray":
+        return True
+    # the spray put the right call first: move it to the end of the sprayed calls
+    script = [list(t) for t in m.script]
+    flat = [
+        (t, i)
+        for t, turn in enumerate(script)
+        for i, item in enumerate(turn)
+        if item.get("type") == "function_call" and item.get("name") == m.site.split(".")[0]
+    ]
+    sprays = (
+        [x for x in flat if script[x[0]][x[1]] != script[flat[0][0]][flat[0][1]]] if flat else []
+    )
+    if not sprays:
+        return True
+    first = flat[0]
+    right = script[first[0]][first[1]]
+    last = sprays[-1]
+    script[first[0]][first[1]], script[last[0]][last[1]] = script[last[0]][last[1]], right
+    result, _ = await play(p.base.task, script, "search: spray, the right value last")
+    return passes(result)
+
+
+async def alias_pays(p: Played, play: Play, passes: Passes) -> bool:
+    """For an `alias` mutant that passed: it leaves another world, and the call it changed
+    is needed (the trajectory without that call fails). A call on one thing in two roles
+    then did the needed call's work without its effect (fish moved from the display to
+    itself count as fish brought in)."""
+    if p.record is None or p.mutant.call_at is None:
+        return False
+    if not lost(p.record.world, p.honest.world, p.base.ignored):
+        return False
+    t, i = p.mutant.call_at
+    script = replaced(p.honest.control.script, t, i, [])
+    result, _ = await play(p.base.task, script, "search: the aliased call left out")
+    return not passes(result) and not result.mask_sample
