@@ -510,3 +510,60 @@ async def test_words_outside_the_answer_tags_are_commentary_not_a_retraction() -
     # inside the tags the slot is still judged: a near miss paid is accused
     bad = await validate(TaggedWithinFivePercent(), quiz_tasks())
     assert "answer_slot:near_miss" in failed(bad)
+
+
+# --- the order of a failure -------------------------------------------------------------------
+
+
+class LastBookingCounts(TableBookingWithViolation):
+    """Reads only the guest's last booking: two tables booked, the asked one last, pays. The
+    violation (the asked table first, then another) fails; its calls the other way round pay,
+    leaving the same tables taken."""
+
+    @tool(inline=True, observes=True)
+    def free_slots(self, state: Bookings) -> str:
+        """The slots still free today."""
+        return super().free_slots(state)
+
+    def achieved(self, state: Bookings, task: Task) -> bool:
+        return bool(state.booked) and state.booked[-1] == (
+            task.task_data["guest"],
+            task.task_data["slot"],
+        )
+
+
+class EveryBookingCounts(TableBookingWithViolation):
+    """The sound twin: every booking is read, so two tables fail in either order."""
+
+    @tool(inline=True, observes=True)
+    def free_slots(self, state: Bookings) -> str:
+        """The slots still free today."""
+        return super().free_slots(state)
+
+
+async def test_a_failure_made_in_another_order_must_still_fail() -> None:
+    report = await validate(LastBookingCounts())
+    assert "steps:order_of_a_failure" in failed(report)
+    assert "violation_two_tables" in detail(report, "steps:order_of_a_failure")
+    sound = await validate(EveryBookingCounts())
+    assert outcome(sound, "steps:order_of_a_failure") == "pass", detail(
+        sound, "steps:order_of_a_failure"
+    )
+
+
+def test_honest_play_s_own_order_is_never_tried() -> None:
+    from proofgym_stack.validation.orders import honest_order, orders, reordered
+
+    assert orders(2) == [[1, 0]]
+    assert [0, 1, 2] not in orders(3) and [2, 1, 0] in orders(3)
+    # the violation "ship, then approve", reversed, is the reference's order
+    assert honest_order(["approve", "ship"], [["approve", "ship", "notify"]])
+    assert not honest_order(["ship", "approve"], [["approve", "ship", "notify"]])
+    # one shared call says nothing of an order
+    assert not honest_order(["move", "assign"], [["assign"]])
+    script = [[{"n": 1}], [{"n": 2}, {"m": 0}], [{"n": 3}]]
+    assert reordered(script, [(0, 0), (1, 0), (2, 0)], [2, 0, 1]) == [
+        [{"n": 3}],
+        [{"n": 1}, {"m": 0}],
+        [{"n": 2}],
+    ]
