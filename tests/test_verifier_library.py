@@ -7,7 +7,12 @@ import json
 import pytest
 
 from proofgym.wire.protocol import Check
-from proofgym.wire.responses import assistant_message, build_response, function_call
+from proofgym.wire.responses import (
+    assistant_message,
+    build_response,
+    function_call,
+    function_call_output,
+)
 from resources_servers.verifiers.answers import (
     exact_answer_check,
     extract_answers,
@@ -55,6 +60,25 @@ def test_trajectory_constraints() -> None:
     early = rollout(("refund", {"id": 1}), ("verify", {"id": 1}))
     assert not required_before(early, "verify", {"refund"}).passed
     assert call_limit(r, 4).passed and not call_limit(r, 1, tool="refund").passed
+
+
+def test_required_before_counts_no_refused_call_and_survives_any_key() -> None:
+    # a survey the tool refused surveyed nothing: the felling after it came first
+    items = [
+        function_call("survey", json.dumps({"tree": "oak"}), call_id="c1"),
+        function_call_output("c1", "Error: no tree 'oak ' on the plot"),
+        function_call("fell", json.dumps({"tree": "oak"}), call_id="c2"),
+        function_call_output("c2", "felled oak"),
+        assistant_message("done"),
+    ]
+    r = build_response(items, model="m")
+    assert not required_before(r, "survey", {"fell"}).passed
+    assert not required_before(r, "survey", {"fell"}, key=lambda a: a.get("tree")).passed
+    # a key a policy made a list (where a name was expected) is compared, never a crash
+    listed = rollout(("survey", {"tree": ["oak"]}), ("fell", {"tree": ["oak"]}))
+    assert required_before(listed, "survey", {"fell"}, key=lambda a: a.get("tree")).passed
+    other = rollout(("survey", {"tree": ["oak"]}), ("fell", {"tree": ["ash"]}))
+    assert not required_before(other, "survey", {"fell"}, key=lambda a: a.get("tree")).passed
 
 
 @pytest.mark.parametrize(

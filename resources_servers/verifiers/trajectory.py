@@ -10,20 +10,42 @@ from openai.types.responses import Response
 
 from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import Check
-from proofgym.wire.responses import function_calls
+from proofgym.wire.responses import function_calls, output_items
 
 
 def calls(response: Response) -> list[tuple[str, dict[str, Any]]]:
     """Every function call as (name, parsed arguments); arguments that are not usable JSON (too
     deep, too large, malformed) become {}."""
-    out = []
-    for call in function_calls(response):
-        try:
-            args = loads_limited(call.get("arguments") or "{}")
-        except ValueError:
-            args = {}
-        out.append((str(call.get("name")), args if isinstance(args, dict) else {}))
-    return out
+    return [(str(call.get("name")), _arguments(call)) for call in function_calls(response)]
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    try:
+        args = loads_limited(call.get("arguments") or "{}")
+    except ValueError:
+        args = {}
+    return args if isinstance(args, dict) else {}
+
+
+def refused(response: Response) -> set[str]:
+    """The call ids of the calls a tool refused (its output an `Error: ...`): they did
+    nothing."""
+    return {
+        str(item.get("call_id"))
+        for item in output_items(response)
+        if item.get("type") == "function_call_output"
+        and str(item.get("output") or "").startswith("Error:")
+    }
+
+
+def _hashable(value: Any) -> Any:
+    """`value` as a set member: a list or dict a policy sent where a name was expected is
+    compared by its JSON, never a crash of the verifier."""
+    try:
+        hash(value)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
 
 
 def forbidden_tools(
@@ -59,17 +81,23 @@ def required_before(
     """Fail when a tool in `then` is called before `first` was.
 
     With `key`, `first` must have been called earlier with the same key (for example: verify
-    the identity of this customer before refunding this customer's order).
+    the identity of this customer before refunding this customer's order). A call of `first`
+    its tool refused (its output an `Error: ...`) did nothing and does not count; a key that is
+    a list or a dict is compared by its JSON.
     """
     seen: set[Any] = set()
     any_first = False
-    for tool, args in calls(response):
+    undone = refused(response)
+    for call in function_calls(response):
+        tool, args = str(call.get("name")), _arguments(call)
         if tool == first:
+            if str(call.get("call_id")) in undone:
+                continue
             any_first = True
             if key is not None:
-                seen.add(key(args))
+                seen.add(_hashable(key(args)))
         elif tool in then:
-            ok = (key(args) in seen) if key is not None else any_first
+            ok = (_hashable(key(args)) in seen) if key is not None else any_first
             if not ok:
                 return Check(
                     name=name or f"{first}_before_{tool}",
