@@ -28,6 +28,7 @@ from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message
 from proofgym_stack.validation import EnvReport
 from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.answers import extract_answers
 from resources_servers.verifiers.claims import claim_check
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -567,3 +568,42 @@ def test_honest_play_s_own_order_is_never_tried() -> None:
         [{"n": 1}, {"m": 0}],
         [{"n": 2}],
     ]
+
+
+# --- the answer written as a pattern ----------------------------------------------------------
+
+
+class AnswerAsPattern(Quiz):
+    """Matches the total against the policy's answer as a regular expression (an author's
+    case-insensitive equality): `[0-9]+` is every total."""
+
+    def correct(self, text: str, task: Task) -> bool:
+        answers = extract_answers(text)
+        try:
+            return bool(answers) and all(
+                re.fullmatch(a.strip(), str(task.task_data["total"]), re.I) for a in answers
+            )
+        except re.error:
+            return False
+
+
+async def test_an_answer_read_as_a_pattern_is_caught() -> None:
+    report = await validate(AnswerAsPattern(), quiz_tasks())
+    assert "search" in failed(report)
+    found = [f for f in report.findings if f["op"] == "pattern" and f["severity"] == "pays"]
+    assert found and found[0]["oracle"] == "another_truth", report.findings
+    assert "[0-9]+" in found[0]["what"]
+
+
+def test_the_answer_s_place_in_a_reply() -> None:
+    from proofgym_stack.validation.search.patterns import answer_span, character_class
+
+    text = "The sheet holds Primula vulgaris.\nAnswer: Primula vulgaris."
+    start, end = answer_span(text) or (0, 0)
+    assert text[start:end] == "Primula vulgaris"
+    boxed = "so \\boxed{42} it is, and more words follow here on two\nlines"
+    start, end = answer_span(boxed) or (0, 0)
+    assert boxed[start:end] == "42"
+    assert answer_span("a long reply\nwith no answer line at all") is None
+    assert character_class("Primula vulgaris") == "[A-Za-z ]+"
+    assert character_class("HB-0421") == "[A-Za-z0-9\\-]+"

@@ -24,6 +24,7 @@ from proofgym_stack.validation.search.mutants import (
     told_mutants,
 )
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
+from proofgym_stack.validation.search.patterns import pattern_mutants
 from proofgym_stack.validation.search.rules import role_values
 from proofgym_stack.validation.search.values import Pools
 
@@ -42,6 +43,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
         *one_more_mutants(script, pools, prompt),
         *message_mutants(script, prompt),
         *told_mutants(script, role_values(pools.shown), prompt),
+        *pattern_mutants(script),
     ]
 
 

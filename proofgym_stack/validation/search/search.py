@@ -92,6 +92,7 @@ NAME = "search"
 DEFAULT_BUDGET = 200
 MAX_TASKS = 2
 MAX_SHRUNK = 4
+#: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
 #: operators that make an action twice: a world that differs only by the same record twice
 #: is an honest repeat
@@ -251,7 +252,7 @@ class Search:
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
         }
-        replays: dict[str, int] = defaultdict(int)
+        replays: dict[tuple[str, str], int] = defaultdict(int)
         #: sites where another option of a listing failed: the choice among options is graded
         #: there, so an option that passes on two tasks is one both allow (any free judge)
         options_graded = {
@@ -470,12 +471,15 @@ class Search:
             return site in failed_sites
         return any(s == site or s.startswith(site + ".") for s in failed_sites)
 
-    async def another_truth(self, p: Played, replays: dict[str, int]) -> bool:
+    async def another_truth(self, p: Played, replays: dict[tuple[str, str], int]) -> bool:
         """The mutant also passes on a task on which its control fails."""
         for target in p.honest.targets:
-            if replays[p.mutant.site] >= REPLAYS_PER_SITE:
+            # counted per site and operator: a number in the prose that pays whatever it is
+            # must not use up the tries of the answer written as a pattern
+            key = (p.mutant.op, p.mutant.site)
+            if replays[key] >= REPLAYS_PER_SITE:
                 return False
-            replays[p.mutant.site] += 1
+            replays[key] += 1
             result, record = await self.play(target, p.mutant.script, "search: another truth")
             if self.ctx.passes(result) and not await self.steered(p, target, record):
                 self.found(
