@@ -48,6 +48,7 @@ from proofgym_stack.validation.core import (
     check_sandbox_limits,
     check_well_formed,
 )
+from proofgym_stack.validation.dropped import check_dropped_keys
 from proofgym_stack.validation.floor import check_lying_pays_no_more, check_negatives_at_floor
 from proofgym_stack.validation.honest_variants import (
     ErrorRate,
@@ -157,6 +158,7 @@ CHECKS: tuple[Check, ...] = (
     Check("sandbox_limits", check_sandbox_limits),
     Check("controls", check_controls),
     Check("reads", check_reads),
+    Check("task_data:dropped_by_the_model", check_dropped_keys),
     Check("negatives", check_negatives),
     Check("floor_gap", check_floor_gap, needs=("negatives",)),
     Check("judge", _judge),
