@@ -5,7 +5,9 @@ failure.
   A verifier that still pays forgot a rule the step stands for (identity checked before a
   refund, the tests run before the claim): the rule the instructions state but nothing
   checks. Calls of tools declared `observes` (they only show the policy something) may be
-  left out by an honest trajectory and are not removed.
+  left out by an honest trajectory and are not removed; a step the same tool's call is needed
+  for on other things, left out on a thing the reference then treats another way, is the
+  rule's scope (`scope`: no sample needed for a beach it closes), not accused.
 - **no tool rescues a failure**: each tool the environment offers, inserted into each failing
   control before its last message, must not turn it into a pass, unless the world it leaves
   is the reference's. A tool that wipes the evidence the verifier reads (an audit log reset,
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.negatives import prompt_text, random_tool_calls
+from proofgym_stack.validation.scope import scoped
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -81,22 +84,35 @@ async def check_each_step_needed(v: Context) -> None:
     if v.env.random_play_can_pass:
         v.not_applicable(name, "a game of chance: a move left out may still win")
         return
-    tried, problems = 0, []
+    tried, in_scope, problems = 0, 0, []
     for task in v.tasks[:MAX_TASKS]:
         script = reference_script(v, task)
         if script is None:
             continue
-        for t, i, item in script_calls(script):
+        calls = [item for _, _, item in script_calls(script)]
+        found: dict[int, str] = {}
+        needed: list[int] = []
+        for k, (t, i, item) in enumerate(script_calls(script)):
             if _observes(v, task, str(item.get("name"))):
                 continue
             tried += 1
             result = await v.run(
                 task, without(script, t, i), "the reference less one step", expect="fail"
             )
-            if v.passes(result) or result.mask_sample:
-                how = outcome(result, "still reward")
-                shown = json.dumps(call_arguments(item))[:60]
-                problems.append(f"{task.task_id}: without {item.get('name')}({shown}): {how}")
+            if result.mask_sample:
+                found[k] = outcome(result, "masked")
+            elif v.passes(result):
+                found[k] = outcome(result, "still reward")
+            else:
+                needed.append(k)
+        # a step the rule needs only for things the reference treats another way is its scope
+        free = scoped(calls, list(found), needed)
+        for k, how in found.items():
+            if k in free and not how.startswith("masked"):
+                in_scope += 1
+                continue
+            shown = json.dumps(call_arguments(calls[k]))[:60]
+            problems.append(f"{task.task_id}: without {calls[k].get('name')}({shown}): {how}")
     if not tried:
         v.not_applicable(name, "the reference makes no call that acts (only `observes` tools)")
         return
@@ -106,7 +122,8 @@ async def check_each_step_needed(v: Context) -> None:
         "a step the reference takes is not needed for the reward (a rule nothing checks? "
         "declare the tool `observes` if it only shows something): " + "; ".join(problems[:3])
         if problems
-        else f"{tried} steps of the reference each needed",
+        else f"{tried} steps of the reference each needed"
+        + (f" ({in_scope} of them only in their rule's scope)" if in_scope else ""),
     )
 
 

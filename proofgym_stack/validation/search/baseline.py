@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from proofgym.wire.protocol import Control, Task
 from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.scope import scoped
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -26,7 +27,7 @@ from proofgym_stack.validation.search.mutants import leaf_key
 from proofgym_stack.validation.search.tracing import Line, VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import Pools, numbers, quoted, tokens
 from proofgym_stack.validation.search.world import World, differences
-from proofgym_stack.validation.steps import inserted, observations
+from proofgym_stack.validation.steps import inserted, observations, without
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 MAX_TARGETS = 2
 #: the observing tools played beside the reference for the listings they print
 MAX_LOOKS = 3
+#: the longest reference whose steps are each left out to find a rule's scope
+MAX_SCOPE_CALLS = 16
 
 
 @dataclass
@@ -90,6 +93,7 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     reference = base.honest[0]
     for other in base.honest[1:]:
         base.ignored |= differences(reference.world, other.world)
+    base.ignored |= await _scope_freedom(ctx, trace, task, reference)
     looks = observations(ctx, task, reference.control.script)
     looked: list[tuple[str, str]] = []  # what the observing tools print: listings honest play reads
     for n, look in enumerate(looks[:MAX_LOOKS]):
@@ -109,6 +113,34 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     base.pools.shown += [text for _, text in looked if text not in base.pools.shown]
     base.pools.printed = list(dict.fromkeys([*printed, *looked]))
     return base
+
+
+async def _scope_freedom(
+    ctx: Context, trace: VerifyTrace, task: Task, reference: Honest
+) -> set[str]:
+    """Where the reference's world may differ by a step left out of its rule's scope (no
+    sample taken of a beach it closes, `scope.scoped`): the author's honest freedom."""
+    script = reference.control.script
+    listed = script_calls(script)
+    if len(listed) > MAX_SCOPE_CALLS:
+        return set()
+    observing = ctx.env.observing_tools(task)
+    worlds: dict[int, World] = {}
+    needed: list[int] = []
+    for k, (t, i, item) in enumerate(listed):
+        if str(item.get("name")) in observing:
+            continue
+        less = without(script, t, i)
+        ok, record, _ = await played(ctx, trace, task, less, "search: the reference less one step")
+        if ok and record is not None:
+            worlds[k] = record.world
+        elif not ok:
+            needed.append(k)
+    calls = [item for _, _, item in listed]
+    out: set[str] = set()
+    for k in scoped(calls, list(worlds), needed):
+        out |= differences(reference.world, worlds[k])
+    return out
 
 
 async def _other_truths(ctx: Context, honest: Honest) -> list[Task]:
