@@ -79,7 +79,9 @@ def same_shape(value: str, text: str) -> list[str]:
 
 
 _LIST_SEP = re.compile(r"\s*(?:,|;|\band\b|\bor\b)\s*")
-_SENTENCE = re.compile(r"[^.:!?\n]+")
+#: where a clause ends: a stop, colon, question or exclamation mark, unless it stands between
+#: two digits (`10:00`, `2.5`: a time or a decimal is one member of a list), or a line's end
+_CLAUSE_END = re.compile(r"(?<!\d)[.:!?]|[.:!?](?!\d)|\n")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}\b")
 
 
@@ -91,7 +93,7 @@ def listed_with(value: str, text: str) -> list[str]:
     if not low:
         return []
     size = len(low.split())
-    for clause in _SENTENCE.findall(text):
+    for clause in _CLAUSE_END.split(text):
         members = list_members(clause)
         if members and len(members[0].split()) > size:  # "Please invite rosa": the list's start
             members[0] = " ".join(members[0].split()[-size:])

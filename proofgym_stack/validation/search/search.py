@@ -38,6 +38,7 @@ from proofgym_stack.validation.scripts import (
     tool_outputs,
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
+from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.evidence import (
     free_text,
     gained_at,
@@ -334,6 +335,14 @@ class Search:
                     # state a rule it breaks and honest play keeps
                     printed = m.source in PRINTED or printed_option(p)
                     rule = self.broken_rule(p) if printed else None
+                    if rule is None and m.op in MORE_OF_AN_ACTION:
+                        # more of an action where the words cap its count, honest play at it
+                        rule = cap_crossed(
+                            p.honest.control.script,
+                            m.script,
+                            m.site.split(".")[0],
+                            task_words(ctx.env, p.base.task),
+                        )
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)

@@ -1,0 +1,74 @@
+"""A count the task's words cap: "at most 2 sessions a week", "no more than 3 per guest".
+
+More of an action (one more booking, a call made twice) is the policy's freedom where the task
+names no count: the search reports it, not accuses it. Where the words state a cap and honest
+play reached it for one thing (two sessions for the member who asked for four), a mutant that
+pays with one more call of the same tool for that same thing crossed the stated rule: the
+verifier does not count what the words limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+
+_WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_CAP = re.compile(
+    r"\b(?:at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|"
+    r"max(?:imum)?|limit(?:ed)?\s+(?:of|to))\s+(\d{1,3}|" + "|".join(_WORD_NUMBERS) + r")\b",
+    re.I,
+)
+
+
+def stated_caps(words: str) -> dict[int, str]:
+    """Each cap the words state, with the phrase that states it: {2: "at most 2 sessions"}."""
+    out: dict[int, str] = {}
+    for m in _CAP.finditer(words):
+        token = m.group(1).lower()
+        n = int(token) if token.isdigit() else _WORD_NUMBERS[token]
+        tail = words[m.end() : m.end() + 40].split(".")[0].split(";")[0]
+        out.setdefault(n, (m.group(0) + tail).strip())
+    return out
+
+
+def counts(script: Script, tool: str) -> dict[tuple[str, str], int]:
+    """How many calls of `tool` the script makes per (argument, value) of its text arguments."""
+    out: dict[tuple[str, str], int] = {}
+    for _, _, item in script_calls(script):
+        if item.get("name") != tool:
+            continue
+        for key, value in call_arguments(item).items():
+            if isinstance(value, str) and value.strip():
+                k = (key, value.strip().lower())
+                out[k] = out.get(k, 0) + 1
+    return out
+
+
+def cap_crossed(honest: Script, mutant: Script, tool: str, words: str) -> str | None:
+    """The stated cap the mutant crossed, as a reason: honest play made exactly N calls of
+    `tool` for one value of an argument and the mutant more, where the words cap a count at
+    N. None where no cap is stated or none is crossed."""
+    caps = stated_caps(words)
+    if not caps:
+        return None
+    before, after = counts(honest, tool), counts(mutant, tool)
+    for (key, value), n in sorted(after.items()):
+        reached = before.get((key, value), 0)
+        if reached >= 1 and reached in caps and n > reached:
+            return (
+                f"the task's words cap it ({caps[reached]!r}); honest play made {reached} "
+                f"{tool} calls for {key} {value!r}, this {n}"
+            )
+    return None
