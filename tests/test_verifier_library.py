@@ -102,6 +102,11 @@ def test_claim_check_needs_state_to_back_a_claim() -> None:
 
 def test_answer_extraction_and_matching() -> None:
     assert extract_answers("so \\boxed{\\frac{1}{2}} and\nAnswer: 42") == ["\\frac{1}{2}", "42"]
+    # a denied, contradicted or retracted answer states nothing, as a person reads it
+    assert extract_answers("It comes to 70.12 board feet.\nAnswer: not 70.12") == []
+    assert extract_answers("Answer: 70.12\n\nWait, that is wrong. Scratch that.") == []
+    assert extract_answers("Answer: 340 = 333") == []
+    assert extract_answers("7 * 12 * 4 - 3 = 333\nAnswer: 333.") == ["333."]
     assert parse_number("$1,234.50") == 1234.5 and parse_number("12%") == 12
     assert parse_number("3 or 4") is None
     assert numeric_answer_check("Answer: 1,000", 1000).passed

@@ -65,7 +65,12 @@ def answer_statements(text: str) -> list[tuple[str, int]]:
 
 def extract_answers(text: str) -> list[str]:
     """Every explicit final answer in `text`, as a person reads it (`answer_statements`),
-    each taken after its last `=`."""
+    each taken after its last `=`. A reply whose answer denies its value ("Answer: not
+    333"), sets it equal to another ("340 = 333") or is taken back after it was given
+    ("Answer: 333. Wait, that is wrong.") states no answer: [] (`statement_problem` says
+    why), so a verifier built on it never pays a denial for the value it denies."""
+    if statement_problem(text) is not None:
+        return []
     return [_stated_value(a) for a, _ in answer_statements(text)]
 
 
@@ -133,12 +138,12 @@ def numeric_answer_check(
     No explicit answer, an answer that is not one number, or several different answers all
     fail: hedging between candidates must not be rewarded.
     """
-    answers = extract_answers(text)
-    if not answers:
-        return Check(name=name, passed=False, detail="no final answer (\\boxed{} or Answer:)")
     problem = statement_problem(text)
     if problem is not None:
         return Check(name=name, passed=False, detail=problem)
+    answers = extract_answers(text)
+    if not answers:
+        return Check(name=name, passed=False, detail="no final answer (\\boxed{} or Answer:)")
     values = [parse_number(a) for a in answers]
     if any(v is None for v in values):
         return Check(
@@ -162,12 +167,12 @@ def normalize_text(text: str) -> str:
 
 def exact_answer_check(text: str, truth: str, name: str = "answer_correct") -> Check:
     """Pass when every final answer of `text` equals `truth` after normalization."""
-    answers = extract_answers(text)
-    if not answers:
-        return Check(name=name, passed=False, detail="no final answer")
     problem = statement_problem(text)
     if problem is not None:
         return Check(name=name, passed=False, detail=problem)
+    answers = extract_answers(text)
+    if not answers:
+        return Check(name=name, passed=False, detail="no final answer")
     ok = all(normalize_text(a) == normalize_text(truth) for a in answers)
     return Check(name=name, passed=ok, detail="" if ok else f"answered {answers[:3]}")
 
