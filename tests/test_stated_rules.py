@@ -624,6 +624,11 @@ async def test_a_reply_that_tells_what_the_words_forbid_telling_and_still_pays()
     bad = await validate_env(CaseKeptNeedle(), viewing_tasks(), parallel=8, sample=2)
     found = [f for f in bad.findings if f["oracle"] == "stated_rule"]
     assert found and found[0]["severity"] == PAYS, bad.findings
+    # shrunk: the look left out, the booking and the telling reply kept
+    minimal = [item for turn in found[0]["minimal"] for item in turn]
+    assert len(minimal) < sum(len(turn) for turn in found[0]["whole"]), found[0]["minimal"]
+    assert [i.get("name") for i in minimal if i.get("type") == "function_call"] == ["book"]
+    assert any("okafor" in str(i.get("content", "")).lower() for i in minimal)
     good = await validate_env(Viewings(), viewing_tasks(), parallel=8, sample=2)
     assert not [f for f in good.findings if f["oracle"] == "stated_rule"]
     # a clause that forbids something else of the role is no rule about telling it

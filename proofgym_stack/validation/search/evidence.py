@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.scripts import leaves
+from proofgym_stack.validation.scripts import call_index, leaves, tool_outputs
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import siblings
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.world import World, members, stale_records
+from proofgym_stack.validation.search.world import World, as_sets, members, stale_records
 
 
 def gained_at(world: World, honest: World, where: set[str]) -> set[str]:
@@ -91,3 +91,28 @@ def trimmed_prose(m: Mutant) -> bool:
     if m.source != "shortened" or not isinstance(m.old, str) or not isinstance(m.new, str):
         return False
     return len(m.old.split()) >= 4 and m.old.startswith(m.new) and len(m.new) >= len(m.old) - 1
+
+
+def refused(p: Played) -> bool:
+    """Whether the mutated call was answered with a tool error (the tool's own input rule
+    refused it, before anything the verifier grades)."""
+    m = p.mutant
+    if m.call_at is None or m.op != "argument":
+        return False
+    nth = call_index(m.script, *m.call_at)
+    outputs = tool_outputs(p.result)
+    return nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:")
+
+
+#: operators that make an action twice: a world that differs only by the same record twice
+#: is an honest repeat
+REPEATS = frozenset({"call_repeat", "list_duplicate"})
+
+
+def repeated(p: Played) -> bool:
+    """A repeat whose only effect is the same record twice (an article read twice): the
+    world, lists read as sets, is the honest one."""
+    if p.mutant.op not in REPEATS or p.record is None:
+        return False
+    ignored = p.base.ignored
+    return as_sets(p.record.world, ignored) == as_sets(p.honest.world, ignored)

@@ -32,7 +32,6 @@ from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
-    call_index,
     script_calls,
     set_at,
     tool_outputs,
@@ -44,6 +43,8 @@ from proofgym_stack.validation.search.evidence import (
     gained_at,
     left_behind,
     printed_option,
+    refused,
+    repeated,
     same_at,
     short_list,
     stale_lists,
@@ -80,7 +81,6 @@ from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
 from proofgym_stack.validation.search.world import (
     World,
-    as_sets,
     changed,
     lost,
     passed_over,
@@ -95,9 +95,6 @@ MAX_TASKS = 2
 MAX_SHRUNK = 4
 #: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
-#: operators that make an action twice: a world that differs only by the same record twice
-#: is an honest repeat
-REPEATS = frozenset({"call_repeat", "list_duplicate"})
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_more"})
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
@@ -129,6 +126,8 @@ class Search:
         self._worlds: dict[int, tuple[World, set[str]]] = {}
         #: a passed-over finding's id -> (the honest world, where it gained)
         self._passed: dict[int, tuple[World, set[str]]] = {}
+        #: a stated-rule finding's id -> the value its reply told (the shrinker keeps it told)
+        self._told: dict[int, str] = {}
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
         self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
@@ -241,14 +240,14 @@ class Search:
             if p.mutant.op == "argument"
             and p.mutant.source in JUNK
             and isinstance(p.mutant.new, str)
-            and not self.refused(p)
+            and not refused(p)
         }
         failed_sites = {
             p.mutant.site
             for p in played
             if not ctx.passes(p.result)
             and not p.result.mask_sample
-            and not (self.refused(p) and p.mutant.site in free and free_text(p.mutant.old, fixed))
+            and not (refused(p) and p.mutant.site in free and free_text(p.mutant.old, fixed))
             # a shortcut also cut the trajectory, a follow-up changed an earlier call: their
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
@@ -291,6 +290,7 @@ class Search:
                 rule = told_off(str(m.new), texts, task_words(ctx.env, p.base.task))
                 if rule:
                     self.found("stated_rule", PAYS, p, f"full reward: {rule}")
+                    self._told[id(self.findings[-1])] = str(m.new)
                 continue  # a value said beside the answer is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
             if aliased and await alias_pays(p, self.play, self.ctx.passes):
@@ -312,7 +312,7 @@ class Search:
                 # by field: the lists' members read whole
                 stale = stale_lists(p) if m.op in ANOTHER_ACTION else set()
                 diff |= stale
-                if diff and self.repeated(p):
+                if diff and repeated(p):
                     diff = set()
                 if diff and await self.tolerance.honest_number(p) and self.tolerance.one_sided(p):
                     self.found(
@@ -432,26 +432,6 @@ class Search:
             or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
         )
 
-    @staticmethod
-    def refused(p: Played) -> bool:
-        """Whether the mutated call was answered with a tool error (the tool's own input
-        rule refused it, before anything the verifier grades)."""
-        m = p.mutant
-        if m.call_at is None or m.op != "argument":
-            return False
-        nth = call_index(m.script, *m.call_at)
-        outputs = tool_outputs(p.result)
-        return nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:")
-
-    @staticmethod
-    def repeated(p: Played) -> bool:
-        """A repeat whose only effect is the same record twice (an article read twice): the
-        world, lists read as sets, is the honest one."""
-        if p.mutant.op not in REPEATS or p.record is None:
-            return False
-        ignored = p.base.ignored
-        return as_sets(p.record.world, ignored) == as_sets(p.honest.world, ignored)
-
     async def slack(self, p: Played) -> bool:
         """For a list that still pays with one member dropped: whether no single member
         alone pays. Then the verifier counts what the members add up to against a goal the
@@ -549,6 +529,14 @@ class Search:
             if f.oracle == "another_truth" and target is not None:
                 again, _ = await self.play(target, script, "search: shrinking, another truth")
                 return self.ctx.passes(again)
+            if f.oracle == "stated_rule" and id(f) in self._told:  # still told, still paid
+                told = self._told[id(f)].lower()
+                return any(
+                    told in str(item.get("content") or "").lower()
+                    for turn in script
+                    for item in turn
+                    if item.get("type") == "message"
+                )
             if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
                 return False
             if id(f) in self._passed:  # still the record of the thing honest play left alone
