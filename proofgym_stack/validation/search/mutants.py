@@ -516,8 +516,11 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
     for key in order:
         rng.shuffle(groups[key])
         # the values a schema names, and the other options a listing printed, come first:
-        # the ones a policy reading them tries first
-        groups[key].sort(key=lambda m: (m.source not in ("schema", "option"), not m.first))
+        # the ones a policy reading them tries first; then half a thing less of a count (one
+        # a leaf: a policy dividing a need by a pack size tries it)
+        groups[key].sort(
+            key=lambda m: (m.source not in ("schema", "option", "fraction"), not m.first)
+        )
     out: list[Mutant] = []
     while len(out) < budget and any(groups.values()):
         for key in order:

@@ -38,6 +38,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.caps import cap_crossed
+from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.evidence import (
     free_text,
     gained_at,
@@ -303,6 +304,18 @@ class Search:
                     "thing in two roles, where the call left out fails",
                 )
                 continue
+            if m.source == "fraction" and m.leaf and isinstance(m.leaf[-1], str):
+                gone = lost(p.record.world, p.honest.world, p.base.ignored)
+                tool = m.site.split(".")[0]
+                if gone and counts_whole_things(m.leaf[-1], tool, p.base.pools.tools):
+                    self.found(
+                        "another_world",
+                        PAYS,
+                        p,
+                        f"full reward with {m.new:g} {m.leaf[-1]} (another world at "
+                        f"{short_list(gone)}): a count of whole things taken as a fraction",
+                    )
+                    continue
             if not m.honest_kind and self.graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored

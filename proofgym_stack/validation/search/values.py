@@ -101,6 +101,8 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     elif isinstance(value, (int, float)):
         for edge in (0, -1, 1, value + 1, value - 1, -value, value * 2, HUGE_INT, -HUGE_INT):
             out.append(("boundary", _number_like(edge, value)))
+        if float(value).is_integer() and value >= 1:  # half a thing less (`counts`)
+            out.append(("fraction", float(value) - 0.5))
         out += [("output", _number_like(n, value)) for n in pools.output_numbers[:6]]
         out += [("prompt", _number_like(n, value)) for n in pools.prompt_numbers[:6]]
         out.append(("type", str(value)))

@@ -1,0 +1,41 @@
+"""A count of whole things taken as a fraction: 2.5 packs, 1.5 tickets.
+
+Where an argument counts indivisible things (its name, or its description, says so: `packs`,
+`tickets`, `number of seats`) and honest play passes a whole number, the grammar tries half a
+thing less (`values.candidates`, source `fraction`). A tool that takes it and a verifier that
+pays the world it leaves (2.5 sacks: exactly the need, nothing spare) let a policy buy what
+cannot be bought: a count typed as a float.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: names of indivisible things an argument may count (not servings, doses, units or bars:
+#: half a serving, half a tablet, 2.5 insulin units and 1.5 bar of pressure are honest)
+_COUNTED = re.compile(
+    r"(?:^|_)(?:count|counts|num|number|packs?|packets?|sacks?|bags?|boxes|box|cases?|crates?|"
+    r"pallets?|bottles?|cans?|tins?|jars?|cartons?|kegs?|loaves|rolls?|bundles?|tickets?|seats?|"
+    r"passes|copies|pieces?|items?|people|persons?|guests?|adults|children|nights?|rooms?|"
+    r"beds?|sessions?|slots?|trays?|bales?|sheets?)(?:$|_)",
+    re.I,
+)
+_DESCRIBED = re.compile(r"\b(?:number of|how many|whole)\b", re.I)
+
+
+def counts_whole_things(key: str, tool: str, schemas: list[dict[str, Any]]) -> bool:
+    """Whether argument `key` of `tool` counts indivisible things: its name says so, or its
+    description does ("the number of packs"); an argument the schema types `integer` is
+    one too."""
+    for schema in schemas:
+        if schema.get("name") != tool:
+            continue
+        props = (schema.get("parameters") or {}).get("properties") or {}
+        prop = props.get(key) if isinstance(props, dict) else None
+        if isinstance(prop, dict):
+            if prop.get("type") == "integer":
+                return True
+            if _DESCRIBED.search(str(prop.get("description") or "")):
+                return True
+    return bool(_COUNTED.search(key))
