@@ -109,7 +109,7 @@ def test_what_counts_whole_things() -> None:
         }
     ]
     assert counts_whole_things("amount", "buy", schema)
-    assert counts_whole_things("seats", "buy", schema)
+    assert not counts_whole_things("seats", "buy", schema)  # typed integer: refused already
     assert counts_whole_things("packs", "buy", schema)
     assert not counts_whole_things("kg", "buy", schema)
     assert not counts_whole_things("servings", "buy", schema)

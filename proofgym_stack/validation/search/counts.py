@@ -26,8 +26,8 @@ _DESCRIBED = re.compile(r"\b(?:number of|how many|whole)\b", re.I)
 
 def counts_whole_things(key: str, tool: str, schemas: list[dict[str, Any]]) -> bool:
     """Whether argument `key` of `tool` counts indivisible things: its name says so, or its
-    description does ("the number of packs"); an argument the schema types `integer` is
-    one too."""
+    description does ("the number of packs"). An argument the schema types `integer` is
+    left out: its schema already refuses half a thing."""
     for schema in schemas:
         if schema.get("name") != tool:
             continue
@@ -35,7 +35,7 @@ def counts_whole_things(key: str, tool: str, schemas: list[dict[str, Any]]) -> b
         prop = props.get(key) if isinstance(props, dict) else None
         if isinstance(prop, dict):
             if prop.get("type") == "integer":
-                return True
+                return False
             if _DESCRIBED.search(str(prop.get("description") or "")):
                 return True
     return bool(_COUNTED.search(key))

@@ -50,6 +50,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     set_at,
 )
+from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.options import singled_out
 from proofgym_stack.validation.search.values import Pools, candidates
 
@@ -151,6 +152,10 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 continue
             singled = singled_out(value, pools.printed)
             for source, new in candidates(leaf_key(path), value, pools):
+                if source == "fraction" and not counts_whole_things(
+                    leaf_key(path), name, pools.tools
+                ):
+                    continue  # half a thing is tried only on a count of whole things
                 out.append(
                     Mutant(
                         with_call(script, t, i, set_at(args, path, new)),
