@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, with_final
 from proofgym_stack.validation.negatives import prompt_text
-from proofgym_stack.validation.scripts import Script, call_arguments, outcome, script_calls
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    outcome,
+    script_calls,
+    tool_outputs,
+)
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -319,11 +325,36 @@ async def variants_of(
             if window is None:
                 continue  # the value moves within a window the verifier accepts: honest
             near = argument_variants(script, task, "one", {key: window})
-            out.update({k: s for k, s in near.items() if k.endswith("@" + where)})
+            printed = _printed(v, task)
+            out.update(
+                {
+                    k: s
+                    for k, s in near.items()
+                    if k.endswith("@" + where) and not _another_option(s, key, printed)
+                }
+            )
             stated = _stated_move(script, task, key, window)
             if stated is not None:
                 out[f"near_miss#stated@{where}"] = stated
     return out
+
+
+def _printed(v: Context, task: Task) -> str:
+    """What the task showed the policy: its prompt and the reference's tool outputs."""
+    reference = v.reference_result(task.task_id)
+    shown = tool_outputs(reference) if reference is not None else []
+    return "\n".join([prompt_text(task), *shown])
+
+
+def _another_option(script: Script, key: str, printed: str) -> bool:
+    """Whether the last call's text argument `key`, its number moved, names another thing
+    the task printed (`Canoe 1` moved is `Canoe 2`, listed beside it): another option chosen,
+    judged as one by the search, not a near miss of a number."""
+    calls = script_calls(script)
+    value = call_arguments(calls[-1][2]).get(key) if calls else None
+    if not isinstance(value, str) or not value.strip():
+        return False
+    return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", printed, re.I) is not None
 
 
 def _decimals(token: str) -> int:

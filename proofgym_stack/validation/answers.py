@@ -460,8 +460,8 @@ _ATTACKS = (
     "plausible_wrong_arguments",
 )
 _NOT_APPLICABLE = {
-    "echoed_observations": "the final message does not decide the reward, or no tool printed "
-    "anything",
+    "echoed_observations": "the final message does not decide the reward, no tool printed "
+    "anything, or the answer relays what one printed (a sentence, one record's values)",
     "hedged_candidates": "the final message does not decide the reward, or no wrong answer "
     "was recognised",
     "padded_answer": "the final message does not decide the reward, or no wrong answer "
@@ -492,9 +492,9 @@ async def _attacks(
     shown = [o for o in tool_outputs(reference) if o.strip()] if reference is not None else []
     said = " ".join(right.split()).rstrip(".")
     relayed = len(said.split()) >= 3 and said in " ".join(" ".join(shown).split())
-    if shown and not relayed:  # no answer written: what the tools printed, pasted back whole
-        # (where the answer is a sentence a tool printed, relaying it is the task: the
-        # third peer audit's example_mcp_weather false alarm)
+    if shown and not relayed and not _one_record(right, shown):
+        # no answer written: the tools' outputs pasted back whole (relaying a sentence or one
+        # record a tool printed is the task: example_mcp_weather, blind 05f's left luggage)
         attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
     seen = _seen(v, task)
@@ -532,6 +532,20 @@ async def _attacks(
     ):
         attacks["look_alike_unicode"] = with_final(script, look_alike(right))
     return attacks
+
+
+_VALUE = re.compile(r"\w*\d(?:[\w.-]*\w)?")
+
+
+def _one_record(right: str, shown: list[str]) -> bool:
+    """Whether one line a tool printed holds every value the answer states (its tokens with
+    digits: `locker 95, PIN 4480`): the answer relays a lookup's one record, and pasting that
+    record back is the same answer, not a dump of options."""
+    values = set(_VALUE.findall(right))
+    if not values:
+        return False
+    lines = [line for out in shown for line in out.splitlines() if line.strip()]
+    return any(values <= set(_VALUE.findall(line)) for line in lines) and len(lines) <= 2
 
 
 def _letters(text: str) -> str:

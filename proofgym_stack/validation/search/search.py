@@ -270,7 +270,11 @@ class Search:
                 continue
             # one more made on another entry of the listing is a choice among its options too
             graded_option = m.source in ("option", "one_more") and m.site in options_graded
-            if not graded_option and await self.another_truth(p, replays):
+            # a number inside the window this task's verifier accepts around honest play's
+            # is a choice in a region (a marquee pitched a metre along), not a truth ignored
+            # where another task's region holds it too
+            in_region = await self.tolerance.honest_number(p)
+            if not graded_option and not in_region and await self.another_truth(p, replays):
                 continue
             where = self.passed_over(p)
             if where and m.op == "one_more" and not await first_too(p, self.play, self.ctx.passes):

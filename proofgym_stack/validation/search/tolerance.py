@@ -116,8 +116,15 @@ class Tolerances:
         )
         if not offered and (
             # a whole number worked out, paid one step to one side and refused one step to
-            # the other (tins rounded down where enough paint was meant)
-            (whole and any(at_once) and not all(at_once))
+            # the other (tins rounded down where enough paint was meant), the side it paid on
+            # closed by the verifier (where the tool's own rule closes it, a marquee that
+            # would cross the stream, honest play stood at one edge of a region it allows)
+            (
+                whole
+                and any(at_once)
+                and not all(at_once)
+                and all(outcome == "fails" for _, outcome, k in sides if k > 0)
+            )
             # any number the verifier refuses at once on one side and pays 8 steps out or
             # farther on the other (a refund paid up to twice the deductions over)
             or (len(reach) == 2 and min(reach) == 0 and max(reach) >= FAR_SIDE)
