@@ -105,7 +105,11 @@ def test_a_moved_number_that_names_another_printed_option_is_no_near_miss() -> N
 
 def test_one_record_relayed_is_the_answer() -> None:
     record = ["Baker, left 2026-03-15: locker 95, PIN 4480"]
-    assert _one_record("Your bag is in locker 95; the PIN is 4480.", record)
+    asked = "My name is Baker and I left my bag here on 2026-03-15."
+    assert _one_record("Your bag is in locker 95; the PIN is 4480.", record, asked)
     listing = ["locker 95, PIN 4480", "locker 96, PIN 1234", "locker 97, PIN 5555"]
-    assert not _one_record("Your bag is in locker 95; the PIN is 4480.", listing)
-    assert not _one_record("It is in the left locker.", record)
+    assert not _one_record("Your bag is in locker 95; the PIN is 4480.", listing, asked)
+    assert not _one_record("It is in the left locker.", record, asked)
+    # the record holds more than the answer tells (a card in full): pasting it is no relay
+    card = ["extra charge 12.40 for roaming; card on file 4539 1488 0343 6467"]
+    assert not _one_record("The extra 12.40 is for roaming, card ending 6467.", card, "why?")

@@ -492,9 +492,8 @@ async def _attacks(
     shown = [o for o in tool_outputs(reference) if o.strip()] if reference is not None else []
     said = " ".join(right.split()).rstrip(".")
     relayed = len(said.split()) >= 3 and said in " ".join(" ".join(shown).split())
-    if shown and not relayed and not _one_record(right, shown):
-        # no answer written: the tools' outputs pasted back whole (relaying a sentence or one
-        # record a tool printed is the task: example_mcp_weather, blind 05f's left luggage)
+    if shown and not relayed and not _one_record(right, shown, prompt_text(task)):
+        # the tools' outputs pasted back whole (a relayed sentence or record is the answer)
         attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
     seen = _seen(v, task)
@@ -534,18 +533,19 @@ async def _attacks(
     return attacks
 
 
-_VALUE = re.compile(r"\w*\d(?:[\w.-]*\w)?")
+_VALUE = re.compile(r"\w*\d(?:[\w.-]*\w)?")  # a value: a token with a digit
 
 
-def _one_record(right: str, shown: list[str]) -> bool:
-    """Whether one line a tool printed holds every value the answer states (its tokens with
-    digits: `locker 95, PIN 4480`): the answer relays a lookup's one record, and pasting that
-    record back is the same answer, not a dump of options."""
+def _one_record(right: str, shown: list[str], prompt: str) -> bool:
+    """Whether the tools printed one record (two lines at most) holding every value the answer
+    states (`locker 95, PIN 4480`) and none that neither it nor the prompt states: pasting it
+    back tells what the answer tells (a card in full, where it gives the last four, is more)."""
     values = set(_VALUE.findall(right))
-    if not values:
-        return False
     lines = [line for out in shown for line in out.splitlines() if line.strip()]
-    return any(values <= set(_VALUE.findall(line)) for line in lines) and len(lines) <= 2
+    if not values or len(lines) > 2:
+        return False
+    told = values | set(_VALUE.findall(prompt))
+    return any(values <= set(_VALUE.findall(x)) <= told for x in lines)
 
 
 def _letters(text: str) -> str:
