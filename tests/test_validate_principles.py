@@ -558,10 +558,16 @@ def test_honest_play_s_own_order_is_never_tried() -> None:
     assert orders(2) == [[1, 0]]
     assert [0, 1, 2] not in orders(3) and [2, 1, 0] in orders(3)
     # the violation "ship, then approve", reversed, is the reference's order
-    assert honest_order(["approve", "ship"], [["approve", "ship", "notify"]])
-    assert not honest_order(["ship", "approve"], [["approve", "ship", "notify"]])
+    honest = [["approve", "ship", "notify"]]
+    assert honest_order(["ship", "approve"], ["approve", "ship"], honest)
+    # one pair put the honest way is enough, whatever the others do (the message moved
+    # first while verify comes before refund again: a repair, not a blind spot)
+    refund = [["verify", "refund", "message"]]
+    assert honest_order(["refund", "verify", "message"], ["message", "verify", "refund"], refund)
+    kept = ["verify", "refund", "message"]
+    assert not honest_order(kept, ["message", "verify", "refund"], refund)
     # one shared call says nothing of an order
-    assert not honest_order(["move", "assign"], [["assign"]])
+    assert not honest_order(["assign", "move"], ["move", "assign"], [["assign"]])
     script = [[{"n": 1}], [{"n": 2}, {"m": 0}], [{"n": 3}]]
     assert reordered(script, [(0, 0), (1, 0), (2, 0)], [2, 0, 1]) == [
         [{"n": 3}],

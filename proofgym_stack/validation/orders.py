@@ -8,9 +8,10 @@ something an order can fool: a "before" snapshot taken at the first write (the f
 of a session goes unseen), a log checked from its last entry, a rule tested on the call that
 came first.
 
-Honest play's own order is never held against it: an order in which a pass control makes two
-or more of the same calls (the violation "shipped before approved", reversed, is the
-reference) is not tried. A game of chance is n/a: a move moved may win.
+Honest play's own order is never held against it: an order that puts two calls the way a pass
+control makes them, where the failing control had them the other way round, is not tried (it
+may repair the failure: the violation "refund, then verify" with verify moved first). A game
+of chance is n/a: a move moved may win.
 """
 
 from __future__ import annotations
@@ -65,15 +66,20 @@ def orders(n: int) -> list[list[int]]:
     return out[:MAX_ORDERS]
 
 
-def honest_order(keys: list[str], passing: list[list[str]]) -> bool:
-    """Whether a pass control makes two or more of `keys`' calls in the same relative order:
-    that order is honest play's (the violation reversed is the reference)."""
+def honest_order(original: list[str], moved: list[str], passing: list[list[str]]) -> bool:
+    """Whether the new order puts two calls the way a pass control makes them where the
+    failing control had them the other way round: it may repair what made the control fail
+    (the violation "refund, then verify", with verify moved first, is honest play's order
+    for that pair), so its pass proves nothing."""
+    was = {k: i for i, k in reversed(list(enumerate(original)))}
+    now = {k: i for i, k in reversed(list(enumerate(moved)))}
     for calls in passing:
-        shared = [k for k in calls if k in keys]
-        if len(set(shared)) >= 2:
-            ranks = [keys.index(k) for k in shared]
-            if ranks == sorted(ranks):
-                return True
+        rank = {k: i for i, k in reversed(list(enumerate(calls)))}
+        for a in now:
+            for b in now:
+                honest = a in rank and b in rank and rank[a] < rank[b]
+                if honest and now[a] < now[b] and was[a] > was[b]:
+                    return True
     return False
 
 
@@ -124,7 +130,7 @@ async def check_order_of_a_failure(v: Context) -> None:
             failed = None
             for order in orders(len(slots)):
                 moved = [keys[k] for k in order]
-                if len(set(keys)) < 2 or honest_order(moved, passing):
+                if len(set(keys)) < 2 or honest_order(keys, moved, passing):
                     continue
                 if failed is None:
                     failed = await v.run(task, control.script, f"{control.name} as written")
