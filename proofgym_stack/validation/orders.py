@@ -1,9 +1,9 @@
 """The order of a failing control's actions: the same actions in another order must still fail.
 
 A failing control (`violation_*`) makes calls that leave a world the verifier must refuse. The
-same calls made in another order, each answered as before (no call refused that was not
-refused, none accepted that was refused), leave what the environment's `observes` tools show
-as the same world; a verifier that judges the world refuses it again. One that pays it reads
+same calls made in another order, each answered with the same output as before (none refused
+that ran, no running value shown otherwise), leave what the environment's `observes` tools
+show as the same world; a verifier that judges the world refuses it again. One that pays it reads
 something an order can fool: a "before" snapshot taken at the first write (the first change
 of a session goes unseen), a log checked from its last entry, a rule tested on the call that
 came first.
@@ -83,10 +83,6 @@ def honest_order(original: list[str], moved: list[str], passing: list[list[str]]
     return False
 
 
-def _refusals(result: Any) -> list[bool]:
-    return [out.startswith("Error:") for out in tool_outputs(result)]
-
-
 async def _shown(v: Context, task: Task, script: Script, looks: list[dict[str, Any]]) -> list[str]:
     """What the observing tools show after `script` (before its last turn)."""
     if not looks:
@@ -142,8 +138,11 @@ async def check_order_of_a_failure(v: Context) -> None:
                 result = await v.run(task, script, label)
                 if not v.passes(result) or result.mask_sample:
                     continue
-                if sorted(_refusals(result)) != sorted(_refusals(failed)):
-                    continue  # a call refused in one order ran in the other: another world
+                if sorted(tool_outputs(result)) != sorted(tool_outputs(failed)):
+                    # a call answered otherwise (refused in one order, or showing another
+                    # running value: a counter past its target on the way) is another path,
+                    # and a verifier may rightly read it
+                    continue
                 before = await _shown(v, task, control.script, looks)
                 if before != await _shown(v, task, script, looks):
                     continue  # the order changed the world: the verdict may follow it
