@@ -28,14 +28,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.answers import final_text, with_final
+from proofgym_stack.validation.answers import final_text, shown_to_policy, with_final
 from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     outcome,
     script_calls,
-    tool_outputs,
 )
 
 if TYPE_CHECKING:
@@ -325,7 +324,7 @@ async def variants_of(
             if window is None:
                 continue  # the value moves within a window the verifier accepts: honest
             near = argument_variants(script, task, "one", {key: window})
-            printed = _printed(v, task)
+            printed = shown_to_policy(v, task)
             out.update(
                 {
                     k: s
@@ -337,13 +336,6 @@ async def variants_of(
             if stated is not None:
                 out[f"near_miss#stated@{where}"] = stated
     return out
-
-
-def _printed(v: Context, task: Task) -> str:
-    """What the task showed the policy: its prompt and the reference's tool outputs."""
-    reference = v.reference_result(task.task_id)
-    shown = tool_outputs(reference) if reference is not None else []
-    return "\n".join([prompt_text(task), *shown])
 
 
 def _another_option(script: Script, key: str, printed: str) -> bool:

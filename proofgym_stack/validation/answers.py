@@ -170,7 +170,7 @@ def _marks(text: str) -> set[str]:
     return set(re.sub(r"[\w.\-+\s]+", "", text))
 
 
-def _seen(v: Context, task: Task) -> str:
+def shown_to_policy(v: Context, task: Task) -> str:
     """What the policy saw on `task`: the prompt and the reference's tool outputs."""
     reference = v.reference_result(task.task_id)
     outputs = tool_outputs(reference) if reference is not None else []
@@ -496,7 +496,7 @@ async def _attacks(
         # the tools' outputs pasted back whole (a relayed sentence or record is the answer)
         attacks["echoed_observations"] = with_final(script, "\n".join(shown))
     wrong = []
-    seen = _seen(v, task)
+    seen = shown_to_policy(v, task)
     for candidate in [*candidates(right, others, rng), *shown_options(right, others, seen)[:3]]:
         # another task's reply is a wrong answer here only where it is an option of this
         # question: shown on this task where the right one is (a question that prints its
