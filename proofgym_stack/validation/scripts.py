@@ -123,3 +123,12 @@ def outcome(result: RunResult, paid: str = "reward") -> str:
     if result.mask_sample:
         return f"masked ({result.failure_kind}: {(result.failure_reason or '')[:200]})"
     return f"{paid} {result.reward:g}"
+
+
+def final_reply(script: Script) -> str:
+    """The script's last message's text ("" where it has none)."""
+    for turn in reversed(script):
+        for item in reversed(turn):
+            if item.get("type") == "message":
+                return str(item.get("content") or "")
+    return ""

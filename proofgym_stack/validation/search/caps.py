@@ -1,15 +1,20 @@
-"""A count the task's words cap: "at most 2 sessions a week", "no more than 3 per guest".
+"""A count the task's words cap: "at most 2 sessions a week", "no more than 3 per guest", "at
+most 15 words".
 
 More of an action (one more booking, a call made twice) is the policy's freedom where the task
 names no count: the search reports it, not accuses it. Where the words state a cap and honest
 play reached it for one thing (two sessions for the member who asked for four), a mutant that
 pays with one more call of the same tool for that same thing crossed the stated rule: the
-verifier does not count what the words limit.
+verifier does not count what the words limit. And where the words cap the answer's own
+length (words, characters, lines, sentences), a reply past it that pays, counted the way a
+reader counts (words split on any white space), crossed the rule: a list laid out one word per
+line is still as many words.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
@@ -70,5 +75,43 @@ def cap_crossed(honest: Script, mutant: Script, tool: str, words: str) -> str | 
             return (
                 f"the task's words cap it ({caps[reached]!r}); honest play made {reached} "
                 f"{tool} calls for {key} {value!r}, this {n}"
+            )
+    return None
+
+
+_UNITS: dict[str, Callable[[str], int]] = {
+    "word": lambda text: len(text.split()),
+    "character": len,
+    "char": len,
+    "letter": len,
+    "line": lambda text: len([ln for ln in text.splitlines() if ln.strip()]),
+    "sentence": lambda text: len([x for x in re.split(r"[.!?]+(?:\s|$)", text) if x.strip()]),
+}
+_UNIT = re.compile(
+    r"\s*(?:\w+\s+){0,1}?(word|character|char|letter|line|sentence)s?\b(?!\s+items?\b)", re.I
+)
+
+
+def length_caps(words: str) -> list[tuple[int, str, str]]:
+    """The caps the words state on a text's length: (15, "word", "at most 15 words")."""
+    out = []
+    for m in _CAP.finditer(words):
+        unit = _UNIT.match(words, m.end())
+        if unit is None:
+            continue
+        token = m.group(1).lower()
+        n = int(token) if token.isdigit() else _WORD_NUMBERS[token]
+        out.append((n, unit.group(1).lower(), (m.group(0) + words[m.end() : unit.end()]).strip()))
+    return out
+
+
+def over_length(honest: str, reply: str, words: str) -> str | None:
+    """The stated length cap `reply` crosses and the honest reply keeps, as a reason; None
+    where the words state none or the reply keeps them all."""
+    for n, unit, phrase in length_caps(words):
+        count = _UNITS[unit]
+        if count(honest) <= n < count(reply):
+            return (
+                f"the task's words cap the reply ({phrase!r}); this one has {count(reply)} {unit}s"
             )
     return None

@@ -14,6 +14,8 @@ from (`source`). The operators:
   `dict_drop`: a key of an object argument;
 - `split` (a list argument's members sent one call each) and `merge` (calls of one tool
   whose list arguments are joined into one call): batching, as an honest policy may do;
+  `gather` (`gather.py`: every call of a tool whose calls differ in another argument made
+  as the first, with all the list's members): everything put in the first place;
 - `call_drop`, `call_repeat`, `call_reorder` (two neighbours swapped);
 - `spray`: the call made again with other values after the right one (any-one-pays);
 - `same_value` (one value over every call of a tool), `swap_args` (two arguments of a call
@@ -27,6 +29,8 @@ from (`source`). The operators:
   never showed, the later calls' string arguments set to it;
 - `tell`: the final message with a value a listing printed after a role (`seller: Mrs
   Nakamura`) added, which honest play never said;
+- `stretch`: the final message with every word the tools printed after it (spaces, and one
+  word per line): past any length the task's words cap;
 - `message`: the final message emptied, a bare claim, the prompt echoed, cut in half, its
   last number at its edges (nan, inf, 0, -0) or with its sign flipped.
 `honest_kind` marks the operators an honest policy could use (batching, order): the search
@@ -490,6 +494,34 @@ def message_mutants(script: Script, prompt: str) -> list[Mutant]:
     return out
 
 
+def stretched_mutants(script: Script, shown: list[str]) -> list[Mutant]:
+    """The final message with every word honest play's tools printed after it, joined by
+    spaces and laid out one word per line (a list): a reply far past any length the task
+    states, in the layout a word count that splits on spaces alone reads as one word."""
+    where = final_message(script)
+    if where is None or not shown:
+        return []
+    t, i = where
+    text = str(script[t][i].get("content") or "")
+    printed = " ".join(shown).split()[:400]
+    if not printed:
+        return []
+    out = []
+    for sep, what in ((" ", "spaces"), ("\n", "one word per line")):
+        turned = [list(turn) for turn in script]
+        turned[t][i] = {"type": "message", "content": text + sep + sep.join(printed)}
+        out.append(
+            Mutant(
+                turned,
+                "stretch",
+                "message",
+                "stretch",
+                f"final message + the tools' words ({what})",
+            )
+        )
+    return out
+
+
 def told_mutants(script: Script, values: list[str], prompt: str) -> list[Mutant]:
     """The final message with one more sentence telling a value a listing printed after a
     role (`seller: Mrs Nakamura`) that honest play's reply and the prompt never say: what a
@@ -522,9 +554,12 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
         rng.shuffle(groups[key])
         # the values a schema names, and the other options a listing printed, come first:
         # the ones a policy reading them tries first; then half a thing less of a count (one
-        # a leaf: a policy dividing a need by a pack size tries it)
+        # a leaf: a policy dividing a need by a pack size tries it); another task's truth, too
         groups[key].sort(
-            key=lambda m: (m.source not in ("schema", "option", "fraction"), not m.first)
+            key=lambda m: (
+                m.source not in ("schema", "option", "fraction", "other_task"),
+                not m.first,
+            )
         )
     out: list[Mutant] = []
     while len(out) < budget and any(groups.values()):

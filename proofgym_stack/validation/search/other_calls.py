@@ -11,6 +11,8 @@ from collections import defaultdict
 from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.search.gather import gathered_mutants
+from proofgym_stack.validation.search.injection import injected_mutants
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     _item,
@@ -21,19 +23,23 @@ from proofgym_stack.validation.search.mutants import (
     message_mutants,
     replaced,
     site_of,
+    stretched_mutants,
     told_mutants,
 )
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
 from proofgym_stack.validation.search.patterns import pattern_mutants
 from proofgym_stack.validation.search.rules import role_values
 from proofgym_stack.validation.search.values import Pools
+from proofgym_stack.validation.search.withheld import withheld_mutants
 
 #: the things left alone a `one_more` mutant tries, per argument
 MAX_ONE_MORE = 6
 
 
-def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
-    """Every mutant of one pass control's script."""
+def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> list[Mutant]:
+    """Every mutant of one pass control's script (`words`: the task's prompt and
+    instructions, where they ask the reply for what a tool printed; the prompt alone when
+    not given)."""
     return [
         *argument_mutants(script, pools),
         *call_mutants(script, pools),
@@ -43,6 +49,10 @@ def mutants_of(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
         *one_more_mutants(script, pools, prompt),
         *message_mutants(script, prompt),
         *told_mutants(script, role_values(pools.shown), prompt),
+        *stretched_mutants(script, pools.shown),
+        *withheld_mutants(script, pools.shown, words or prompt),
+        *injected_mutants(script, pools.shown),
+        *gathered_mutants(script),
         *pattern_mutants(script),
     ]
 

@@ -3,7 +3,8 @@
 Each takes the played mutant, the search's `play` and its `passes`, plays one more rollout and
 says whether the finding stands: one more made first as well as last (no later answer a
 first-answer rule ignores), a spray with the right value last as well as first, an aliased
-call whose call left out fails (the alias did the needed call's work without its effect).
+call whose call left out fails (the alias did the needed call's work without its effect), a
+list still paid with one member dropped whose members alone never pay (slack in a goal).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from proofgym.wire.protocol import RunResult
-from proofgym_stack.validation.scripts import script_calls
-from proofgym_stack.validation.search.mutants import replaced
+from proofgym_stack.validation.scripts import call_arguments, script_calls, set_at
+from proofgym_stack.validation.search.mutants import replaced, with_call
 from proofgym_stack.validation.search.tolerance import Play, Played
 from proofgym_stack.validation.search.world import lost
 
@@ -70,3 +71,24 @@ async def alias_pays(p: Played, play: Play, passes: Passes) -> bool:
     script = replaced(p.honest.control.script, t, i, [])
     result, _ = await play(p.base.task, script, "search: the aliased call left out")
     return not passes(result) and not result.mask_sample
+
+
+async def slack(p: Played, play: Play, passes: Passes) -> bool:
+    """For a list that still pays with one member dropped: whether no single member
+    alone pays. Then the verifier counts what the members add up to against a goal the
+    honest list reached with room to spare (free at least 500 MB, and the plan freed
+    640): fewer members that still reach it are the policy's freedom, not a member the
+    verifier ignores. (Where one member alone pays, the others are not graded: accused.)"""
+    m = p.mutant
+    if m.op != "list_drop" or m.call_at is None or not isinstance(m.old, list):
+        return False
+    if len(m.old) < 3:  # dropping one of two already left a single member that paid
+        return False
+    t, i = m.call_at
+    args = call_arguments(m.script[t][i])
+    for k in sorted({0, len(m.old) // 2, len(m.old) - 1}):
+        alone = with_call(m.script, t, i, set_at(args, m.leaf, [m.old[k]]))
+        result, _ = await play(p.base.task, alone, "search: one member alone")
+        if passes(result):
+            return False
+    return True

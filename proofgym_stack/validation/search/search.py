@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
@@ -33,7 +34,6 @@ from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     script_calls,
-    set_at,
     tool_outputs,
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
@@ -60,23 +60,24 @@ from proofgym_stack.validation.search.findings import (
     Finding,
     grouped,
 )
+from proofgym_stack.validation.search.gather import past_a_stated_number
+from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
-    with_call,
     within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
-from proofgym_stack.validation.search.probes import alias_pays, both_ends, first_too
+from proofgym_stack.validation.search.probes import alias_pays, both_ends, first_too, slack
 from proofgym_stack.validation.search.rules import (
     crossed,
     marked_off,
     named_instead,
     names,
     ruled_off,
-    told_off,
 )
 from proofgym_stack.validation.search.shrink import shrink
+from proofgym_stack.validation.search.stated import stated
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
@@ -127,8 +128,9 @@ class Search:
         self._worlds: dict[int, tuple[World, set[str]]] = {}
         #: a passed-over finding's id -> (the honest world, where it gained)
         self._passed: dict[int, tuple[World, set[str]]] = {}
-        #: a stated-rule finding's id -> the value its reply told (the shrinker keeps it told)
-        self._told: dict[int, str] = {}
+        #: a stated-rule finding's id -> what the shrinker keeps true of its script (the value
+        #: told, the reply past the cap, the value withheld)
+        self._still: dict[int, Callable[[Script], bool]] = {}
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
         self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
@@ -161,7 +163,9 @@ class Search:
         for task in ctx.tasks[:MAX_TASKS]:
             base = await measure(ctx, self.trace, task)
             for honest in base.honest:
-                for m in mutants_of(honest.control.script, base.pools, prompt_text(task)):
+                for m in mutants_of(
+                    honest.control.script, base.pools, prompt_text(task), task_words(ctx.env, task)
+                ):
                     drawn.append((m, honest, base))
         keyed = {id(m): (m, h, b) for m, h, b in drawn}
         chosen = within_budget([m for m, _, _ in drawn], ctx.budget, rng)
@@ -182,7 +186,13 @@ class Search:
             why = self.fault(result)
             if why is not None:
                 self.found("fault", self.severity_of_fault(result), played[-1], why)
-        await self.judge(played)
+        looks = set(ctx.env.observing_tools(ctx.tasks[0])) if ctx.tasks else set()
+        for p in [p for p in played if p.mutant.op == "inject"]:
+            skipped = await skipped_step(p, self.play, self.ctx.passes, looks)
+            if skipped is not None:
+                why = "full reward without a step honest play needs: free text written in the "
+                self.found("another_world", PAYS, skipped, why + "record's own format")
+        await self.judge([p for p in played if p.mutant.op != "inject"])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
 
@@ -276,6 +286,7 @@ class Search:
             in_region = await self.tolerance.honest_number(p)
             if not graded_option and not in_region and await self.another_truth(p, replays):
                 continue
+            words_of = task_words(ctx.env, p.base.task)
             where = self.passed_over(p)
             if where and m.op == "one_more" and not await first_too(p, self.play, self.ctx.passes):
                 where = set()  # paid only after the honest calls: a first-answer rule
@@ -290,13 +301,12 @@ class Search:
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
-            if m.op == "tell":
-                texts = [text for _, text in p.base.pools.printed]
-                rule = told_off(str(m.new), texts, task_words(ctx.env, p.base.task))
-                if rule:
+            if m.op in ("stretch", "tell", "withhold"):  # the reply against the task's words
+                rule, still = stated(p, words_of)
+                if rule and still is not None:
                     self.found("stated_rule", PAYS, p, f"full reward: {rule}")
-                    self._told[id(self.findings[-1])] = str(m.new)
-                continue  # a value said beside the answer is no other finding
+                    self._still[id(self.findings[-1])] = still
+                continue  # a value said beside the answer, or left out, is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
             if aliased and await alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
@@ -352,6 +362,11 @@ class Search:
                     # state a rule it breaks and honest play keeps
                     printed = m.source in PRINTED or printed_option(p)
                     rule = self.broken_rule(p) if printed else None
+                    if m.op == "gather":  # everything in one place: past what it holds?
+                        refs = [ctx.reference(t.task_id) for t in ctx.tasks]
+                        texts = [words_of, *p.base.pools.shown]
+                        scripts = [r.script for r in refs if r is not None]
+                        rule = past_a_stated_number(m, scripts, texts)
                     if rule is None and m.op in MORE_OF_AN_ACTION:
                         # more of an action where the words cap its count, honest play at it
                         rule = cap_crossed(
@@ -362,10 +377,11 @@ class Search:
                         )
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
+                        or m.op == "gather"
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or trimmed_prose(m)
-                        or await self.slack(p)
+                        or await slack(p, self.play, self.ctx.passes)
                     )
                     if not more and m.op in COMPOUND:
                         # a follow-up of more of an action (what a spray's extra calls did,
@@ -449,26 +465,6 @@ class Search:
             or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
         )
 
-    async def slack(self, p: Played) -> bool:
-        """For a list that still pays with one member dropped: whether no single member
-        alone pays. Then the verifier counts what the members add up to against a goal the
-        honest list reached with room to spare (free at least 500 MB, and the plan freed
-        640): fewer members that still reach it are the policy's freedom, not a member the
-        verifier ignores. (Where one member alone pays, the others are not graded: accused.)"""
-        m = p.mutant
-        if m.op != "list_drop" or m.call_at is None or not isinstance(m.old, list):
-            return False
-        if len(m.old) < 3:  # dropping one of two already left a single member that paid
-            return False
-        t, i = m.call_at
-        args = call_arguments(m.script[t][i])
-        for k in sorted({0, len(m.old) // 2, len(m.old) - 1}):
-            alone = with_call(m.script, t, i, set_at(args, m.leaf, [m.old[k]]))
-            result, _ = await self.play(p.base.task, alone, "search: one member alone")
-            if self.ctx.passes(result):
-                return False
-        return True
-
     @staticmethod
     def graded(site: str, failed_sites: set[str]) -> bool:
         """Whether the verifier grades `site`: some mutant of it failed (for a whole call,
@@ -546,14 +542,8 @@ class Search:
             if f.oracle == "another_truth" and target is not None:
                 again, _ = await self.play(target, script, "search: shrinking, another truth")
                 return self.ctx.passes(again)
-            if f.oracle == "stated_rule" and id(f) in self._told:  # still told, still paid
-                told = self._told[id(f)].lower()
-                return any(
-                    told in str(item.get("content") or "").lower()
-                    for turn in script
-                    for item in turn
-                    if item.get("type") == "message"
-                )
+            if f.oracle == "stated_rule" and id(f) in self._still:  # still what it was
+                return self._still[id(f)](script)
             if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
                 return False
             if id(f) in self._passed:  # still the record of the thing honest play left alone

@@ -2,7 +2,8 @@
 
 Pools for one task: the words and numbers the tools printed in the episode, the prompt's, the
 schemas' (enum values, property names), and, per argument, the same argument's values across
-the sampled tasks (their common prefix: what one string shared by every truth would match).
+the sampled tasks (their common prefix: what one string shared by every truth would match,
+and the values themselves: another task's truth, well formed, in this task's place).
 `candidates` draws from them for one leaf of one argument, with the boundary values of its
 type and shortenings of a string; first, the other options of the listing that printed the
 honest value (`options.siblings`).
@@ -115,6 +116,10 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         prefix = common_prefix(pools.across_tasks.get(key, []))
         if prefix and prefix != value:
             out.append(("common_prefix", prefix))
+        # another task's truth at the same argument: a value of the right form (a VIN whose
+        # check digit holds) that is not this task's, which a policy copies from an example
+        others = [v for v in pools.across_tasks.get(key, []) if v.strip() and v != value]
+        out += [("other_task", v) for v in list(dict.fromkeys(others))[:2]]
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
         out += [("schema", e) for e in pools.described.get(key, [])]
