@@ -556,6 +556,10 @@ class StockRoom(Environment[dict[str, Any]]):
     def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
         d = task.task_data
         packed = state["stock"]["PACK"] == d["qty"]
+        # no other bin touched (the search found the first version of this sound environment
+        # paying a move from another task's bin)
+        others = [b for b in state["stock"] if b not in (d["from_bin"], "PACK")]
+        packed = packed and all(state["stock"][b] == state["before"].get(b) for b in others)
         return all_or_nothing(
             [
                 Check(name="packed", passed=packed),

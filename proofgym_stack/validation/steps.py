@@ -38,6 +38,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
+from proofgym_stack.validation.shares import graded_as_a_share
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -107,8 +108,12 @@ async def check_each_step_needed(v: Context) -> None:
                 needed.append(k)
         # a step the rule needs only for things the reference treats another way is its scope
         free = scoped(calls, list(found), needed)
+        # one of many like steps left out, where the verifier grades a share of them ("at
+        # least 90% of the rows"), is inside the author's tolerance
+        tools = {str(calls[k].get("name")) for k, how in found.items() if "masked" not in how}
+        shared = {tool for tool in tools if await graded_as_a_share(v, task, script, tool)}
         for k, how in found.items():
-            if k in free and not how.startswith("masked"):
+            if (k in free or calls[k].get("name") in shared) and not how.startswith("masked"):
                 in_scope += 1
                 continue
             shown = json.dumps(call_arguments(calls[k]))[:60]
@@ -123,7 +128,7 @@ async def check_each_step_needed(v: Context) -> None:
         "declare the tool `observes` if it only shows something): " + "; ".join(problems[:3])
         if problems
         else f"{tried} steps of the reference each needed"
-        + (f" ({in_scope} of them only in their rule's scope)" if in_scope else ""),
+        + (f" ({in_scope} of them only in their rule's scope or share)" if in_scope else ""),
     )
 
 

@@ -163,6 +163,7 @@ def _pools(ctx: Context, task: Task, base: TaskBaseline) -> Pools:
         output_numbers=numbers(shown),
         prompt=tokens(prompt, 12),
         prompt_numbers=numbers(prompt),
+        prompt_text=prompt,
         shown=[o for h in base.honest for o in h.outputs],
     )
     pools.tools = list(ctx.env.task_tool_schemas(task))

@@ -4,7 +4,8 @@ Where an argument counts indivisible things (its name, or its description, says 
 `tickets`, `number of seats`) and honest play passes a whole number, the grammar tries half a
 thing less (`values.candidates`, source `fraction`). A tool that takes it and a verifier that
 pays the world it leaves (2.5 sacks: exactly the need, nothing spare) let a policy buy what
-cannot be bought: a count typed as a float.
+cannot be bought: a count typed as a float. So does a reply that answers "how many full
+cartons" with 41.6 (`asks_for_a_count`: the verifier truncated or rounded it into the truth).
 """
 
 from __future__ import annotations
@@ -39,3 +40,17 @@ def counts_whole_things(key: str, tool: str, schemas: list[dict[str, Any]]) -> b
             if _DESCRIBED.search(str(prop.get("description") or "")):
                 return True
     return bool(_COUNTED.search(key))
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many((?:\s+[a-z-]+){1,3})", re.I)
+
+
+def asks_for_a_count(words: str) -> str | None:
+    """The phrase in which the task's words ask for a count of indivisible things ("how
+    many full cartons"), or None: a question whose answer a fraction cannot be."""
+    for m in _HOW_MANY.finditer(words):
+        after = m.group(1).split()
+        for n, word in enumerate(after):  # "how many full cartons": the noun a word or two on
+            if _COUNTED.search(word):
+                return " ".join(["how many", *after[: n + 1]])
+    return None

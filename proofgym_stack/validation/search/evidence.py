@@ -10,7 +10,7 @@ from typing import Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import call_index, leaves, tool_outputs
 from proofgym_stack.validation.search.mutants import Mutant
-from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.options import listed_with, siblings
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import World, as_sets, members, stale_records
 
@@ -39,6 +39,18 @@ def printed_option(p: Played) -> bool:
     instead, as an `option` mutant is, reached through an earlier change."""
     m = p.mutant
     return m.op == "follow_up" and m.new in siblings(m.old, p.base.pools.shown)
+
+
+def listed_option(p: Played) -> bool:
+    """An argument set to another member of a list the tools printed beside the honest value
+    ("free at 9, 11, 14, 16"), or to another record's value of a listing: another option."""
+    m = p.mutant
+    if m.op != "argument" or m.new is None or m.old is None or m.new == m.old:
+        return False
+    shown = p.base.pools.shown
+    if m.new in siblings(m.old, shown):
+        return True
+    return any(str(m.new) in listed_with(str(m.old), text) for text in shown)
 
 
 def same_at(a: World, b: World, paths: set[str]) -> bool:

@@ -6,10 +6,13 @@ A mutant is a pass control's script with one change, named by its operator (`op`
 applies (`site`: `tool.argument`, a tool's name, or `message`) and where a new value came
 from (`source`). The operators:
 - `alias`: one text argument of a call given another's value (a move from a tank to itself);
+- `resplit`: two neighbouring arguments' characters split at another place (row 1 seat 12 as
+  row 11 seat 2);
 - `argument`: one leaf of one call's arguments (any call, any depth) set to a candidate of
   `values.candidates`: what the tools printed, the prompt's words and numbers, the schemas'
   words, the type's boundary values, the string shortened, the common prefix of that
-  argument across tasks, wildcards;
+  argument across tasks, wildcards; first, the number the prompt asked for this thing where
+  honest play sent another (`values.asked_numbers`);
 - `list_drop`, `list_duplicate`, `list_reorder`, `list_empty`: members of a list argument;
   `dict_drop`: a key of an object argument;
 - `split` (a list argument's members sent one call each) and `merge` (calls of one tool
@@ -32,13 +35,15 @@ from (`source`). The operators:
 - `stretch`: the final message with every word the tools printed after it (spaces, and one
   word per line): past any length the task's words cap;
 - `message`: the final message emptied, a bare claim, the prompt echoed, cut in half, its
-  last number at its edges (nan, inf, 0, -0) or with its sign flipped.
+  last number at its edges (nan, inf, 0, -0) or with its sign flipped;
+- `fraction_answer`: the reply's whole last number given as a fraction either side.
 `honest_kind` marks the operators an honest policy could use (batching, order): the search
 does not hold a different world against them.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -56,7 +61,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.options import singled_out
-from proofgym_stack.validation.search.values import Pools, candidates
+from proofgym_stack.validation.search.values import Pools, asked_numbers, candidates
 
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -155,7 +160,8 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
             if not path:
                 continue
             singled = singled_out(value, pools.printed)
-            for source, new in candidates(leaf_key(path), value, pools):
+            asked = [("asked", n) for n in asked_numbers(value, args, pools.prompt_text)]
+            for source, new in asked + candidates(leaf_key(path), value, pools):
                 if source == "fraction" and not counts_whole_things(
                     leaf_key(path), name, pools.tools
                 ):
@@ -176,8 +182,37 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 )
         for path, box in [((), args), *containers(args)]:
             out += _member_mutants(script, t, i, name, args, path, box)
-        out += _aliases(script, t, i, name, args)
+        out += _aliases(script, t, i, name, args) + _resplit(script, t, i, name, args)
     return out
+
+
+def _resplit(script: Script, t: int, i: int, name: str, args: dict[str, Any]) -> list[Mutant]:
+    """Two neighbouring arguments written together split at another place (row 1, seat 12
+    as row 11, seat 2): the same characters a key joined without a separator reads."""
+    keys = [k for k, v in args.items() if isinstance(v, (int, str)) and not isinstance(v, bool)]
+    out = []
+    for a, b in itertools.pairwise(keys):
+        x, y = args[a], args[b]
+        joined, cut = f"{x}{y}", len(str(x))
+        for k in range(1, len(joined)):
+            left, right = joined[:k], joined[k:]
+            if k == cut or not left.strip() or not right.strip():
+                continue
+            typed = [_as_type(part, like) for part, like in ((left, x), (right, y))]
+            if None in typed:
+                continue
+            edited = with_call(script, t, i, {**args, a: typed[0], b: typed[1]})
+            what = f"{name}: {a} {x!r}, {b} {y!r} as {typed[0]!r}, {typed[1]!r}"
+            out.append(Mutant(edited, "resplit", site_of(name, (a,)), "resplit", what))
+    return out[:4]
+
+
+def _as_type(part: str, like: Any) -> Any:
+    """`part` as a value of `like`'s type, or None where it reads as another (a zero-padded
+    number would not join back to the same characters)."""
+    if isinstance(like, str):
+        return part
+    return int(part) if part.isdigit() and str(int(part)) == part else None
 
 
 def _aliases(script: Script, t: int, i: int, name: str, args: dict[str, Any]) -> list[Mutant]:
@@ -494,34 +529,6 @@ def message_mutants(script: Script, prompt: str) -> list[Mutant]:
     return out
 
 
-def stretched_mutants(script: Script, shown: list[str]) -> list[Mutant]:
-    """The final message with every word honest play's tools printed after it, joined by
-    spaces and laid out one word per line (a list): a reply far past any length the task
-    states, in the layout a word count that splits on spaces alone reads as one word."""
-    where = final_message(script)
-    if where is None or not shown:
-        return []
-    t, i = where
-    text = str(script[t][i].get("content") or "")
-    printed = " ".join(shown).split()[:400]
-    if not printed:
-        return []
-    out = []
-    for sep, what in ((" ", "spaces"), ("\n", "one word per line")):
-        turned = [list(turn) for turn in script]
-        turned[t][i] = {"type": "message", "content": text + sep + sep.join(printed)}
-        out.append(
-            Mutant(
-                turned,
-                "stretch",
-                "message",
-                "stretch",
-                f"final message + the tools' words ({what})",
-            )
-        )
-    return out
-
-
 def told_mutants(script: Script, values: list[str], prompt: str) -> list[Mutant]:
     """The final message with one more sentence telling a value a listing printed after a
     role (`seller: Mrs Nakamura`) that honest play's reply and the prompt never say: what a
@@ -557,7 +564,7 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
         # a leaf: a policy dividing a need by a pack size tries it); another task's truth, too
         groups[key].sort(
             key=lambda m: (
-                m.source not in ("schema", "option", "fraction", "other_task"),
+                m.source not in ("schema", "option", "fraction", "other_task", "asked"),
                 not m.first,
             )
         )

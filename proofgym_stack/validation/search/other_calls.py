@@ -23,11 +23,11 @@ from proofgym_stack.validation.search.mutants import (
     message_mutants,
     replaced,
     site_of,
-    stretched_mutants,
     told_mutants,
 )
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
 from proofgym_stack.validation.search.patterns import pattern_mutants
+from proofgym_stack.validation.search.reshaped import fraction_mutants, stretched_mutants
 from proofgym_stack.validation.search.rules import role_values
 from proofgym_stack.validation.search.values import Pools
 from proofgym_stack.validation.search.withheld import withheld_mutants
@@ -50,6 +50,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *message_mutants(script, prompt),
         *told_mutants(script, role_values(pools.shown), prompt),
         *stretched_mutants(script, pools.shown),
+        *fraction_mutants(script),
         *withheld_mutants(script, pools.shown, words or prompt),
         *injected_mutants(script, pools.shown),
         *gathered_mutants(script),

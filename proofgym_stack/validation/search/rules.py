@@ -400,6 +400,33 @@ def named_instead(old: Any, new: Any, words: str) -> str | None:
     return None
 
 
+def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str | None:
+    """Why choosing `new` instead of honest `old` is not what was asked: the task's words
+    state a typed value of `old`'s record ("the 7:30 pm sailing": `S4 | departs 07:30 PM`)
+    that `new`'s record, a row of the same listing, holds otherwise (`07:30 AM`), or a word
+    of `old`'s record that `new`'s lacks ("4.7 megohm": `R-4.7m | 4.7 milliohm shunt`)."""
+    mine, theirs = record_of(old, shown), record_of(new, shown)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    asked = quantities(words)
+    a, b = quantities(mine), quantities(theirs)
+    for kind in sorted({q.kind for q in a}):
+        for x, y in _aligned(a, b, kind):
+            if x.value != y.value and any(q.kind == kind and q.value == x.value for q in asked):
+                return f"the task asks for {x.text!r} ({old!r}'s), and {new!r} has {y.text!r}"
+    # a word the task describes the thing by ("4.7 megohm") that the other record lacks
+    said = {w.lower() for w in _DESCRIBING.findall(words)}
+    theirs_words = {w.lower() for w in _DESCRIBING.findall(theirs)}
+    for word in _DESCRIBING.findall(mine):
+        if word.lower() in said and word.lower() not in theirs_words:
+            return f"the task asks for {word!r} ({old!r}'s record), which {new!r}'s lacks"
+    return None
+
+
+#: the words a description is made of (not numbers, ids or short words)
+_DESCRIBING = re.compile(r"(?<![\w-])[A-Za-z]{4,}(?![\w-])")
+
+
 def names(words: str, value: str) -> bool:
     """Whether the task's `words` name `value` (as a whole word or id)."""
     pattern = rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])"

@@ -43,6 +43,7 @@ from proofgym_stack.validation.search.evidence import (
     free_text,
     gained_at,
     left_behind,
+    listed_option,
     printed_option,
     refused,
     repeated,
@@ -70,14 +71,15 @@ from proofgym_stack.validation.search.mutants import (
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.probes import alias_pays, both_ends, first_too, slack
 from proofgym_stack.validation.search.rules import (
-    crossed,
-    marked_off,
-    named_instead,
     names,
-    ruled_off,
 )
 from proofgym_stack.validation.search.shrink import shrink
-from proofgym_stack.validation.search.stated import stated
+from proofgym_stack.validation.search.stated import (
+    broken_rule,
+    forbidden_content,
+    past_a_printed_limit,
+    stated,
+)
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
@@ -87,6 +89,7 @@ from proofgym_stack.validation.search.world import (
     lost,
     passed_over,
 )
+from proofgym_stack.validation.shares import Shares
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -107,6 +110,10 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 #: takes it, the task may allow either (reject or flag); reported, not accused, unless the
 #: world lost something at a thing only the replaced call named (`_left_behind`)
 ANOTHER_ACTION = frozenset({"tool_swap"})
+#: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
+#: it leaves out, a count answered as a fraction; an action the words keep from the policy
+WORDED = frozenset({"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo"})
+INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
 
@@ -131,6 +138,8 @@ class Search:
         #: a stated-rule finding's id -> what the shrinker keeps true of its script (the value
         #: told, the reply past the cap, the value withheld)
         self._still: dict[int, Callable[[Script], bool]] = {}
+        #: whether the verifier grades a tool's like calls as a share (`shares`)
+        self.shares = Shares(ctx)
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
         self._target_worlds: dict[str, tuple[World, World] | None] = {}
 
@@ -186,12 +195,10 @@ class Search:
             why = self.fault(result)
             if why is not None:
                 self.found("fault", self.severity_of_fault(result), played[-1], why)
-        looks = set(ctx.env.observing_tools(ctx.tasks[0])) if ctx.tasks else set()
         for p in [p for p in played if p.mutant.op == "inject"]:
-            skipped = await skipped_step(p, self.play, self.ctx.passes, looks)
-            if skipped is not None:
-                why = "full reward without a step honest play needs: free text written in the "
-                self.found("another_world", PAYS, skipped, why + "record's own format")
+            looks = set(ctx.env.observing_tools(p.base.task))
+            if skipped := await skipped_step(p, self.play, self.ctx.passes, looks):
+                self.found("another_world", PAYS, skipped, INJECTED)
         await self.judge([p for p in played if p.mutant.op != "inject"])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
@@ -269,7 +276,9 @@ class Search:
         options_graded = {
             p.mutant.site
             for p in played
-            if p.mutant.source == "option" and not ctx.passes(p.result) and not p.result.mask_sample
+            if (p.mutant.source == "option" or listed_option(p))
+            and not ctx.passes(p.result)
+            and not p.result.mask_sample
         }
         #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
         #: follow-up after a spray) that leaves one of them adds no evidence
@@ -279,12 +288,19 @@ class Search:
             if not ctx.passes(p.result) or p.record is None:
                 continue
             # one more made on another entry of the listing is a choice among its options too
-            graded_option = m.source in ("option", "one_more") and m.site in options_graded
+            listed = listed_option(p)
+            graded_option = (
+                m.source in ("option", "one_more") or listed
+            ) and m.site in options_graded
+            # another option where every option paid here is a free choice (any free hour):
+            # another task that lists it too allows it as freely; the words tell (`broken_rule`)
+            free_option = (m.source == "option" or listed) and m.site not in options_graded
             # a number inside the window this task's verifier accepts around honest play's
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
-            if not graded_option and not in_region and await self.another_truth(p, replays):
+            unjudged = graded_option or free_option or in_region
+            if not unjudged and await self.another_truth(p, replays):
                 continue
             words_of = task_words(ctx.env, p.base.task)
             where = self.passed_over(p)
@@ -301,12 +317,15 @@ class Search:
                 )
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
-            if m.op in ("stretch", "tell", "withhold"):  # the reply against the task's words
-                rule, still = stated(p, words_of)
+            if m.op in WORDED:  # the reply or the action against the task's words
+                looks = set(ctx.env.observing_tools(p.base.task))
+                rule, still = stated(p, words_of, looks)
                 if rule and still is not None:
                     self.found("stated_rule", PAYS, p, f"full reward: {rule}")
                     self._still[id(self.findings[-1])] = still
-                continue  # a value said beside the answer, or left out, is no other finding
+                    continue
+                if m.op not in ("tool_swap", "undo"):
+                    continue  # a value said beside the answer, or left out, is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
             if aliased and await alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
@@ -341,7 +360,11 @@ class Search:
                 diff |= stale
                 if diff and repeated(p):
                     diff = set()
-                if diff and await self.tolerance.honest_number(p) and self.tolerance.one_sided(p):
+                if diff and (rule := past_a_printed_limit(p, words_of)):
+                    self.found("another_world", PAYS, p, f"full reward: {rule}")
+                    continue
+                bound = await self.tolerance.honest_number(p) and self.tolerance.one_sided(p)
+                if diff and (bound or await self.tolerance.each_within(p)):
                     self.found(
                         "another_world",
                         ADVISORY,
@@ -361,7 +384,7 @@ class Search:
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
                     printed = m.source in PRINTED or printed_option(p)
-                    rule = self.broken_rule(p) if printed else None
+                    rule = broken_rule(p, words_of) if printed else forbidden_content(p, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
                         texts = [words_of, *p.base.pools.shown]
@@ -381,6 +404,7 @@ class Search:
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or trimmed_prose(m)
+                        or await self.shares.within(p.honest.control, p.mutant.script, p.base.task)
                         or await slack(p, self.play, self.ctx.passes)
                     )
                     if not more and m.op in COMPOUND:
@@ -448,22 +472,6 @@ class Search:
                     p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
                 )
         return out
-
-    def broken_rule(self, p: Played) -> str | None:
-        """For another printed option chosen in the honest one's place: the rule the task's
-        words (prompt and instructions) state that it breaks and the honest option keeps
-        (`options.crossed`), or None."""
-        m = p.mutant
-        if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
-            return None
-        words = task_words(self.ctx.env, p.base.task)
-        shown = p.base.pools.shown
-        return (
-            crossed(m.old, m.new, shown, words)
-            or marked_off(m.old, m.new, shown)
-            or named_instead(m.old, m.new, words)
-            or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
-        )
 
     @staticmethod
     def graded(site: str, failed_sites: set[str]) -> bool:

@@ -2,26 +2,53 @@
 
 A changed reply that still pays is the policy's freedom, unless the task's words state a rule
 it breaks and honest play's reply keeps: a value told that the words say not to tell (`tell`),
-a reply past the length they cap (`stretch`), a value they ask for left out (`withhold`).
+a reply past the length they cap (`stretch`), a value they ask for left out (`withhold`). So
+is another printed option chosen in the honest one's place (`broken_rule`), and another action
+taken that the words keep from the policy (`forbidden_action`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 
-from proofgym_stack.validation.scripts import Script, final_reply
+from proofgym_stack.validation.scripts import Script, final_reply, script_calls
 from proofgym_stack.validation.search.caps import over_length
-from proofgym_stack.validation.search.rules import told_off
+from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.rules import (
+    crossed,
+    described_instead,
+    marked_off,
+    named_instead,
+    ruled_off,
+    told_off,
+)
 from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.values import numbers
 from proofgym_stack.validation.search.withheld import asking_clause, still_withheld
 
 
-def stated(p: Played, words: str) -> tuple[str | None, Callable[[Script], bool] | None]:
-    """For a reply changed against the task's words: the rule it breaks that honest play
-    keeps (a value told that the words say not to tell, a reply past the length they
-    cap, a value they ask for left out), and what the shrinker keeps true of it."""
+def stated(
+    p: Played, words: str, looks: frozenset[str] | set[str] = frozenset()
+) -> tuple[str | None, Callable[[Script], bool] | None]:
+    """For a reply changed against the task's words, or another action taken: the rule it
+    breaks that honest play keeps (a value told that the words say not to tell, a reply
+    past the length they cap, a value they ask for left out, an action they keep from the
+    policy), and what the shrinker keeps true of it."""
     m = p.mutant
+    rule: str | None
+    if m.op in ("tool_swap", "undo"):
+        found = forbidden_action(p, words, set(looks))
+        if found is None:
+            return None, None
+        tool = found[1]
+        return found[0], lambda s: any(item.get("name") == tool for _, _, item in script_calls(s))
+    if m.op == "fraction_answer":
+        asked = asks_for_a_count(words)
+        said = str(m.new)
+        why = f"the task asks for a count of whole things ({asked!r}); the reply says {said}"
+        return (why if asked else None), lambda s: said in final_reply(s)
     if m.op == "tell":
         told = str(m.new).lower()
         rule = told_off(str(m.new), [t for _, t in p.base.pools.printed], words)
@@ -33,3 +60,105 @@ def stated(p: Played, words: str) -> tuple[str | None, Callable[[Script], bool] 
     honest = final_reply(p.honest.control.script)
     rule = over_length(honest, final_reply(m.script), words)
     return rule, lambda s: over_length(honest, final_reply(s), words) is not None
+
+
+def broken_rule(p: Played, words: str) -> str | None:
+    """For another printed option chosen in the honest one's place: the rule the task's
+    words (prompt and instructions) state that it breaks and the honest option keeps
+    (`options.crossed`), or None."""
+    m = p.mutant
+    if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
+        return None
+    shown = p.base.pools.shown
+    return (
+        crossed(m.old, m.new, shown, words)
+        or marked_off(m.old, m.new, shown)
+        or named_instead(m.old, m.new, words)
+        or described_instead(m.old, m.new, shown, words)
+        or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
+    )
+
+
+#: a clause that keeps an action from the policy: forbidden, or someone else's
+_KEPT_FROM = re.compile(
+    r"\b(?:never|do not|don't|must not|may not|not allowed|forbidden|prohibited|only for|"
+    r"for [\w\s]{1,30} only|reserved for|fails the (?:job|task))\b",
+    re.I,
+)
+
+
+def forbidden_action(p: Played, words: str, looks: set[str]) -> tuple[str, str] | None:
+    """For another of the environment's actions (not a look) taken in a call's place or
+    after the last: the clause of the task's words that keeps that action from the policy
+    ("bypass_interlock(lift) is for rescue crews only"), and the action; or None."""
+    if p.mutant.op not in ("tool_swap", "undo"):
+        return None
+    honest = {str(item.get("name")) for _, _, item in script_calls(p.honest.control.script)}
+    added = {str(item.get("name")) for _, _, item in script_calls(p.mutant.script)}
+    added -= honest | looks
+    for tool in sorted(added):
+        spoken = re.escape(tool).replace("_", "[_ ]")
+        for clause in re.findall(r"[^.;!?\n]+", words):
+            if re.search(rf"\b{spoken}\b", clause, re.I) and _KEPT_FROM.search(clause):
+                said = clause.strip()[:90]
+                return f"it takes {tool}, which the task's words keep from it ({said!r})", tool
+    return None
+
+
+#: content a site's rules commonly keep out of what the policy writes, by the words naming it
+_PHONE = re.compile(r"(?<!\d)\+?\d(?:[ ()-]?\d){8,}(?!\d)")
+_CONTENT = (
+    (re.compile(r"\bphone|\btelephone|\bmobile number", re.I), _PHONE),
+    (re.compile(r"\be-?mail", re.I), re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")),
+    (re.compile(r"\b(?:url|link|website|web address)", re.I), re.compile(r"https?://|\bwww\.")),
+)
+_NOT_IN = re.compile(
+    r"\b(?:must not|never|do not|don't|no|not allowed|forbidden|prohibited|without)\b", re.I
+)
+
+
+def forbidden_content(p: Played, words: str) -> str | None:
+    """For a text argument written longer than honest play's: content the added part holds
+    (a phone number, an e-mail address, a link) that a clause of the task's words keeps out
+    ("an ad must not contain a phone number"), or None."""
+    m = p.mutant
+    if not isinstance(m.old, str) or not isinstance(m.new, str) or m.old not in m.new:
+        return None
+    added = m.new.replace(m.old, " ", 1)
+    for clause in re.findall(r"[^.;!?\n]+", words):
+        if not _NOT_IN.search(clause):
+            continue
+        for named, shape in _CONTENT:
+            found = shape.search(added) if named.search(clause) else None
+            if found:
+                said = clause.strip()[:90]
+                return f"it writes {found.group()!r}, which the task's words keep out ({said!r})"
+    return None
+
+
+_MAX_WORDS = re.compile(r"\b(?:at most|no more than|maximum|within|over the limit|up to)\b", re.I)
+_MIN_WORDS = re.compile(r"\b(?:at least|no less than|minimum|or more)\b", re.I)
+_LIMIT = re.compile(r"\b(?:limit|max(?:imum)?|min(?:imum)?|cap|allowance)\b", re.I)
+
+
+def past_a_printed_limit(p: Played, words: str) -> str | None:
+    """For a number honest play kept at a limit a tool printed ("no-decompression limit at
+    30 m: 20 minutes") where the prompt asked for another: the mutant that pays with the
+    asked number past it, on the side the task's words keep ("shortened to within it"). None
+    where the words state no side, or the number is not such a limit."""
+    m = p.mutant
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new))
+    if m.source not in ("prompt", "asked") or not numeric or m.old == m.new:
+        return None
+    upper, lower = bool(_MAX_WORDS.search(words)), bool(_MIN_WORDS.search(words))
+    if upper == lower or not _LIMIT.search(words):
+        return None
+    if (upper and m.new < m.old) or (lower and m.new > m.old):
+        return None  # on the side the limit allows
+    for text in p.base.pools.shown:
+        for line in text.splitlines():
+            if _LIMIT.search(line) and float(m.old) in numbers(line):
+                said = line.strip()[:70]
+                limit = f"a limit a tool printed ({said!r})"
+                return f"honest play kept {m.old:g}, {limit}: {m.new:g} is past it"
+    return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
@@ -21,6 +21,7 @@ from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     call_index,
+    script_calls,
     set_at,
     tool_outputs,
 )
@@ -163,6 +164,30 @@ class Tolerances:
             if outcome == "passes":
                 break
         return refused, "refused"
+
+    async def each_within(self, p: Played) -> bool:
+        """For one number set the same over every call of a tool (`same_value`): whether
+        each call's moved number lies inside the window its own call's verifier accepts (a
+        dive shorter than asked, within its limit), as a number moved in one call is."""
+        m = p.mutant
+        if m.op != "same_value" or "." not in m.site:
+            return False
+        key = m.site.split(".", 1)[1]
+        honest, mutated = script_calls(p.honest.control.script), script_calls(m.script)
+        moved = 0
+        for (t, i, a), (_, _, b) in zip(honest, mutated, strict=False):
+            old, new = call_arguments(a).get(key), call_arguments(b).get(key)
+            if old == new:
+                continue
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (old, new)):
+                return False
+            script = with_call(p.honest.control.script, t, i, {**call_arguments(a), key: new})
+            one = replace(m, script=script, op="argument", call_at=(t, i), leaf=(key,))
+            single = replace(p, mutant=replace(one, old=old, new=new))
+            if not await self.honest_number(single):
+                return False
+            moved += 1
+        return moved > 0
 
     def one_sided(self, p: Played) -> bool:
         """Whether the window measured for this mutant's number is open on one side."""

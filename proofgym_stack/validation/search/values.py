@@ -42,6 +42,8 @@ class Pools:
     described: dict[str, list[str]] = field(default_factory=dict)
     #: argument key -> that argument's string values across the sampled tasks' pass controls
     across_tasks: dict[str, list[str]] = field(default_factory=dict)
+    #: the prompt as written (the passages a text argument was copied from)
+    prompt_text: str = ""
     #: the task's tool schemas (name, parameters), for calls swapped to another tool
     tools: list[dict[str, Any]] = field(default_factory=list)
     #: what honest play's tools printed, whole, and what the observing tools print beside it:
@@ -70,6 +72,37 @@ def tokens(text: str, limit: int = 40) -> list[str]:
 def numbers(text: str, limit: int = 20) -> list[float]:
     """Distinct numbers written in `text`."""
     return list(dict.fromkeys(float(m) for m in _NUMBER.findall(text)))[:limit]
+
+
+def whole_passage(value: str, prompt: str) -> list[str]:
+    """Where a text argument is copied from part of a line of the prompt (the seller's
+    description, the phone number after it left out): that line from the value on, and the
+    whole line: what a policy copying the draft as it is sends."""
+    if len(value.strip()) < 8 or value not in prompt:
+        return []
+    at = prompt.index(value)
+    start = prompt.rfind("\n", 0, at) + 1
+    end = prompt.find("\n", at)
+    end = len(prompt) if end < 0 else end
+    out = [prompt[at:end].strip(), prompt[start:end].strip()]
+    return [t for t in dict.fromkeys(out) if t != value.strip()]
+
+
+def asked_numbers(value: Any, args: dict[str, Any], prompt: str) -> list[Any]:
+    """For a number a call sent that the prompt does not state: the numbers of the prompt's
+    clause that names the call's other text arguments ("Coral Gardens at 30 m for 25 min"
+    for `add_dive(site="Coral Gardens", minutes=20)`): what was asked for this thing, where
+    honest play sent another (a limit a tool printed)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    if value in numbers(prompt, limit=200):
+        return []
+    texts = [v for v in args.values() if isinstance(v, str) and len(v.strip()) >= 3]
+    given = {float(v) for v in args.values() if isinstance(v, (int, float))}
+    for clause in re.split(r"[,;.\n]\s", prompt):
+        if texts and all(t.lower() in clause.lower() for t in texts):
+            return [_number_like(n, value) for n in numbers(clause) if n not in given | {value}]
+    return []
 
 
 def common_prefix(texts: list[str]) -> str:
@@ -122,6 +155,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("other_task", v) for v in list(dict.fromkeys(others))[:2]]
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
+        out += [("prompt_whole", t) for t in whole_passage(value, pools.prompt_text)]
         out += [("schema", e) for e in pools.described.get(key, [])]
         out += [("schema", e) for e in pools.enums[:6] if isinstance(e, str)]
         out += [("schema", n) for n in pools.names[:4]]

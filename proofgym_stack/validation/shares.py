@@ -1,0 +1,86 @@
+"""A verifier that grades a share of like steps: "at least 90% of the sheet's rows entered".
+
+Where honest play makes many calls of one tool (a row each) and the verifier accepts a share of
+them done right, one row left out or entered wrong still pays: that is the tolerance the author
+wrote, not a step nothing checks. It is told apart by keeping only the first of those calls: a
+verifier that grades a share of what was asked fails that; one that reads only some of the
+calls, or the share of what was entered instead of what was asked, still pays it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from proofgym.wire.protocol import Control, Task
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+#: the fewest calls of one tool a share is read over (one of four is already a quarter)
+MIN_CALLS = 4
+
+
+def only_first(script: Script, tool: str) -> Script | None:
+    """`script` with every call of `tool` but the first left out; None where it makes fewer
+    than `MIN_CALLS` of them."""
+    calls = [(t, i) for t, i, item in script_calls(script) if item.get("name") == tool]
+    if len(calls) < MIN_CALLS:
+        return None
+    drop = set(calls[1:])
+    out = [
+        [item for i, item in enumerate(turn) if (t, i) not in drop] for t, turn in enumerate(script)
+    ]
+    return [turn for turn in out if turn]
+
+
+def _calls_of(script: Script) -> Counter[tuple[str, str]]:
+    return Counter(
+        (str(item.get("name")), json.dumps(call_arguments(item), sort_keys=True))
+        for _, _, item in script_calls(script)
+    )
+
+
+def one_call_touched(honest: Script, mutant: Script) -> str | None:
+    """The tool of the one call the mutant left out or changed (every other call as honest
+    play made it), or None where it touched more than one."""
+    before, after = _calls_of(honest), _calls_of(mutant)
+    removed, added = before - after, after - before
+    if sum(removed.values()) != 1 or sum(added.values()) > 1:
+        return None
+    # the one call made another way (another tool in its place, a look instead) is still
+    # one of the like calls missing
+    ((tool, _),) = removed
+    return tool
+
+
+async def graded_as_a_share(ctx: Context, task: Task, script: Script, tool: str) -> bool:
+    """Whether the verifier grades `tool`'s calls as a share: `script` (which passes) with
+    only the first of them kept fails, and is not masked."""
+    kept = only_first(script, tool)
+    if kept is None:
+        return False
+    result = await ctx.run(task, kept, f"a share: only the first {tool} kept", expect="fail")
+    return not ctx.passes(result) and not result.mask_sample
+
+
+class Shares:
+    """For one search: whether a mutant touched one of many like calls of a tool whose
+    calls the verifier grades as a share (one row wrong inside the author's tolerance),
+    each (task, control, tool) probed once."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.known: dict[tuple[str, str, str], bool] = {}
+
+    async def within(self, control: Control, mutant: Script, task: Task) -> bool:
+        """Whether `mutant`, one call of `control`'s changed, stays inside a share."""
+        tool = one_call_touched(control.script, mutant)
+        if tool is None:
+            return False
+        key = (task.task_id, control.name, tool)
+        if key not in self.known:
+            self.known[key] = await graded_as_a_share(self.ctx, task, control.script, tool)
+        return self.known[key]
