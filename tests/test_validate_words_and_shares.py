@@ -16,6 +16,7 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message
+from proofgym_stack.validation.scope import scoped
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.mutants import argument_mutants
 from proofgym_stack.validation.search.rules import described_instead
@@ -357,6 +358,9 @@ def test_another_option_than_the_one_the_words_describe() -> None:
     parts = ["R-4.7M | 4.7 megohm resistor | 30\nR-4.7m | 4.7 milliohm shunt | 12"]
     asked = "The bench needs 10 resistors of 4.7 megohm."
     assert "megohm" in (described_instead("R-4.7M", "R-4.7m", parts, asked) or "")
+    # a word of the prompt that only one record happens to hold describes nothing
+    fleet = ["V1: hatchback, 5 seats, category B\nV4: people carrier, 7 seats, category B"]
+    assert described_instead("V4", "V1", fleet, "Olu drives 7 people including himself.") is None
 
 
 def test_the_whole_line_a_text_argument_was_copied_from() -> None:
@@ -427,3 +431,91 @@ async def test_content_the_words_keep_out_pays_only_where_the_rule_is_dead() -> 
     assert any("keep out" in why for _, why in pays(plant)), pays(plant)
     sound = await validate(Ads(), ad_tasks())
     assert "search" not in failed(sound), pays(sound)
+
+
+# -- a refusal the tool printed in words, ignored ----------------------------------------------
+
+
+class Notices(Environment[dict[str, Any]]):
+    """Submit a street-works notice; start the works only once it is approved."""
+
+    name = "notices"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"decision": "", "started_under": None, "street": task.task_data["street"]}
+
+    def instructions(self, task: Task) -> str:
+        return "submit_notice(street, plan) returns the decision; start_works(street) digs."
+
+    @tool(inline=True)
+    def submit_notice(self, state: dict[str, Any], street: str, plan: str) -> str:
+        """Submit a notice.
+
+        Args:
+            street: the street.
+            plan: the traffic plan, in words.
+        """
+        if street != state["street"]:
+            raise ToolError("no such street", "not_found")
+        ok = "diversion" in plan.lower()
+        state["decision"] = "Approved from Monday" if ok else "Not approved: no diversion"
+        return state["decision"]
+
+    @tool(inline=True)
+    def start_works(self, state: dict[str, Any], street: str) -> str:
+        """Start the works.
+
+        Args:
+            street: the street.
+        """
+        if street != state["street"]:
+            raise ToolError("no such street", "not_found")
+        state["started_under"] = state["decision"]
+        return "works started"
+
+    def approved(self, decision: str) -> bool:
+        return decision.lower().startswith("approved")
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        ok = state["started_under"] is not None and self.approved(state["started_under"])
+        return all_or_nothing([Check(name="started_when_approved", passed=ok)])
+
+    def controls(self, task: Task) -> list[Control]:
+        street = task.task_data["street"]
+        steps = [
+            call("submit_notice", street=street, plan="A pedestrian diversion by the park."),
+            call("start_works", street=street),
+        ]
+        return [
+            Control(name="reference", expect="pass", script=[*steps, say("Started.")]),
+            Control(name="noop_claim", expect="fail", script=[say("Started.")]),
+        ]
+
+
+class NegationBlind(Notices):
+    """The plant: "approved" searched in "Not approved: ..."."""
+
+    def approved(self, decision: str) -> bool:
+        return "approved" in decision.lower()
+
+
+def notice_tasks() -> list[Task]:
+    streets = ("Kings Road", "Harbour Way", "Mill Lane", "Church Street")
+    return tasks("notices", [(f"Renew the sewer on {s}.", {"street": s}) for s in streets])
+
+
+async def test_a_refusal_in_words_ignored_pays_only_where_the_decision_is_misread() -> None:
+    plant = await validate(NegationBlind(), notice_tasks())
+    assert any("the tool said" in why for _, why in pays(plant)), pays(plant)
+    sound = await validate(Notices(), notice_tasks())
+    assert "search" not in failed(sound), pays(sound)
+
+
+def test_a_sibling_step_of_the_same_kind_is_no_scope() -> None:
+    lead = call("approve", change="C1", approver="lead")[0]
+    cab = call("approve", change="C1", approver="cab")[0]
+    deploy = call("deploy", change="C1")[0]
+    assert scoped([lead, cab, deploy], unneeded=[1], needed=[0]) == set()
+    sample_a, open_a = call("sample", beach="A")[0], call("open", beach="A")[0]
+    sample_b, close_b = call("sample", beach="B")[0], call("close", beach="B")[0]
+    assert scoped([sample_a, open_a, sample_b, close_b], unneeded=[2], needed=[0]) == {2}

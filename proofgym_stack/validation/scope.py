@@ -33,10 +33,12 @@ def things(call: Call) -> set[str]:
 
 def fate(calls: list[Call], k: int) -> frozenset[str]:
     """What the script does after call `k` to the things call `k` names: each later call
-    naming one of them, with that value written `*`."""
+    of another tool naming one of them, with that value written `*`."""
     named = things(calls[k])
     out = set()
     for later in calls[k + 1 :]:
+        if later.get("name") == calls[k].get("name"):
+            continue  # a sibling step of the same kind (the CAB's approval after the lead's)
         args = call_arguments(later)
         hits = {key for key, v in args.items() if isinstance(v, str) and v.strip().lower() in named}
         if hits:

@@ -5,6 +5,7 @@ tasks fixed explains)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from proofgym.wire.protocol import Task
@@ -128,3 +129,31 @@ def repeated(p: Played) -> bool:
         return False
     ignored = p.base.ignored
     return as_sets(p.record.world, ignored) == as_sets(p.honest.world, ignored)
+
+
+#: words by which a tool says no without raising an error ("Not approved: ...")
+_SAID_NO = re.compile(
+    r"\b(?:not|rejected|refused|denied|declined|failed|invalid|disallowed|unapproved|"
+    r"insufficient|blocked)\b",
+    re.I,
+)
+
+
+def said_no(p: Played, looks: set[str]) -> str | None:
+    """For an acting call changed by the mutant: the output in which its tool said no in
+    words ("Not approved: the plan must include ...") where honest play's same call was
+    answered without such a word. Where the mutant, which went on as honest play did, still
+    pays, the verifier does not hold the policy to what the tool decided."""
+    m = p.mutant
+    if m.op not in ("argument", "shortcut") or m.call_at is None:
+        return None
+    t, i = m.call_at
+    if str(m.script[t][i].get("name")) in looks:
+        return None
+    nth = call_index(m.script, t, i)
+    mine, honest = tool_outputs(p.result), p.honest.outputs
+    if nth is None or nth >= len(mine) or nth >= len(honest) or mine[nth].startswith("Error:"):
+        return None
+    if _SAID_NO.search(mine[nth]) and not _SAID_NO.search(honest[nth]):
+        return mine[nth].strip()[:100]
+    return None

@@ -414,17 +414,25 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
         for x, y in _aligned(a, b, kind):
             if x.value != y.value and any(q.kind == kind and q.value == x.value for q in asked):
                 return f"the task asks for {x.text!r} ({old!r}'s), and {new!r} has {y.text!r}"
-    # a word the task describes the thing by ("4.7 megohm") that the other record lacks
-    said = {w.lower() for w in _DESCRIBING.findall(words)}
-    theirs_words = {w.lower() for w in _DESCRIBING.findall(theirs)}
-    for word in _DESCRIBING.findall(mine):
-        if word.lower() in said and word.lower() not in theirs_words:
-            return f"the task asks for {word!r} ({old!r}'s record), which {new!r}'s lacks"
+    # a phrase the task describes the thing by ("4.7 megohm") that the other record writes
+    # with another word after the same first one ("4.7 milliohm")
+    asked_pairs, mine_pairs, theirs_pairs = (_pairs(t) for t in (words, mine, theirs))
+    for first, second in sorted(asked_pairs & mine_pairs - theirs_pairs):
+        other = sorted((b for a, b in theirs_pairs if a == first and b != second), key=len)
+        if other:
+            said, has = f"{first} {second}", f"{first} {other[-1]}"
+            return f"the task asks for {said!r} ({old!r}'s record); {new!r}'s has {has!r}"
     return None
 
 
-#: the words a description is made of (not numbers, ids or short words)
-_DESCRIBING = re.compile(r"(?<![\w-])[A-Za-z]{4,}(?![\w-])")
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Each word of `text` with the word after it, lower-cased."""
+    words = [w.lower() for w in _DESCRIBING.findall(text)]
+    return set(itertools.pairwise(words))
+
+
+#: the words and numbers a description is made of
+_DESCRIBING = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?")
 
 
 def names(words: str, value: str) -> bool:

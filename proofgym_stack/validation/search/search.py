@@ -47,6 +47,7 @@ from proofgym_stack.validation.search.evidence import (
     printed_option,
     refused,
     repeated,
+    said_no,
     same_at,
     short_list,
     stale_lists,
@@ -303,6 +304,10 @@ class Search:
             if not unjudged and await self.another_truth(p, replays):
                 continue
             words_of = task_words(ctx.env, p.base.task)
+            looks = set(ctx.env.observing_tools(p.base.task))
+            if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
+                self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
+                continue
             where = self.passed_over(p)
             if where and m.op == "one_more" and not await first_too(p, self.play, self.ctx.passes):
                 where = set()  # paid only after the honest calls: a first-answer rule
@@ -318,7 +323,6 @@ class Search:
                 self._passed[id(self.findings[-1])] = (p.honest.world, where)
                 continue
             if m.op in WORDED:  # the reply or the action against the task's words
-                looks = set(ctx.env.observing_tools(p.base.task))
                 rule, still = stated(p, words_of, looks)
                 if rule and still is not None:
                     self.found("stated_rule", PAYS, p, f"full reward: {rule}")
