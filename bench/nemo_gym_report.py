@@ -37,7 +37,11 @@ class Row:
     paid: list[dict[str, Any]] = field(default_factory=list)
 
 
-NO_MODEL = re.compile(r"127\.0\.0\.1:\d+/v1/(responses|chat/completions)|no model is served")
+#: a rollout masked because the judge it calls is our 503 endpoint (its URL may be cut short:
+#: the table keeps each verdict's detail shortened)
+NO_MODEL = re.compile(
+    r"127\.0\.0\.1:\d+/v1/|no model is served|\(judge_failed\): ClientResponseError: 503"
+)
 
 
 def unreproduced(row: Row, lost: list[str]) -> tuple[str, str]:

@@ -39,6 +39,13 @@ def test_a_server_whose_reference_passes_is_validated_and_its_holes_are_findings
     assert list(findings(asdict(got))) == ["answer_slot:retracted"]
 
 
+def test_a_verdict_cut_short_inside_the_judges_url_is_still_the_missing_judge() -> None:
+    # the table keeps each verdict's detail shortened: the URL may end mid-path
+    cut = "masks fault at message: " + JUDGE_503[: JUDGE_503.index("/v1/") + 8]
+    got = row(failed={"search": cut, "negative:prompt_echo": "passed: demo-0: reward 1"})
+    assert list(findings(asdict(got))) == ["negative:prompt_echo"]
+
+
 def test_a_reference_the_missing_judge_masked_is_no_finding() -> None:
     got = row(passed=[], failed={"control:reference": f"demo-0: expected pass, but {JUDGE_503}"})
     status, reason = classify(got)
