@@ -37,8 +37,11 @@ def short_list(paths: set[str]) -> str:
 def printed_option(p: Played) -> bool:
     """A follow-up whose new value is another option of the listing that printed the honest
     one (an observing tool's listing read beside honest play): another option chosen
-    instead, as an `option` mutant is, reached through an earlier change."""
+    instead, as an `option` mutant is, reached through an earlier change; or another task's
+    value that this task's tools print too (another photo of the same library)."""
     m = p.mutant
+    if m.source == "other_task" and isinstance(m.new, str):  # another task's, printed here too
+        return any(m.new in text for text in p.base.pools.shown)
     return m.op == "follow_up" and m.new in siblings(m.old, p.base.pools.shown)
 
 
@@ -145,10 +148,10 @@ def said_no(p: Played, looks: set[str]) -> str | None:
     answered without such a word. Where the mutant, which went on as honest play did, still
     pays, the verifier does not hold the policy to what the tool decided."""
     m = p.mutant
-    if m.op not in ("argument", "shortcut") or m.call_at is None:
+    if m.op != "argument" or m.call_at is None:
         return None
     t, i = m.call_at
-    if str(m.script[t][i].get("name")) in looks:
+    if t >= len(m.script) or i >= len(m.script[t]) or str(m.script[t][i].get("name")) in looks:
         return None
     nth = call_index(m.script, t, i)
     mine, honest = tool_outputs(p.result), p.honest.outputs

@@ -10,6 +10,7 @@ list still paid with one member dropped whose members alone never pay (slack in 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import call_arguments, script_calls, set_at
@@ -92,3 +93,29 @@ async def slack(p: Played, play: Play, passes: Passes) -> bool:
         if passes(result):
             return False
     return True
+
+
+async def spare_member(p: Played, play: Play, passes: Passes) -> bool:
+    """For one member of a list argument set to another value: whether honest play's list
+    without that member pays too. Then the member was spare (a goal with room: free at
+    least 500 MB), and another in its place is the policy's freedom, not a member the
+    verifier ignores."""
+    m = p.mutant
+    if m.op != "argument" or m.call_at is None:
+        return False
+    at = next((k for k, part in enumerate(m.leaf) if isinstance(part, int)), None)
+    if at is None:
+        return False
+    t, i = m.call_at
+    args = call_arguments(p.honest.control.script[t][i])
+    box: Any = args
+    for part in m.leaf[:at]:
+        box = box[part]
+    if not isinstance(box, list) or len(box) < 2:
+        return False
+    index = int(m.leaf[at])
+    fewer = set_at(args, m.leaf[:at], box[:index] + box[index + 1 :])
+    result, _ = await play(
+        p.base.task, with_call(p.honest.control.script, t, i, fewer), "search: spare"
+    )
+    return passes(result)

@@ -410,7 +410,8 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
         return None
     asked = quantities(words)
     a, b = quantities(mine), quantities(theirs)
-    for kind in sorted({q.kind for q in a}):
+    # an event's moment names one option (a count or a size may be met by more than one)
+    for kind in sorted({q.kind for q in a} & {"time", "date", "datetime"}):
         for x, y in _aligned(a, b, kind):
             if x.value != y.value and any(q.kind == kind and q.value == x.value for q in asked):
                 return f"the task asks for {x.text!r} ({old!r}'s), and {new!r} has {y.text!r}"
@@ -426,9 +427,10 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
-    """Each word of `text` with the word after it, lower-cased."""
+    """Each word of `text` with the word after it, lower-cased, where the second is a word
+    of four letters or more (a unit or a kind: "4.7 megohm"; not an id's digits)."""
     words = [w.lower() for w in _DESCRIBING.findall(text)]
-    return set(itertools.pairwise(words))
+    return {(a, b) for a, b in itertools.pairwise(words) if b.isalpha() and len(b) >= 4}
 
 
 #: the words and numbers a description is made of

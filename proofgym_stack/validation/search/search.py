@@ -32,10 +32,10 @@ from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import (
     Script,
-    call_arguments,
     script_calls,
     tool_outputs,
 )
+from proofgym_stack.validation.search import probes
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
@@ -70,10 +70,7 @@ from proofgym_stack.validation.search.mutants import (
     within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
-from proofgym_stack.validation.search.probes import alias_pays, both_ends, first_too, slack
-from proofgym_stack.validation.search.rules import (
-    names,
-)
+from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
@@ -88,7 +85,6 @@ from proofgym_stack.validation.search.world import (
     World,
     changed,
     lost,
-    passed_over,
 )
 from proofgym_stack.validation.shares import Shares
 
@@ -107,10 +103,6 @@ MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_mo
 JUNK = frozenset({"boundary", "wildcard", "shortened"})
 #: mutants that change more than their site: no evidence of what the verifier grades there
 COMPOUND = frozenset({"shortcut", "follow_up"})
-#: another of the environment's own actions chosen in a call's place: where the verifier
-#: takes it, the task may allow either (reject or flag); reported, not accused, unless the
-#: world lost something at a thing only the replaced call named (`_left_behind`)
-ANOTHER_ACTION = frozenset({"tool_swap"})
 #: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
 #: it leaves out, a count answered as a fraction; an action the words keep from the policy
 WORDED = frozenset({"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo"})
@@ -308,8 +300,14 @@ class Search:
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
                 continue
-            where = self.passed_over(p)
-            if where and m.op == "one_more" and not await first_too(p, self.play, self.ctx.passes):
+            where = passed_over_paths(
+                p, task_words(ctx.env, p.base.task), ctx.env.observing_tools(p.base.task)
+            )
+            if (
+                where
+                and m.op == "one_more"
+                and not await probes.first_too(p, self.play, self.ctx.passes)
+            ):
                 where = set()  # paid only after the honest calls: a first-answer rule
             if where:
                 self.found(
@@ -331,7 +329,7 @@ class Search:
                 if m.op not in ("tool_swap", "undo"):
                     continue  # a value said beside the answer, or left out, is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
-            if aliased and await alias_pays(p, self.play, self.ctx.passes):
+            if aliased and await probes.alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
                 self.found(
                     "another_world",
@@ -380,7 +378,7 @@ class Search:
                 if (
                     diff
                     and await self.tolerance.honest_number(p) is False
-                    and await both_ends(p, self.play, self.ctx.passes)
+                    and await probes.both_ends(p, self.play, self.ctx.passes)
                 ):
                     shown = ", ".join(sorted(diff)[:3])
                     # more of an action (made twice, answers sprayed) may be allowed where the
@@ -409,7 +407,8 @@ class Search:
                         or printed
                         or trimmed_prose(m)
                         or await self.shares.within(p.honest.control, p.mutant.script, p.base.task)
-                        or await slack(p, self.play, self.ctx.passes)
+                        or await probes.spare_member(p, self.play, self.ctx.passes)
+                        or await probes.slack(p, self.play, self.ctx.passes)
                     )
                     if not more and m.op in COMPOUND:
                         # a follow-up of more of an action (what a spray's extra calls did,
@@ -433,49 +432,6 @@ class Search:
                     p,
                     f"full reward through lines no pass control runs ({lines})",
                 )
-
-    def passed_over(self, p: Played) -> set[str]:
-        """For a look (a call of an observing tool) made as an action instead: the paths where
-        the world gained a record naming the looked-at thing beside records honest play wrote
-        for its siblings (`world.passed_over`): lend what the condition report ruled out."""
-        m = p.mutant
-        if m.op == "one_more" and p.record is not None and isinstance(m.new, str):
-            if lost(p.record.world, p.honest.world, p.base.ignored):
-                # it took the place of what honest play wrote (the team's judge set again):
-                # another option chosen, judged as one, not one more beside the others
-                return set()
-            words = task_words(self.ctx.env, p.base.task)
-            if not names(words, m.new):
-                # an entry only a listing printed: where every extra one pays, the extra
-                # action is not graded at all (one more unit inspected); where another
-                # extra one fails, this one may be a member honest play could have asked
-                # too (the do-not-contact member refused, another member asked): only the
-                # task's words tell that from a hole (the folder shared with an outsider)
-                return set()
-            return passed_over(
-                p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored
-            )
-        if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
-            return set()
-        looks = self.ctx.env.observing_tools(p.base.task)
-        if m.site not in looks:
-            return set()
-        # what honest play acted on was not left alone (the paper it looked at and then
-        # assigned reviewers to)
-        acted = {
-            str(v).strip().lower()
-            for _, _, item in script_calls(p.honest.control.script)
-            if item.get("name") not in looks
-            for v in call_arguments(item).values()
-            if isinstance(v, str)
-        }
-        out: set[str] = set()
-        for value in m.old.values():
-            if isinstance(value, str) and value.strip() and value.strip().lower() not in acted:
-                out |= passed_over(
-                    p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
-                )
-        return out
 
     @staticmethod
     def graded(site: str, failed_sites: set[str]) -> bool:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from proofgym_stack.validation.scripts import Script, final_reply, script_calls
+from proofgym_stack.validation.scripts import Script, final_reply, script_calls, tool_outputs
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.rules import (
@@ -87,6 +87,26 @@ _KEPT_FROM = re.compile(
 )
 
 
+def _near(spoken: str, clause: str) -> bool:
+    """Whether a mark that keeps an action from the policy stands within five words of the
+    action's name in `clause` ("Do not move or cancel", "bypass_interlock(lift) is for rescue
+    crews only"; not "must not be approved: reject it, or send it back with flag")."""
+    for name in re.finditer(rf"\b{spoken}\b", clause, re.I):
+        for mark in _KEPT_FROM.finditer(clause):
+            between = clause[min(mark.end(), name.end()) : max(mark.start(), name.start())]
+            if len(re.findall(r"[\w(),]+", between)) <= 5:
+                return True
+    return False
+
+
+def _refused_tools(p: Played) -> set[str]:
+    """The tools whose calls the mutant made were all refused (an error): they did nothing."""
+    outputs = tool_outputs(p.result)
+    calls = [str(item.get("name")) for _, _, item in script_calls(p.mutant.script)]
+    done = {name for name, out in zip(calls, outputs, strict=False) if not out.startswith("Error:")}
+    return set(calls) - done
+
+
 def forbidden_action(p: Played, words: str, looks: set[str]) -> tuple[str, str] | None:
     """For another of the environment's actions (not a look) taken in a call's place or
     after the last: the clause of the task's words that keeps that action from the policy
@@ -95,11 +115,11 @@ def forbidden_action(p: Played, words: str, looks: set[str]) -> tuple[str, str] 
         return None
     honest = {str(item.get("name")) for _, _, item in script_calls(p.honest.control.script)}
     added = {str(item.get("name")) for _, _, item in script_calls(p.mutant.script)}
-    added -= honest | looks
+    added -= honest | looks | _refused_tools(p)
     for tool in sorted(added):
         spoken = re.escape(tool).replace("_", "[_ ]")
         for clause in re.findall(r"[^.;!?\n]+", words):
-            if re.search(rf"\b{spoken}\b", clause, re.I) and _KEPT_FROM.search(clause):
+            if _near(spoken, clause):
                 said = clause.strip()[:90]
                 return f"it takes {tool}, which the task's words keep from it ({said!r})", tool
     return None

@@ -1,6 +1,7 @@
 """A value the task asks the reply to give, left out of it.
 
-Honest play's reply gives values the tools printed after a label (`locker 12, PIN 4480`);
+Honest play's reply gives values the tools printed after a label (`locker 12, PIN 4480`: a
+value holds a digit, a number or a code);
 where the task's words ask the reply for that label ("reply with the locker number and its
 collection PIN"), the reply with the value taken out is a reply that did not do what was
 asked. Where it still pays, the verifier does not read what it asks for (a check that passes
@@ -85,6 +86,8 @@ def labelled_values(reply: str, printed: list[str]) -> list[tuple[str, str]]:
             label, value = m.group(1), m.group(2).rstrip(".,")
             if label.lower() in _NOT_LABELS or len(value) < 2 or value in out:
                 continue
+            if not any(c.isdigit() for c in value):
+                continue  # a word after a word ("book confocal") is prose, not a value
             if re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", reply):
                 out[value] = label
     return [(label, value) for value, label in out.items()]

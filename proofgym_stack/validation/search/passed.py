@@ -1,0 +1,59 @@
+"""A thing honest play looked at and left alone, written as its siblings were.
+
+Where a look (a call of an observing tool) is made as the action honest play took on the
+look's siblings, or the action is made once more on a thing the task's words name, and the
+world gains a record naming that thing beside the records honest play wrote, the choice the
+looking decided is not graded (lend what the condition report ruled out).
+"""
+
+from __future__ import annotations
+
+from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.search.rules import names
+from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import lost, passed_over
+
+#: another of the environment's own actions chosen in a call's place: where the verifier
+#: takes it, the task may allow either (reject or flag); reported, not accused, unless the
+#: world lost something at a thing only the replaced call named (`evidence.left_behind`)
+ANOTHER_ACTION = frozenset({"tool_swap"})
+
+
+def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set[str]:
+    """For a look (a call of an observing tool) made as an action instead: the paths where
+    the world gained a record naming the looked-at thing beside records honest play wrote
+    for its siblings (`world.passed_over`): lend what the condition report ruled out."""
+    m = p.mutant
+    if m.op == "one_more" and p.record is not None and isinstance(m.new, str):
+        if lost(p.record.world, p.honest.world, p.base.ignored):
+            # it took the place of what honest play wrote (the team's judge set again):
+            # another option chosen, judged as one, not one more beside the others
+            return set()
+        if not names(words, m.new):
+            # an entry only a listing printed: where every extra one pays, the extra
+            # action is not graded at all (one more unit inspected); where another
+            # extra one fails, this one may be a member honest play could have asked
+            # too (the do-not-contact member refused, another member asked): only the
+            # task's words tell that from a hole (the folder shared with an outsider)
+            return set()
+        return passed_over(p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored)
+    if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
+        return set()
+    if m.site not in looks:
+        return set()
+    # what honest play acted on was not left alone (the paper it looked at and then
+    # assigned reviewers to)
+    acted = {
+        str(v).strip().lower()
+        for _, _, item in script_calls(p.honest.control.script)
+        if item.get("name") not in looks
+        for v in call_arguments(item).values()
+        if isinstance(v, str)
+    }
+    out: set[str] = set()
+    for value in m.old.values():
+        if isinstance(value, str) and value.strip() and value.strip().lower() not in acted:
+            out |= passed_over(
+                p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
+            )
+    return out
