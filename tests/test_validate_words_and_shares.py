@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from openai.types.responses import Response
@@ -17,10 +18,13 @@ from test_validate_unseen import call, failed, say, validate
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message
 from proofgym_stack.validation.scope import scoped
+from proofgym_stack.validation.scripts import refused_calls
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.mutants import argument_mutants
 from proofgym_stack.validation.search.rules import described_instead
+from proofgym_stack.validation.search.stated import _near
 from proofgym_stack.validation.search.values import Pools, whole_passage
+from proofgym_stack.validation.search.withheld import labelled_values
 from proofgym_stack.validation.shares import one_call_touched, only_first
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.answers import extract_answers, parse_number
@@ -519,3 +523,31 @@ def test_a_sibling_step_of_the_same_kind_is_no_scope() -> None:
     sample_a, open_a = call("sample", beach="A")[0], call("open", beach="A")[0]
     sample_b, close_b = call("sample", beach="B")[0], call("close", beach="B")[0]
     assert scoped([sample_a, open_a, sample_b, close_b], unneeded=[2], needed=[0]) == {2}
+
+
+def test_the_calibrations_the_corpus_twins_called_for() -> None:
+    # a value the reply gives holds a digit: "book confocal" is prose
+    assert labelled_values("Booked: book confocal, PIN 4480.", ["book confocal; PIN 4480"]) == [
+        ("PIN", "4480")
+    ]
+    # a mark keeps an action from the policy only within five words of its name
+    assert _near("bypass[_ ]interlock", "bypass_interlock(lift) is for rescue crews only")
+    assert not _near(
+        "flag", "A claim over its limit must not be approved: reject it, or send it back with flag"
+    )
+    # a deadline's date is a limit, not the option's name; a time of day names one
+    slots = ["S1 | 06 Jun 2027 10:00 | van\nS2 | 07 Jun 2027 10:00 | van"]
+    assert described_instead("S2", "S1", slots, "The wedding is on 07 Jun 2027.") is None
+    sailings = ["S1 | departs 07:30 AM\nS4 | departs 07:30 PM"]
+    assert described_instead("S4", "S1", sailings, "Book it on the 7:30 pm sailing.") is not None
+    assert described_instead("S4", "S1", sailings, "Arrive by 7:30 pm.") is None
+
+
+def test_a_call_the_tool_refused_took_no_effect() -> None:
+    outputs = [
+        SimpleNamespace(type="function_call_output", output="dispatched L-30"),
+        SimpleNamespace(type="function_call_output", output="Error: no lot '74-L'"),
+    ]
+    result: Any = SimpleNamespace(response=SimpleNamespace(output=outputs))
+    script = [call("dispatch", lot_id="L-30"), call("dispatch", lot_id="74-L"), say("ok")]
+    assert refused_calls(script, result) == {(1, 0)}

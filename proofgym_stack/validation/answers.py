@@ -30,11 +30,13 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
+from proofgym_stack.validation.look_alike import look_alike
 from proofgym_stack.validation.negatives import CLAIM, prompt_text
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     outcome,
+    refused_calls,
     script_calls,
     tool_outputs,
 )
@@ -45,35 +47,6 @@ if TYPE_CHECKING:
 PADDED_CHARS = 6000
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
-# Cyrillic look-alikes, U+212A KELVIN SIGN for k, fullwidth digits (the rest: fullwidth).
-_LOOK_ALIKE = {
-    **dict(
-        zip(
-            "aceopxyiABCEHIJKMOPSTXYk",
-            "\u0430\u0441\u0435\u043e\u0440\u0445\u0443\u0456\u0410\u0412\u0421\u0415"
-            "\u041d\u0406\u0408\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u04ae\u212a",
-            strict=True,
-        )
-    ),
-    **{chr(c): chr(c - ord("0") + 0xFF10) for c in range(ord("0"), ord("9") + 1)},
-}
-
-
-def look_alike(text: str) -> str:
-    """`text` with ASCII letters and digits swapped for characters that look the same."""
-    out = []
-    for ch in text:
-        if ch in _LOOK_ALIKE:
-            out.append(_LOOK_ALIKE[ch])
-        elif ch.isascii() and ch.isalpha():  # fullwidth forms for the rest
-            out.append(_fullwidth(ch))
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def _fullwidth(ch: str) -> str:
-    return chr(ord(ch) - 0x21 + 0xFF01) if "!" <= ch <= "~" else ch
 
 
 def final_text(script: Script) -> str | None:
@@ -326,9 +299,12 @@ async def check_answers(v: Context) -> None:
                 counted.add(name)
             result = await v.run(task, attack, f"attack {variant}", expect="fail")
             if v.passes(result) and name == "plausible_wrong_arguments":
-                strict = await _strict_arguments(v, task, script, attack)
+                refused = refused_calls(attack, result)
+                strict = await _strict_arguments(v, task, script, attack, refused)
                 if not strict:
-                    continue  # every changed argument takes many values: none is wrong here
+                    # every changed argument takes many values, or the tools refused every
+                    # changed call (the call left out: `steps:each_needed` judges that)
+                    continue
                 found[name].append(
                     f"{task.task_id}: reward {result.reward:g} for {_describe(attack)} "
                     f"(changed: {'; '.join(strict)})"
@@ -377,23 +353,24 @@ def _between(a: float, b: float) -> list[Any]:
     return [lo + (hi - lo) * f for f in (0.25, 0.5, 0.75)]
 
 
-async def _strict_arguments(v: Context, task: Task, reference: Script, attack: Script) -> list[str]:
+async def _strict_arguments(
+    v: Context, task: Task, reference: Script, attack: Script, refused: set[tuple[int, int]]
+) -> list[str]:
     """The arguments the attack changed that the verifier holds to one value (`name: old ->
     new`): a nonsense value in their place fails, and, for a number, some value between the
-    right one and the attack's fails too. A free argument (not a value of the task) that takes
-    any value is not graded, and a number whose every value between the two passes lies in one
-    range of right answers (a free slot, a tolerance): a changed value of either is no wrong
-    answer. A value the task itself fixed (a name, a message to send) that the verifier
-    ignores stays accused: the task asked for it. Arguments of `observes` tools are never
-    accused: a lookup made with a wrong argument changes nothing a verifier should grade."""
+    right one and the attack's fails too. A free argument (not a task's value) that takes any
+    value is not graded, nor a number whose every value between the two passes (a free slot,
+    a tolerance). A value the task fixed (a name, a message) that the verifier ignores stays
+    accused. Arguments of `observes` tools are never accused (a lookup changes nothing), nor
+    those of a call the tool refused (it took no effect: as good as left out)."""
     strict = []
     fixed = {json.dumps(x) for x in _task_values(task.task_data)}
     observing = v.env.observing_tools(task)
     for t, i, item in script_calls(reference):
         if t >= len(attack) or i >= len(attack[t]):
             continue
-        if item.get("name") in observing:
-            continue  # a lookup with a wrong argument changes nothing: the answer is graded
+        if item.get("name") in observing or (t, i) in refused:
+            continue  # a lookup, or a refused call, changes nothing a verifier should grade
         old, new = call_arguments(item), call_arguments(attack[t][i])
         for key, value in old.items():
             if key not in new or new[key] == value:

@@ -132,3 +132,14 @@ def final_reply(script: Script) -> str:
             if item.get("type") == "message":
                 return str(item.get("content") or "")
     return ""
+
+
+def refused_calls(script: Script, result: RunResult) -> set[tuple[int, int]]:
+    """The (turn, item) of each call of `script` that `result` answered with an error: calls
+    that took no effect."""
+    outputs = tool_outputs(result)
+    return {
+        (t, i)
+        for n, (t, i, _) in enumerate(script_calls(script))
+        if n < len(outputs) and outputs[n].startswith("Error:")
+    }

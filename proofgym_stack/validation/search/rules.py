@@ -408,10 +408,14 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
     mine, theirs = record_of(old, shown), record_of(new, shown)
     if mine is None or theirs is None or mine == theirs:
         return None
-    asked = quantities(words)
+    # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name
+    asked = [
+        q for q in quantities(words) if not _BOUNDING.search(words[max(0, q.start - 16) : q.start])
+    ]
     a, b = quantities(mine), quantities(theirs)
-    # an event's moment names one option (a count or a size may be met by more than one)
-    for kind in sorted({q.kind for q in a} & {"time", "date", "datetime"}):
+    # a time of day names one option (a size may be met by more than one, and a date is more
+    # often a deadline or the event's own than the option's name)
+    for kind in sorted({q.kind for q in a} & {"time"}):
         for x, y in _aligned(a, b, kind):
             if x.value != y.value and any(q.kind == kind and q.value == x.value for q in asked):
                 return f"the task asks for {x.text!r} ({old!r}'s), and {new!r} has {y.text!r}"
@@ -424,6 +428,11 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
             said, has = f"{first} {second}", f"{first} {other[-1]}"
             return f"the task asks for {said!r} ({old!r}'s record); {new!r}'s has {has!r}"
     return None
+
+
+_BOUNDING = re.compile(
+    r"\b(?:by|before|until|till|after|from|no later than|latest|earliest|within)\s*$", re.I
+)
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:

@@ -81,7 +81,7 @@ def broken_rule(p: Played, words: str) -> str | None:
 
 #: a clause that keeps an action from the policy: forbidden, or someone else's
 _KEPT_FROM = re.compile(
-    r"\b(?:never|do not|don't|must not|may not|not allowed|forbidden|prohibited|only for|"
+    r"\b(?:never|do not|don't|must not|may not|not allowed|forbidden|prohibited|"
     r"for [\w\s]{1,30} only|reserved for|fails the (?:job|task))\b",
     re.I,
 )
