@@ -58,10 +58,12 @@ _NOT_LABELS = frozenset(
         "had",
     }
 )
-#: the verbs of a clause that asks the reply for something
+#: a clause that asks the reply for something: a verb of telling, or giving with the reply
+#: named ("give the PIN in your reply"; "give them a plot" asks for an action)
 _ASK = re.compile(
-    r"\b(?:tell|give|giving|reply|respond|quote|report|include|state|"
-    r"provide|list|name|say|confirm|send)\b",
+    r"\b(?:tell|reply|respond|quote|report|say|inform|confirm|let \w+ know)\b|"
+    r"\b(?:give|provide|include|state)\b.*\b(?:reply|message|answer|response)\b|"
+    r"\b(?:reply|message|answer|response)\b.*\b(?:give|provide|include|state)\b",
     re.I,
 )
 _CLAUSE = re.compile(r"[^.;!?\n]+")
