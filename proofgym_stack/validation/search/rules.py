@@ -308,6 +308,13 @@ def marked_off(old: Any, new: Any, outputs: list[str]) -> str | None:
 
 
 _CLAUSE = re.compile(r"[^.;!?\n]+")
+
+
+def clauses(words: str) -> list[str]:
+    """The task's words split into clauses (at full stops, semicolons, `!`, `?`, newlines)."""
+    return _CLAUSE.findall(words)
+
+
 #: words before a value that say nothing of its role
 _NO_ROLE = {"with", "from", "that", "this", "have", "been", "were", "your", "into", "then", "than"}
 
@@ -324,7 +331,7 @@ def ruled_off(
     names, the mutant inside it."""
     if isinstance(new, bool) or not isinstance(new, (str, int)) or not str(new).strip():
         return None
-    rules = [c for c in _CLAUSE.findall(words) if _OFF_LIMITS.search(c)]
+    rules = [c for c in clauses(words) if _OFF_LIMITS.search(c)]
     by_tool: dict[str, list[str]] = {}
     for tool, text in printed:
         by_tool.setdefault(tool, []).append(text)
@@ -366,7 +373,7 @@ def told_off(value: str, texts: list[str], words: str) -> str | None:
     """Why saying `value` in the reply breaks a rule the task's words state: the role a
     record gives it (`seller: Mrs Nakamura`) is named by a clause that forbids telling it
     ("Never tell a buyer the seller's name"). None where no such clause names its role."""
-    rules = [c for c in _CLAUSE.findall(words) if _OFF_LIMITS.search(c) and _TELL.search(c)]
+    rules = [c for c in clauses(words) if _OFF_LIMITS.search(c) and _TELL.search(c)]
     for role in sorted(_roles(value, texts)):
         said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
         if said:

@@ -17,6 +17,7 @@ from proofgym_stack.validation.scripts import Script, final_reply, script_calls,
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.rules import (
+    clauses,
     crossed,
     described_instead,
     marked_off,
@@ -118,7 +119,7 @@ def forbidden_action(p: Played, words: str, looks: set[str]) -> tuple[str, str] 
     added -= honest | looks | _refused_tools(p)
     for tool in sorted(added):
         spoken = re.escape(tool).replace("_", "[_ ]")
-        for clause in re.findall(r"[^.;!?\n]+", words):
+        for clause in clauses(words):
             if _near(spoken, clause):
                 said = clause.strip()[:90]
                 return f"it takes {tool}, which the task's words keep from it ({said!r})", tool
@@ -145,7 +146,7 @@ def forbidden_content(p: Played, words: str) -> str | None:
     if not isinstance(m.old, str) or not isinstance(m.new, str) or m.old not in m.new:
         return None
     added = m.new.replace(m.old, " ", 1)
-    for clause in re.findall(r"[^.;!?\n]+", words):
+    for clause in clauses(words):
         if not _NOT_IN.search(clause):
             continue
         for named, shape in _CONTENT:

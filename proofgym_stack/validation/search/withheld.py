@@ -15,6 +15,7 @@ import re
 
 from proofgym_stack.validation.scripts import Script, final_reply
 from proofgym_stack.validation.search.mutants import Mutant, final_message
+from proofgym_stack.validation.search.rules import clauses
 
 #: a label printed just before its value: `PIN 4480`, `locker: 12`, `ref #A-7` (a lookahead:
 #: the value of one label may be the label of the next, `Ames: locker 12`)
@@ -66,7 +67,6 @@ _ASK = re.compile(
     r"\b(?:reply|message|answer|response)\b.*\b(?:give|provide|include|state)\b",
     re.I,
 )
-_CLAUSE = re.compile(r"[^.;!?\n]+")
 #: the text a withheld value is replaced with
 WITHHELD = "(not given)"
 MAX_WITHHELD = 4
@@ -74,7 +74,7 @@ MAX_WITHHELD = 4
 
 def asking_clause(label: str, words: str) -> str | None:
     """The clause of the task's words that asks the reply for `label`, or None."""
-    for clause in _CLAUSE.findall(words):
+    for clause in clauses(words):
         if _ASK.search(clause) and re.search(rf"\b{re.escape(label)}s?\b", clause, re.I):
             return str(clause).strip()[:100]
     return None
