@@ -61,7 +61,12 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.options import singled_out
-from proofgym_stack.validation.search.values import Pools, asked_numbers, candidates
+from proofgym_stack.validation.search.values import (
+    Pools,
+    asked_alike,
+    asked_numbers,
+    candidates,
+)
 
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -161,6 +166,7 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 continue
             singled = singled_out(value, pools.printed)
             asked = [("asked", n) for n in asked_numbers(value, args, pools.prompt_text)]
+            asked += [("asked", v) for v in asked_alike(value, pools.prompt_text)]
             for source, new in asked + candidates(leaf_key(path), value, pools):
                 if source == "fraction" and not counts_whole_things(
                     leaf_key(path), name, pools.tools

@@ -22,8 +22,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{1,40}")
 
 
 def records(outputs: list[str]) -> list[list[str]]:
-    """Each output's records: the objects of a JSON list (or of a JSON object's values), else
-    its lines, else (one line) its comma-separated items."""
+    """Each output's records: the objects of a JSON list (or of a JSON object's values, or
+    the entries of the one map of choices a JSON object holds), else its lines, else (one
+    line) its comma-separated items."""
     out: list[list[str]] = []
     for text in outputs:
         parsed = _json(text)
@@ -48,9 +49,25 @@ def _json(text: str) -> list[str] | None:
             value = lists[0]
         elif all(isinstance(v, dict) for v in value.values()):
             value = [{"key": k, **v} for k, v in value.items()]
+        elif len(maps := [v for v in value.values() if _choices(v)]) == 1:
+            # one map of choices inside a record ("options": {"A": "2 m", "B": "20 m"}): its
+            # entries are the listing, each key an option
+            value = [{"key": k, "value": v} for k, v in maps[0].items()]
     if isinstance(value, list) and len(value) >= 2 and all(isinstance(v, dict) for v in value):
         return [json.dumps(v, ensure_ascii=False) for v in value]
     return None
+
+
+def _choices(value: Any) -> bool:
+    """Whether `value` is a map of at least two choices: short keys to plain values."""
+    return (
+        isinstance(value, dict)
+        and len(value) >= 2
+        and all(len(str(k)) <= 40 for k in value)
+        and all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value.values()
+        )
+    )
 
 
 def _object(record: str) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.gather import gathered_mutants
+from proofgym_stack.validation.search.guesses import guess_mutants
 from proofgym_stack.validation.search.injection import injected_mutants
 from proofgym_stack.validation.search.mutants import (
     Mutant,
@@ -53,6 +54,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *fraction_mutants(script),
         *withheld_mutants(script, pools.shown, words or prompt),
         *injected_mutants(script, pools.shown),
+        *guess_mutants(script, pools),
         *gathered_mutants(script),
         *pattern_mutants(script),
     ]

@@ -63,6 +63,7 @@ from proofgym_stack.validation.search.findings import (
     grouped,
 )
 from proofgym_stack.validation.search.gather import past_a_stated_number
+from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.mutants import (
     Mutant,
@@ -78,6 +79,7 @@ from proofgym_stack.validation.search.stated import (
     past_a_printed_limit,
     stated,
 )
+from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
@@ -192,7 +194,12 @@ class Search:
             looks = set(ctx.env.observing_tools(p.base.task))
             if skipped := await skipped_step(p, self.play, self.ctx.passes, looks):
                 self.found("another_world", PAYS, skipped, INJECTED)
-        await self.judge([p for p in played if p.mutant.op != "inject"])
+        for p in [p for p in played if p.mutant.op == "guess"]:
+            looks = set(ctx.env.observing_tools(p.base.task))
+            if looked := await looked_guess(p, self.play, self.ctx.passes, looks):
+                self.found("another_world", PAYS, looked, LOOKED)
+                self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
+        await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
 
@@ -299,6 +306,14 @@ class Search:
             looks = set(ctx.env.observing_tools(p.base.task))
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
+                continue
+            if m.op == "call_reorder" and (
+                order := broken_order(p.honest.control.script, m.script, words_of)
+            ):
+                self.found("stated_rule", PAYS, p, f"full reward: {order}")
+                self._still[id(self.findings[-1])] = order_still_broken(
+                    p.honest.control.script, words_of
+                )
                 continue
             where = passed_over_paths(
                 p, task_words(ctx.env, p.base.task), ctx.env.observing_tools(p.base.task)
@@ -510,7 +525,7 @@ class Search:
             if f.oracle == "another_truth" and target is not None:
                 again, _ = await self.play(target, script, "search: shrinking, another truth")
                 return self.ctx.passes(again)
-            if f.oracle == "stated_rule" and id(f) in self._still:  # still what it was
+            if id(f) in self._still:  # still what it was
                 return self._still[id(f)](script)
             if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
                 return False

@@ -105,6 +105,28 @@ def asked_numbers(value: Any, args: dict[str, Any], prompt: str) -> list[Any]:
     return []
 
 
+def _form(value: str) -> re.Pattern[str]:
+    """A pattern for text of `value`'s form: each run of digits or of letters any run of the
+    same kind, every other character as it is ("08:00" reads "16:40", "AB-12" reads "XY-9")."""
+    parts = re.findall(r"\d+|[^\W\d_]+|.", value)
+    body = "".join(
+        r"\d+" if p.isdigit() else r"[^\W\d_]+" if p.isalpha() else re.escape(p) for p in parts
+    )
+    return re.compile(rf"(?<![\w:./-]){body}(?![\w:/-])")
+
+
+def asked_alike(value: Any, prompt: str, limit: int = 4) -> list[str]:
+    """For a text argument holding digits (a time, a date, a code) that the prompt does not
+    state: the prompt's values of the same form (the start the director asked for, where
+    honest play moved it): what a policy that copies the request sends."""
+    if not isinstance(value, str) or not re.search(r"\d", value) or len(value) > 40:
+        return []
+    if value in prompt:
+        return []
+    found = [m.group() for m in _form(value).finditer(prompt)]
+    return [v for v in dict.fromkeys(found) if v != value][:limit]
+
+
 def common_prefix(texts: list[str]) -> str:
     """The longest prefix every one of `texts` starts with ("" for fewer than two)."""
     if len(texts) < 2:
