@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, shown_to_policy, with_final
-from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.negatives import prompt_text, task_words
+from proofgym_stack.validation.regions import as_number, written_like
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -387,6 +388,8 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
     t, i, item = script_calls(script)[-1]
     args = call_arguments(item)
     value = args.get(key)
+    if isinstance(value, str) and as_number(value) is not None:
+        return await _clock_tolerance(v, task, script, key)
     if not isinstance(value, int | float) or isinstance(value, bool):
         return 0.0
 
@@ -402,6 +405,36 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
                 return None if await _bounded(v, task, moved, value) else 0.0
         return 0.0
     return await tolerance(v, task, moved, float(value))
+
+
+#: words that state a lower bound: a value above honest play's is slack, not a near miss
+_AT_LEAST = re.compile(
+    r"\b(at least|no less than|not less than|a minimum of|or more|or longer)\b", re.I
+)
+
+
+async def _clock_tolerance(v: Context, task: Task, script: Script, key: str) -> float | None:
+    """For the last call's argument `key` written as a clock time or a date: None where only
+    later ones pass and the words state a lower bound (a break of at least 40 minutes ending
+    a minute later: slack); else 0 (the near misses are judged: a date one day past the
+    reference's, paid, is a deadline read a day late)."""
+    t, i, item = script_calls(script)[-1]
+    args = call_arguments(item)
+    value = str(args[key])
+    x = as_number(value)
+    assert x is not None
+
+    def moved(y: float) -> Script:
+        turns = [list(turn) for turn in script]
+        new = written_like(y, value)
+        turns[t][i] = {**item, "arguments": {**args, key: new if new is not None else value}}
+        return turns
+
+    later = not await _fails(v, task, moved(x + 1), "a time by one")
+    earlier = not await _fails(v, task, moved(x - 1), "a time by one")
+    if later and not earlier and _AT_LEAST.search(task_words(v.env, task)):
+        return None
+    return 0.0
 
 
 async def _bounded(v: Context, task: Task, moved: Callable[[float], Script], value: float) -> bool:

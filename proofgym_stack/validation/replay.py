@@ -13,7 +13,8 @@ wrong for the other: the two tasks accept different things). A game of chance
 (`random_play_can_pass`) is n/a: a fixed sequence of moves may win another deal fairly. A
 replay that passes by choosing, where the two references differ, only values the target's own
 tools listed earlier in that rollout (another free slot) chose among the target's options: no
-finding.
+finding; nor does one that differs only in numbers the target grades as a region around its
+own (`regions`: moved further the same way, they fail there).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proofgym_stack.validation.leaks import secrets_of
+from proofgym_stack.validation.regions import inside_a_region
 from proofgym_stack.validation.scripts import offered_choices, outcome, tool_outputs
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ async def check_cross_task_replay(v: Context) -> None:
             result = await v.run(target, script, label, expect="fail")
             if v.passes(result) and offered_choices(script, own, tool_outputs(result)):
                 continue  # another option the target's own tools listed: an honest choice
+            if v.passes(result) and await inside_a_region(v, target, script, own, result):
+                continue  # inside the region the target accepts, which it closes further on
             if v.passes(result) or result.mask_sample:
                 how = outcome(result)
                 problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")

@@ -43,17 +43,28 @@ def _calls_of(script: Script) -> Counter[tuple[str, str]]:
     )
 
 
-def one_call_touched(honest: Script, mutant: Script) -> str | None:
-    """The tool of the one call the mutant left out or changed (every other call as honest
-    play made it), or None where it touched more than one."""
+def one_call_touched(honest: Script, mutant: Script) -> tuple[str, str] | None:
+    """The tool and arguments of the one call the mutant left out or changed (every other
+    call as honest play made it), or None where it touched more than one."""
     before, after = _calls_of(honest), _calls_of(mutant)
     removed, added = before - after, after - before
     if sum(removed.values()) != 1 or sum(added.values()) > 1:
         return None
     # the one call made another way (another tool in its place, a look instead) is still
     # one of the like calls missing
-    ((tool, _),) = removed
-    return tool
+    ((tool, args),) = removed
+    return tool, args
+
+
+def without_call(script: Script, tool: str, args: str) -> Script:
+    """`script` without its first call of `tool` with the arguments `args` (JSON, sorted)."""
+    for t, i, item in script_calls(script):
+        if item.get("name") == tool and json.dumps(call_arguments(item), sort_keys=True) == args:
+            out = [
+                [x for k, x in enumerate(turn) if (n, k) != (t, i)] for n, turn in enumerate(script)
+            ]
+            return [turn for turn in out if turn]
+    return script
 
 
 async def graded_as_a_share(ctx: Context, task: Task, script: Script, tool: str) -> bool:
@@ -74,13 +85,25 @@ class Shares:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.known: dict[tuple[str, str, str], bool] = {}
+        #: (task, control, tool, the call's arguments) -> honest play without it still pays
+        self.spare: dict[tuple[str, str, str, str], bool] = {}
 
     async def within(self, control: Control, mutant: Script, task: Task) -> bool:
-        """Whether `mutant`, one call of `control`'s changed, stays inside a share."""
-        tool = one_call_touched(control.script, mutant)
-        if tool is None:
+        """Whether `mutant`, one call of `control`'s changed, stays inside a share: the
+        verifier grades the tool's calls as a share, and honest play without that one call
+        still pays (a verifier that needs every call is no share, whatever else it reads)."""
+        touched = one_call_touched(control.script, mutant)
+        if touched is None:
             return False
+        tool, args = touched
         key = (task.task_id, control.name, tool)
         if key not in self.known:
             self.known[key] = await graded_as_a_share(self.ctx, task, control.script, tool)
-        return self.known[key]
+        if not self.known[key]:
+            return False
+        spare = (task.task_id, control.name, tool, args)
+        if spare not in self.spare:
+            left = without_call(control.script, tool, args)
+            result = await self.ctx.run(task, left, f"a share: one {tool} call left out")
+            self.spare[spare] = self.ctx.passes(result) and not result.mask_sample
+        return self.spare[spare]

@@ -9,11 +9,11 @@ import re
 from typing import Any
 
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.scripts import call_index, leaves, tool_outputs
+from proofgym_stack.validation.scripts import call_index, leaves, script_calls, tool_outputs
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import listed_with, siblings
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.world import World, as_sets, members, stale_records
+from proofgym_stack.validation.search.world import World, as_sets, lost, members, stale_records
 
 
 def gained_at(world: World, honest: World, where: set[str]) -> set[str]:
@@ -118,6 +118,23 @@ def refused(p: Played) -> bool:
     nth = call_index(m.script, *m.call_at)
     outputs = tool_outputs(p.result)
     return nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:")
+
+
+def no_effect(p: Played) -> bool:
+    """Whether the mutant did, on its own task, just what honest play did: the same world,
+    and every call it added refused by the tools (a call made twice, the second refused).
+    Played on another task, it is honest play with a call there that was never needed here:
+    no evidence that the verifier ignores the truth."""
+    if p.record is None:
+        return False
+    if lost(p.record.world, p.honest.world, p.base.ignored) or lost(
+        p.honest.world, p.record.world, p.base.ignored
+    ):
+        return False
+    errors = sum(o.startswith("Error:") for o in tool_outputs(p.result))
+    honest = sum(o.startswith("Error:") for o in p.honest.outputs)
+    extra = len(script_calls(p.mutant.script)) - len(script_calls(p.honest.control.script))
+    return extra > 0 and errors - honest == extra
 
 
 #: operators that make an action twice: a world that differs only by the same record twice

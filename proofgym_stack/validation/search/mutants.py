@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -553,33 +552,6 @@ def told_mutants(script: Script, values: list[str], prompt: str) -> list[Mutant]
         what = f"final message telling {value}"
         out.append(Mutant(turned, "tell", "message", "printed", what, new=value))
     return out[:4]
-
-
-def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[Mutant]:
-    """At most `budget` mutants, drawn in turn from each (operator, site) so that a long list
-    argument's many leaves cannot crowd out the other operators; seeded."""
-    groups: dict[tuple[str, str], list[Mutant]] = defaultdict(list)
-    for m in found:
-        groups[(m.op, m.site)].append(m)
-    order = sorted(groups)
-    rng.shuffle(order)
-    for key in order:
-        rng.shuffle(groups[key])
-        # the values a schema names, and the other options a listing printed, come first:
-        # the ones a policy reading them tries first; then half a thing less of a count (one
-        # a leaf: a policy dividing a need by a pack size tries it); another task's truth, too
-        groups[key].sort(
-            key=lambda m: (
-                m.source not in ("schema", "option", "fraction", "other_task", "asked"),
-                not m.first,
-            )
-        )
-    out: list[Mutant] = []
-    while len(out) < budget and any(groups.values()):
-        for key in order:
-            if groups[key] and len(out) < budget:
-                out.append(groups[key].pop(0))
-    return out
 
 
 def _path(path: ArgPath) -> str:

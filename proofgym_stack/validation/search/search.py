@@ -37,6 +37,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search import probes
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
+from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.evidence import (
@@ -44,6 +45,7 @@ from proofgym_stack.validation.search.evidence import (
     gained_at,
     left_behind,
     listed_option,
+    no_effect,
     printed_option,
     refused,
     repeated,
@@ -68,7 +70,6 @@ from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     follow_ups,
-    within_budget,
 )
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
@@ -100,7 +101,7 @@ MAX_SHRUNK = 4
 #: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
 #: operators that do more of an action than honest play did
-MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_more"})
+MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_more", "guess"})
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
 JUNK = frozenset({"boundary", "wildcard", "shortened"})
 #: mutants that change more than their site: no evidence of what the verifier grades there
@@ -283,7 +284,9 @@ class Search:
         #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
         #: follow-up after a spray) that leaves one of them adds no evidence
         free_worlds: list[World] = []
-        for p in played:
+        # compound mutants last: one that leaves a world a plain mutant was judged free to
+        # leave adds no evidence (`free_worlds`)
+        for p in sorted(played, key=lambda p: p.mutant.op in COMPOUND):
             m = p.mutant
             if not ctx.passes(p.result) or p.record is None:
                 continue
@@ -299,7 +302,7 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
-            unjudged = graded_option or free_option or in_region
+            unjudged = graded_option or free_option or in_region or no_effect(p)
             if not unjudged and await self.another_truth(p, replays):
                 continue
             words_of = task_words(ctx.env, p.base.task)
@@ -382,6 +385,7 @@ class Search:
                     continue
                 bound = await self.tolerance.honest_number(p) and self.tolerance.one_sided(p)
                 if diff and (bound or await self.tolerance.each_within(p)):
+                    free_worlds.append(p.record.world)
                     self.found(
                         "another_world",
                         ADVISORY,

@@ -12,11 +12,13 @@ out and paid one step to one side only, is another answer accepted, not a tolera
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -34,11 +36,21 @@ if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
 TOLERANCE_STEPS = 8
+#: a number the words allow past a requirement: "no more than 2 boxes beyond that"
+_ALLOWS = (
+    r"\b(?:no more than|not more than|at most|up to|a maximum of)\s+{n}\b",
+    r"\b{n}\s+(?:\w+\s+){{0,2}}?(?:spare|extra|more|beyond|over|above|fewer|less|under)\b",
+)
 #: how far (doublings) the other side is followed when one side closed at once
 FAR_STEPS = 20
 #: a side the verifier closes only this many doublings out (8 steps) or farther, against one
 #: it closes at once, is no tolerance around the control's value
 FAR_SIDE = 3
+
+
+def allows(words: str, n: int) -> bool:
+    """Whether `words` allow `n` of something past a requirement, in so many words."""
+    return any(re.search(p.format(n=n), words, re.I) for p in _ALLOWS)
 
 
 @dataclass
@@ -115,6 +127,8 @@ class Tolerances:
         whole = all(
             isinstance(v, int) and not isinstance(v, bool) for v in (p.mutant.old, p.mutant.new)
         )
+        if whole and any(at_once) and not all(at_once) and await self.stated_allowance(p, sides):
+            return (min(ends), max(ends))
         if not offered and (
             # a whole number worked out, paid one step to one side and refused one step to
             # the other (tins rounded down where enough paint was meant), the side it paid on
@@ -132,6 +146,25 @@ class Tolerances:
         ):
             return None
         return (min(ends), max(ends))
+
+    async def stated_allowance(self, p: Played, sides: list[tuple[float | None, str, int]]) -> bool:
+        """Whether the whole steps the verifier pays on the open side of a window closed at
+        once on the other are as many as the task's words allow ("no more than 2 boxes
+        beyond that"): a stated allowance, not another answer accepted."""
+        m = p.mutant
+        old, step = float(m.old), abs(float(m.new) - float(m.old)) or 1.0
+        (end, outcome, k), sign = next(
+            (side, 1 - 2 * n) for n, side in enumerate(sides) if side[2] > 0
+        )
+        if end is None or outcome != "fails":
+            return False
+        width = 2 ** (k - 1)  # the last doubling that passed; the steps after it, one by one
+        while width + 1 < 2**k and await self.passes_with(p, old + sign * step * (width + 1)) == (
+            "passes"
+        ):
+            width += 1
+        words = task_words(self.ctx.env, p.base.task)
+        return allows(words, width)
 
     async def _side(
         self, p: Played, old: float, step: float, sign: int, steps: int

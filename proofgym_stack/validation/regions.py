@@ -1,0 +1,137 @@
+"""Another task's answer inside the region this task accepts around its own.
+
+Some tasks accept a region of answers: a break of at least 40 minutes anywhere inside a
+window, an order with up to two spare boxes. Another task's honest answer may fall inside
+that region: a choice in the region, not a truth ignored. Where two honest trajectories
+differ only in numbers (plain, or inside text: a clock time, a date), the target is asked
+whether it grades those numbers at all: its own trajectory with each differing number moved
+past the other task's, further the same way, must fail (a region the verifier closes on that
+side). A verifier that ignores the number pays that too, and the replay stays a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    leaves,
+    refused_calls,
+    script_calls,
+    set_at,
+)
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+#: how far past the other task's value the probe goes, as multiples of the gap, in turn
+FURTHER = (4, 2)
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+
+Diff = tuple[int, tuple[Any, ...], Any, Any]
+
+
+def as_number(value: Any) -> float | None:
+    """A value read as a number on its own scale: a number, a clock time in minutes, an ISO
+    date in days; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        if m := _CLOCK.match(value.strip()):
+            return int(m.group(1)) * 60 + int(m.group(2))
+        if _DATE.match(value.strip()):
+            try:
+                return float(date.fromisoformat(value.strip()).toordinal())
+            except ValueError:
+                return None
+    return None
+
+
+def written_like(x: float, like: Any) -> Any:
+    """`x` written the way `like` is (a number, a clock time, a date); None where it cannot be."""
+    if isinstance(like, int):
+        return round(x)
+    if isinstance(like, float):
+        return x
+    text = str(like).strip()
+    if _CLOCK.match(text):
+        minutes = round(x)
+        return f"{minutes // 60:02d}:{minutes % 60:02d}" if 0 <= minutes < 24 * 60 else None
+    try:
+        return (date.fromordinal(1) + timedelta(days=round(x) - 1)).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+def _key(item: dict[str, Any]) -> tuple[Any, ...]:
+    """A call's tool and its values that are not numbers: what names the thing it acts on."""
+    rest = [(p, repr(x)) for p, x in leaves(call_arguments(item)) if as_number(x) is None]
+    return (item.get("name"), tuple(sorted(rest)))
+
+
+def differing_numbers(
+    script: Script, own: Script, skip: frozenset[tuple[int, int]] = frozenset()
+) -> list[Diff] | None:
+    """(call of `own`, path, own value, other value) for each leaf where another trajectory
+    (its calls at `skip` left aside: refused, they took no effect) makes the same calls on the
+    same things, in any order, with other numbers; None where it differs in anything else."""
+    theirs: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for t, i, item in script_calls(script):
+        if (t, i) not in skip:
+            theirs.setdefault(_key(item), []).append(item)
+    out: list[Diff] = []
+    for n, (_, _, a) in enumerate(script_calls(own)):
+        match = theirs.get(_key(a))
+        if not match:
+            return None
+        b = match.pop(0)
+        ours, others = dict(leaves(call_arguments(a))), dict(leaves(call_arguments(b)))
+        if set(ours) != set(others):
+            return None
+        out += [(n, p, x, others[p]) for p, x in ours.items() if others[p] != x]
+    if any(theirs.values()):
+        return None  # a call the other made that took effect here and honest play never made
+    return out
+
+
+def beyond(own: Script, diffs: list[Diff], k: int) -> Script | None:
+    """`own` with each differing value moved `k` times its gap to the other task's."""
+    turns = [list(turn) for turn in own]
+    calls = script_calls(own)
+    for n, path, mine, other in diffs:
+        x, y = as_number(mine), as_number(other)
+        assert x is not None and y is not None
+        new = written_like(x + k * (y - x), mine)
+        if new is None:
+            return None
+        t, i, item = calls[n]
+        args = call_arguments(turns[t][i])
+        turns[t][i] = {**item, "arguments": set_at(args, path, new)}
+    return turns
+
+
+async def inside_a_region(
+    v: Context, target: Task, script: Script, own: Script, result: RunResult
+) -> bool:
+    """Whether `script` (another task's honest trajectory, paid on `target` with `result`)
+    differs from `target`'s own only in numbers the target grades as a region: moved further
+    the same way they fail there."""
+    diffs = differing_numbers(script, own, frozenset(refused_calls(script, result)))
+    if not diffs:
+        return False
+    for k in FURTHER:
+        far = beyond(own, diffs, k)
+        if far is None:
+            continue
+        result = await v.run(target, far, "probe: past another task's answer")
+        if result.mask_sample or refused_calls(far, result):
+            continue  # a value the tools refuse says nothing of what the verifier grades
+        return not v.passes(result)
+    return False
