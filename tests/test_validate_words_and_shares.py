@@ -112,9 +112,11 @@ def test_only_the_first_of_many_like_calls_and_the_one_call_touched() -> None:
     kept = only_first([*rows, say("ok")], "record")
     assert kept is not None and sum(1 for t in kept for i in t if i.get("name")) == 1
     assert only_first([*rows[:3], say("ok")], "record") is None  # too few to read a share
-    assert one_call_touched(rows, rows[1:]) == "record"
+    touched = one_call_touched(rows, rows[1:])
+    assert touched is not None and touched[0] == "record" and BIRDS[0] in touched[1]
     swapped = [rows[0], call("look", species="robin"), *rows[2:]]
-    assert one_call_touched(rows, swapped) == "record"
+    touched = one_call_touched(rows, swapped)
+    assert touched is not None and touched[0] == "record" and BIRDS[1] in touched[1]
     assert one_call_touched(rows, rows[2:]) is None
 
 
