@@ -234,7 +234,7 @@ async def test_an_unisolated_code_sandbox_fails_validation() -> None:
 
     rows = (ROOT / "tasks" / "code" / "example.jsonl").read_text().splitlines()
     code_tasks = [Task.model_validate(json.loads(r)) for r in rows[:1]]
-    box = Sandbox(mode="unsafe-no-isolation", wall_s=10)
+    box = Sandbox(mode="unsafe-no-isolation", wall_s=30)  # room for a loaded machine
     try:
         report = await validate_env(CodeEnv(box), code_tasks, sample=1, parallel=4)
     finally:
