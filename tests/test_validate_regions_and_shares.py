@@ -15,7 +15,7 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.regions import as_number, beyond, differing_numbers, written_like
-from proofgym_stack.validation.search.tolerance import allows
+from proofgym_stack.validation.search.tolerance import allowed_sides, allows
 from proofgym_stack.validation.shares import one_call_touched, without_call
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
@@ -53,6 +53,8 @@ class Tiles(Environment[Basket]):
     """Order the boxes a room needs, at most two spare: a region of right answers."""
 
     name = "tiles"
+    #: the plant: "at most 2 beyond" written as a distance, paying 2 short as well
+    two_sided = False
 
     def create_state(self, task: Task, workdir: Path | None) -> Basket:
         return Basket()
@@ -79,9 +81,10 @@ class Tiles(Environment[Basket]):
     def verify(self, state: Basket, task: Task, response: Response) -> VerifyResult:
         need = task.task_data["need"]
         boxes = state.lines.get("Slate", 0)
+        enough = abs(boxes - need) <= 2 if self.two_sided else need <= boxes <= need + 2
         return all_or_nothing(
             [
-                Check(name="enough", passed=need <= boxes <= need + 2),
+                Check(name="enough", passed=enough),
                 Check(name="only_slate", passed=set(state.lines) <= {"Slate"}),
             ]
         )
@@ -108,10 +111,23 @@ async def test_a_sound_region_with_a_stated_allowance_is_not_accused() -> None:
     assert "search" not in failed(report), pays(report)
 
 
+class TilesTwoSided(Tiles):
+    two_sided = True
+
+
+async def test_an_allowance_on_one_side_paid_on_the_other_is_accused() -> None:
+    rows = [(f"Room {n}: it needs {k} boxes.", {"need": k}) for n, k in enumerate([7, 9, 12, 20])]
+    report = await validate(TilesTwoSided(), tasks("tiles", rows))
+    assert any("-> " in what for what, _ in pays(report)), pays(report)
+
+
 def test_an_allowance_in_so_many_words() -> None:
     assert allows("carry no more than 2 boxes beyond that", 2)
     assert allows("up to 3 spare seats", 3)
     assert not allows("2 boxes of Slate", 2) and not allows("order 2 more boxes", 3)
+    assert allowed_sides("no more than 2 boxes beyond that", 2) == {1}
+    assert allowed_sides("up to 3 fewer seats", 3) == {-1}
+    assert allowed_sides("at most 2 minutes either way", 2) == {1, -1}
 
 
 # -- a share only where the one call may go ------------------------------------------------

@@ -41,6 +41,9 @@ _ALLOWS = (
     r"\b(?:no more than|not more than|at most|up to|a maximum of)\s+{n}\b",
     r"\b{n}\s+(?:\w+\s+){{0,2}}?(?:spare|extra|more|beyond|over|above|fewer|less|under)\b",
 )
+#: the side an allowance is on: above the requirement, or below it
+_ABOVE = re.compile(r"\b(?:spare|extra|more|beyond|over|above|surplus)\b", re.I)
+_BELOW = re.compile(r"\b(?:fewer|less|under|below|short)\b", re.I)
 #: how far (doublings) the other side is followed when one side closed at once
 FAR_STEPS = 20
 #: a side the verifier closes only this many doublings out (8 steps) or farther, against one
@@ -50,7 +53,21 @@ FAR_SIDE = 3
 
 def allows(words: str, n: int) -> bool:
     """Whether `words` allow `n` of something past a requirement, in so many words."""
-    return any(re.search(p.format(n=n), words, re.I) for p in _ALLOWS)
+    return bool(allowed_sides(words, n))
+
+
+def allowed_sides(words: str, n: int) -> set[int]:
+    """The sides (1 above the requirement, -1 below) on which `words` allow `n` of
+    something in so many words; both where the allowance names no side."""
+    out: set[int] = set()
+    for pattern in _ALLOWS:
+        for m in re.finditer(pattern.format(n=n), words, re.I):
+            tail = words[m.start() : m.end() + 40]
+            above, below = _ABOVE.search(tail), _BELOW.search(tail)
+            out |= ({1} if above else set()) | ({-1} if below else set())
+            if not (above or below):
+                out |= {1, -1}
+    return out
 
 
 @dataclass
@@ -129,6 +146,8 @@ class Tolerances:
         )
         if whole and any(at_once) and not all(at_once) and await self.stated_allowance(p, sides):
             return (min(ends), max(ends))
+        if whole and not any(at_once) and await self.allowance_one_side_only(p, sides):
+            return None  # paid on the side the words allow nothing: another answer
         if not offered and (
             # a whole number worked out, paid one step to one side and refused one step to
             # the other (tins rounded down where enough paint was meant), the side it paid on
@@ -147,24 +166,46 @@ class Tolerances:
             return None
         return (min(ends), max(ends))
 
+    async def allowance_one_side_only(
+        self, p: Played, sides: list[tuple[float | None, str, int]]
+    ) -> bool:
+        """Whether the words allow, in so many words, as many whole steps as the verifier
+        pays on one side of honest play's value, on that side only, while it pays on the
+        other side too ("no more than 2 boxes beyond that", paid 2 below as well)."""
+        if not all(outcome == "fails" for _, outcome, _ in sides):
+            return False
+        words = task_words(self.ctx.env, p.base.task)
+        widths = [await self._width(p, 1, sides[0][2]), await self._width(p, -1, sides[1][2])]
+        for n, sign in enumerate((1, -1)):
+            if allowed_sides(words, widths[n]) == {sign} and widths[1 - n] >= 1:
+                return True
+        return False
+
+    async def _width(self, p: Played, sign: int, k: int) -> int:
+        """The whole steps the verifier pays on one side of honest play's value, where it
+        first failed at the `k`-th doubling."""
+        m = p.mutant
+        old, step = float(m.old), abs(float(m.new) - float(m.old)) or 1.0
+        if k == 0:
+            return 0
+        width: int = 2 ** (k - 1)
+        while width + 1 < 2**k and (
+            await self.passes_with(p, old + sign * step * (width + 1)) == "passes"
+        ):
+            width += 1
+        return width
+
     async def stated_allowance(self, p: Played, sides: list[tuple[float | None, str, int]]) -> bool:
         """Whether the whole steps the verifier pays on the open side of a window closed at
         once on the other are as many as the task's words allow ("no more than 2 boxes
         beyond that"): a stated allowance, not another answer accepted."""
-        m = p.mutant
-        old, step = float(m.old), abs(float(m.new) - float(m.old)) or 1.0
         (end, outcome, k), sign = next(
             (side, 1 - 2 * n) for n, side in enumerate(sides) if side[2] > 0
         )
         if end is None or outcome != "fails":
             return False
-        width = 2 ** (k - 1)  # the last doubling that passed; the steps after it, one by one
-        while width + 1 < 2**k and await self.passes_with(p, old + sign * step * (width + 1)) == (
-            "passes"
-        ):
-            width += 1
-        words = task_words(self.ctx.env, p.base.task)
-        return allows(words, width)
+        width = await self._width(p, sign, k)
+        return sign in allowed_sides(task_words(self.ctx.env, p.base.task), width)
 
     async def _side(
         self, p: Played, old: float, step: float, sign: int, steps: int
