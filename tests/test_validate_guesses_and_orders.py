@@ -212,10 +212,18 @@ def test_the_orders_words_state() -> None:
         ("check_id", "open_door")
     ]
     assert stated_orders("job_info shows the job; open_door opens it.", tools) == []
+    # a clause that frees or negates the order states none; "before noon" names no tool
+    assert stated_orders("You may call open_door before or after check_id.", tools) == []
+    assert stated_orders("Never call open_door before check_id.", tools) == []
+    assert stated_orders("Call check_id before noon and fit_lock after lunch.", tools) == []
+    leading = stated_orders("Before calling fit_lock, run check_id.", tools)
+    assert [(a, b) for a, b, _ in leading] == [("check_id", "fit_lock")]
     honest = [call("check_id", document="D1"), call("open_door")]
     assert broken_order(honest, list(reversed(honest)), words) is not None
     assert broken_order(honest, honest, words) is None
     assert broken_order(honest, list(reversed(honest)), "Open the door.") is None
+    # the call the tool refused did not happen: the tool kept the order
+    assert broken_order(honest, list(reversed(honest)), words, frozenset({(0, 0)})) is None
 
 
 # -- the value of the same form the prompt asked for ---------------------------------------
@@ -227,3 +235,5 @@ def test_the_prompts_values_of_a_sent_values_form() -> None:
     assert asked_alike("XY-9", prompt) == ["AB-12"]
     assert asked_alike("16:40", prompt) == []  # the prompt states it: nothing was moved
     assert asked_alike("Friday", prompt) == []  # no digit: a word, not a form
+    # several values of the form are options the prompt lists: a free choice, not the ask
+    assert asked_alike("B7", "Seat A1 is taken; seats C3 and D4 are free.") == []

@@ -384,7 +384,9 @@ def _stated_move(script: Script, task: Task, key: str, window: float) -> Script 
 
 async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) -> float | None:
     """The tolerance around the last call's numeric argument `key` (0 when there is none);
-    None when it is not a number (a string carrying one is judged as it is)."""
+    None where the values around it are a window the verifier accepts (no near miss is
+    judged). A clock time or a date is read on its own scale (`_clock_tolerance`); any other
+    string carrying a number is judged as it is (0)."""
     t, i, item = script_calls(script)[-1]
     args = call_arguments(item)
     value = args.get(key)
@@ -409,7 +411,9 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
 
 #: words that state a lower bound: a value above honest play's is slack, not a near miss
 _AT_LEAST = re.compile(
-    r"\b(at least|no less than|not less than|a minimum of|or more|or longer)\b", re.I
+    r"\b(at least|no less than|not less than|a minimum of|or more|or longer|no earlier than|"
+    r"not before|or later)\b",
+    re.I,
 )
 
 
@@ -424,14 +428,15 @@ async def _clock_tolerance(v: Context, task: Task, script: Script, key: str) -> 
     x = as_number(value)
     assert x is not None
 
-    def moved(y: float) -> Script:
-        turns = [list(turn) for turn in script]
+    async def paid(y: float) -> bool:
         new = written_like(y, value)
-        turns[t][i] = {**item, "arguments": {**args, key: new if new is not None else value}}
-        return turns
+        if new is None:  # past midnight, before year one: no such time to send
+            return False
+        turns = [list(turn) for turn in script]
+        turns[t][i] = {**item, "arguments": {**args, key: new}}
+        return not await _fails(v, task, turns, "a time by one")
 
-    later = not await _fails(v, task, moved(x + 1), "a time by one")
-    earlier = not await _fails(v, task, moved(x - 1), "a time by one")
+    later, earlier = await paid(x + 1), await paid(x - 1)
     if later and not earlier and _AT_LEAST.search(task_words(v.env, task)):
         return None
     return 0.0

@@ -5,8 +5,9 @@ window, an order with up to two spare boxes. Another task's honest answer may fa
 that region: a choice in the region, not a truth ignored. Where two honest trajectories
 differ only in numbers (plain, or inside text: a clock time, a date), the target is asked
 whether it grades those numbers at all: its own trajectory with each differing number moved
-past the other task's, further the same way, must fail (a region the verifier closes on that
-side). A verifier that ignores the number pays that too, and the replay stays a finding.
+past the other task's, further the same way (one at a time, the others as the other task has
+them), must fail (a region the verifier closes on that side). A verifier that ignores the
+number pays that too, and the replay stays a finding.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 #: how far past the other task's value the probe goes, as multiples of the gap, in turn
 FURTHER = (4, 2)
+#: the most differing numbers probed one by one (more: no region is claimed)
+MAX_DIFFS = 4
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 
@@ -101,14 +104,15 @@ def differing_numbers(
     return out
 
 
-def beyond(own: Script, diffs: list[Diff], k: int) -> Script | None:
-    """`own` with each differing value moved `k` times its gap to the other task's."""
+def beyond(own: Script, diffs: list[Diff], k: int, moved: int | None = None) -> Script | None:
+    """`own` with each differing value moved `k` times its gap to the other task's; where
+    `moved` is given, only that one (the others set to the other task's values)."""
     turns = [list(turn) for turn in own]
     calls = script_calls(own)
-    for n, path, mine, other in diffs:
+    for j, (n, path, mine, other) in enumerate(diffs):
         x, y = as_number(mine), as_number(other)
         assert x is not None and y is not None
-        new = written_like(x + k * (y - x), mine)
+        new = written_like(x + k * (y - x), mine) if moved in (None, j) else other
         if new is None:
             return None
         t, i, item = calls[n]
@@ -124,10 +128,18 @@ async def inside_a_region(
     differs from `target`'s own only in numbers the target grades as a region: moved further
     the same way they fail there."""
     diffs = differing_numbers(script, own, frozenset(refused_calls(script, result)))
-    if not diffs:
+    if not diffs or len(diffs) > MAX_DIFFS:
         return False
+    # each number on its own, the others as the other task has them: one the verifier
+    # ignores must not hide behind one it grades
+    return all([await _closed_past(v, target, own, diffs, j) for j in range(len(diffs))])
+
+
+async def _closed_past(v: Context, target: Task, own: Script, diffs: list[Diff], j: int) -> bool:
+    """Whether the `j`-th differing number, moved further past the other task's value, fails
+    on `target` (a value the tools refuse is no answer: the next distance is tried)."""
     for k in FURTHER:
-        far = beyond(own, diffs, k)
+        far = beyond(own, diffs, k, moved=j)
         if far is None:
             continue
         result = await v.run(target, far, "probe: past another task's answer")

@@ -56,15 +56,16 @@ def one_call_touched(honest: Script, mutant: Script) -> tuple[str, str] | None:
     return tool, args
 
 
-def without_call(script: Script, tool: str, args: str) -> Script:
-    """`script` without its first call of `tool` with the arguments `args` (JSON, sorted)."""
+def without_call(script: Script, tool: str, args: str) -> Script | None:
+    """`script` without its first call of `tool` with the arguments `args` (JSON, sorted);
+    None where it makes no such call."""
     for t, i, item in script_calls(script):
         if item.get("name") == tool and json.dumps(call_arguments(item), sort_keys=True) == args:
             out = [
                 [x for k, x in enumerate(turn) if (n, k) != (t, i)] for n, turn in enumerate(script)
             ]
             return [turn for turn in out if turn]
-    return script
+    return None
 
 
 async def graded_as_a_share(ctx: Context, task: Task, script: Script, tool: str) -> bool:
@@ -104,6 +105,9 @@ class Shares:
         spare = (task.task_id, control.name, tool, args)
         if spare not in self.spare:
             left = without_call(control.script, tool, args)
-            result = await self.ctx.run(task, left, f"a share: one {tool} call left out")
-            self.spare[spare] = self.ctx.passes(result) and not result.mask_sample
+            if left is None:
+                self.spare[spare] = False
+            else:
+                result = await self.ctx.run(task, left, f"a share: one {tool} call left out")
+                self.spare[spare] = self.ctx.passes(result) and not result.mask_sample
         return self.spare[spare]

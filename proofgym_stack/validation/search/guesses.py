@@ -16,11 +16,18 @@ are the author's choice is for the words to say.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, set_at
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    script_calls,
+    set_at,
+    tool_outputs,
+)
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     _item,
@@ -36,6 +43,10 @@ from proofgym_stack.validation.search.values import Pools, candidates
 MAX_TRIES = 5
 #: guess mutants per script
 MAX_GUESSES = 2
+#: words that state a limit on tries
+_LIMIT = re.compile(
+    r"\b(?:lock|locks|locked|lockout|attempts?|tries|try left|wrong answers?|chances?)\b", re.I
+)
 LOOKED = (
     "full reward after guessing through the options: the same guesses fail, and fail with "
     "one look before the right try, but pay with a look (a tool that only reads) after each "
@@ -92,12 +103,18 @@ def _look_before(script: Script, at: tuple[int, int], looks: set[str]) -> dict[s
     return found
 
 
-async def looked_guess(p: Played, play: Play, passes: Passes, looks: set[str]) -> Played | None:
-    """For a guess that failed: the guess with a look after each wrong try, played, where it
-    passes while the guess with one look before the right try fails. None otherwise."""
+async def looked_guess(
+    p: Played, play: Play, passes: Passes, looks: set[str], words: str = ""
+) -> Played | None:
+    """For a guess that failed where the task's words or the tools state a limit on tries
+    ("two wrong answers lock it", "one attempt left"): the guess with a look after each wrong
+    try, played, where it passes while the guess with one look before the right try fails.
+    None otherwise."""
     m = p.mutant
     if m.op != "guess" or m.call_at is None or passes(p.result) or p.result.mask_sample:
         return None
+    if not _LIMIT.search(words) and not any(_LIMIT.search(o) for o in tool_outputs(p.result)):
+        return None  # no limit on tries stated: what a look does to them is not judged
     look = _look_before(p.honest.control.script, m.call_at, looks)
     if look is None:
         return None

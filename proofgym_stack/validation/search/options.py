@@ -49,7 +49,7 @@ def _json(text: str) -> list[str] | None:
             value = lists[0]
         elif all(isinstance(v, dict) for v in value.values()):
             value = [{"key": k, **v} for k, v in value.items()]
-        elif len(maps := [v for v in value.values() if _choices(v)]) == 1:
+        elif len(maps := [v for k, v in value.items() if _choices(k, v)]) == 1:
             # one map of choices inside a record ("options": {"A": "2 m", "B": "20 m"}): its
             # entries are the listing, each key an option
             value = [{"key": k, "value": v} for k, v in maps[0].items()]
@@ -58,16 +58,19 @@ def _json(text: str) -> list[str] | None:
     return None
 
 
-def _choices(value: Any) -> bool:
-    """Whether `value` is a map of at least two choices: short keys to plain values."""
-    return (
-        isinstance(value, dict)
-        and len(value) >= 2
-        and all(len(str(k)) <= 40 for k in value)
-        and all(
-            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value.values()
-        )
-    )
+_CHOICE_KEYS = re.compile(r"options?|choices?|answers?|alternatives?", re.I)
+
+
+def _choices(key: Any, value: Any) -> bool:
+    """Whether `value` (under `key`) is a map of at least two choices to plain values: its
+    keys labels (`A`, `B`, `1`: at most 3 characters each) or the map named as options (a
+    balance's `checking` and `savings`, a `min` and a `max`, are no choices)."""
+    if not isinstance(value, dict) or len(value) < 2:
+        return False
+    values = list(value.values())
+    plain = all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values)
+    labels = all(len(str(k)) <= 3 for k in value)
+    return plain and (labels or _CHOICE_KEYS.fullmatch(str(key)) is not None)
 
 
 def _object(record: str) -> dict[str, Any] | None:

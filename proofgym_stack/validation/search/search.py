@@ -32,6 +32,7 @@ from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import (
     Script,
+    refused_calls,
     script_calls,
     tool_outputs,
 )
@@ -195,9 +196,11 @@ class Search:
             looks = set(ctx.env.observing_tools(p.base.task))
             if skipped := await skipped_step(p, self.play, self.ctx.passes, looks):
                 self.found("another_world", PAYS, skipped, INJECTED)
-        for p in [p for p in played if p.mutant.op == "guess"]:
+        guessed = [] if ctx.env.random_play_can_pass else played  # a game of chance: n/a
+        for p in [p for p in guessed if p.mutant.op == "guess"]:
             looks = set(ctx.env.observing_tools(p.base.task))
-            if looked := await looked_guess(p, self.play, self.ctx.passes, looks):
+            words = task_words(ctx.env, p.base.task)
+            if looked := await looked_guess(p, self.play, self.ctx.passes, looks, words):
                 self.found("another_world", PAYS, looked, LOOKED)
                 self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
@@ -310,8 +313,9 @@ class Search:
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
                 continue
+            refused_here = frozenset(refused_calls(m.script, p.result))
             if m.op == "call_reorder" and (
-                order := broken_order(p.honest.control.script, m.script, words_of)
+                order := broken_order(p.honest.control.script, m.script, words_of, refused_here)
             ):
                 self.found("stated_rule", PAYS, p, f"full reward: {order}")
                 self._still[id(self.findings[-1])] = order_still_broken(

@@ -39,11 +39,16 @@ TOLERANCE_STEPS = 8
 #: a number the words allow past a requirement: "no more than 2 boxes beyond that"
 _ALLOWS = (
     r"\b(?:no more than|not more than|at most|up to|a maximum of)\s+{n}\b",
-    r"\b{n}\s+(?:\w+\s+){{0,2}}?(?:spare|extra|more|beyond|over|above|fewer|less|under)\b",
+    r"\b{n}\s+(?:\w+\s+){{0,2}}?(?:spare|extra|beyond|over|above|fewer|less|under)\b",
 )
-#: the side an allowance is on: above the requirement, or below it
-_ABOVE = re.compile(r"\b(?:spare|extra|more|beyond|over|above|surplus)\b", re.I)
-_BELOW = re.compile(r"\b(?:fewer|less|under|below|short)\b", re.I)
+#: the side an allowance is on, read after its number up to the clause's end: above the
+#: requirement, below it, or either way
+_ABOVE = re.compile(r"\b(?:spare|extra|more|beyond|over|above|surplus|late|later)\b", re.I)
+_BELOW = re.compile(r"\b(?:fewer|less|under|below|short|early|earlier)\b", re.I)
+_EITHER = re.compile(r"\b(?:either way|either side|plus or minus|or so)\b|±", re.I)
+_CLAUSE_END = re.compile(r"[.;,:!?\n]")
+#: the widest allowance read as one stated in so many words (a width probed one by one)
+MAX_ALLOWANCE = 8
 #: how far (doublings) the other side is followed when one side closed at once
 FAR_STEPS = 20
 #: a side the verifier closes only this many doublings out (8 steps) or farther, against one
@@ -62,11 +67,13 @@ def allowed_sides(words: str, n: int) -> set[int]:
     out: set[int] = set()
     for pattern in _ALLOWS:
         for m in re.finditer(pattern.format(n=n), words, re.I):
-            tail = words[m.start() : m.end() + 40]
+            at = words.find(str(n), m.start()) + len(str(n))
+            end = _CLAUSE_END.search(words, at)
+            tail = words[at : end.start() if end else len(words)]
             above, below = _ABOVE.search(tail), _BELOW.search(tail)
-            out |= ({1} if above else set()) | ({-1} if below else set())
-            if not (above or below):
+            if _EITHER.search(tail) or not (above or below):
                 out |= {1, -1}
+            out |= ({1} if above else set()) | ({-1} if below else set())
     return out
 
 
@@ -182,18 +189,24 @@ class Tolerances:
         return False
 
     async def _width(self, p: Played, sign: int, k: int) -> int:
-        """The whole steps the verifier pays on one side of honest play's value, where it
-        first failed at the `k`-th doubling."""
+        """The whole units the verifier pays on one side of honest play's value, where it
+        first failed at the `k`-th doubling (a binary search between the doublings)."""
         m = p.mutant
         old, step = float(m.old), abs(float(m.new) - float(m.old)) or 1.0
         if k == 0:
             return 0
-        width: int = 2 ** (k - 1)
-        while width + 1 < 2**k and (
-            await self.passes_with(p, old + sign * step * (width + 1)) == "passes"
-        ):
-            width += 1
-        return width
+        # in whole units: the last paid value lies between the last doubling that paid and
+        # the one that failed; a width past what words state one by one is not looked for
+        low, high = round(step * (1 << (k - 1))), round(step * (1 << k))
+        if low > MAX_ALLOWANCE:
+            return low
+        while high - low > 1:
+            mid = (low + high) // 2
+            if await self.passes_with(p, old + sign * mid) == "passes":
+                low = mid
+            else:
+                high = mid
+        return low
 
     async def stated_allowance(self, p: Played, sides: list[tuple[float | None, str, int]]) -> bool:
         """Whether the whole steps the verifier pays on the open side of a window closed at

@@ -118,13 +118,16 @@ def _form(value: str) -> re.Pattern[str]:
 def asked_alike(value: Any, prompt: str, limit: int = 4) -> list[str]:
     """For a text argument holding digits (a time, a date, a code) that the prompt does not
     state: the prompt's values of the same form (the start the director asked for, where
-    honest play moved it): what a policy that copies the request sends."""
+    honest play moved it): what a policy that copies the request sends. Only where the
+    prompt states one value of that form."""
     if not isinstance(value, str) or not re.search(r"\d", value) or len(value) > 40:
         return []
-    if value in prompt:
+    if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", prompt):
         return []
-    found = [m.group() for m in _form(value).finditer(prompt)]
-    return [v for v in dict.fromkeys(found) if v != value][:limit]
+    found = list(dict.fromkeys(m.group() for m in _form(value).finditer(prompt)))
+    # one value of that form is what the prompt asked for; several are options it lists (the
+    # free seats, the dates on offer), a choice among them the policy's own
+    return found[:limit] if len(found) == 1 else []
 
 
 def common_prefix(texts: list[str]) -> str:
