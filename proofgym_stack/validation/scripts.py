@@ -143,3 +143,11 @@ def refused_calls(script: Script, result: RunResult) -> set[tuple[int, int]]:
         for n, (t, i, _) in enumerate(script_calls(script))
         if n < len(outputs) and outputs[n].startswith("Error:")
     }
+
+
+def without(script: Script, t: int, i: int) -> Script:
+    """`script` without the item at turn `t`, position `i` (an emptied turn dropped)."""
+    turns = [
+        [item for j, item in enumerate(turn) if (k, j) != (t, i)] for k, turn in enumerate(script)
+    ]
+    return [turn for turn in turns if turn]

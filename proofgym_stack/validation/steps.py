@@ -37,6 +37,7 @@ from proofgym_stack.validation.scripts import (
     outcome,
     script_calls,
     tool_outputs,
+    without,
 )
 from proofgym_stack.validation.shares import graded_as_a_share
 
@@ -44,14 +45,6 @@ if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
 MAX_TASKS = 2
-
-
-def without(script: Script, t: int, i: int) -> Script:
-    """`script` without the item at turn `t`, position `i` (an emptied turn dropped)."""
-    turns = [
-        [item for j, item in enumerate(turn) if (k, j) != (t, i)] for k, turn in enumerate(script)
-    ]
-    return [turn for turn in turns if turn]
 
 
 def inserted(script: Script, call: dict[str, Any]) -> Script:

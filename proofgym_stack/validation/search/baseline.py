@@ -22,12 +22,13 @@ from proofgym_stack.validation.scripts import (
     leaves,
     named_tool_outputs,
     script_calls,
+    without,
 )
 from proofgym_stack.validation.search.mutants import leaf_key
 from proofgym_stack.validation.search.tracing import Line, VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import Pools, numbers, quoted, tokens
 from proofgym_stack.validation.search.world import World, differences
-from proofgym_stack.validation.steps import inserted, observations, without
+from proofgym_stack.validation.steps import inserted, observations
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context

@@ -9,7 +9,13 @@ import re
 from typing import Any
 
 from proofgym.wire.protocol import Task
-from proofgym_stack.validation.scripts import call_index, leaves, script_calls, tool_outputs
+from proofgym_stack.validation.scripts import (
+    call_index,
+    leaves,
+    refused_calls,
+    script_calls,
+    tool_outputs,
+)
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import listed_with, siblings
 from proofgym_stack.validation.search.tolerance import Played
@@ -131,7 +137,7 @@ def no_effect(p: Played) -> bool:
         p.honest.world, p.record.world, p.base.ignored
     ):
         return False
-    errors = sum(o.startswith("Error:") for o in tool_outputs(p.result))
+    errors = len(refused_calls(p.mutant.script, p.result))
     honest = sum(o.startswith("Error:") for o in p.honest.outputs)
     extra = len(script_calls(p.mutant.script)) - len(script_calls(p.honest.control.script))
     return extra > 0 and errors - honest == extra
