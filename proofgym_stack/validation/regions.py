@@ -13,6 +13,7 @@ number pays that too, and the replay stays a finding.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -85,13 +86,25 @@ def differing_numbers(
     """(call of `own`, path, own value, other value) for each leaf where another trajectory
     (its calls at `skip` left aside: refused, they took no effect) makes the same calls on the
     same things, in any order, with other numbers; None where it differs in anything else."""
+    return differing_leaves(script, own, _key, skip)
+
+
+def differing_leaves(
+    script: Script,
+    own: Script,
+    key: Callable[[dict[str, Any]], tuple[Any, ...]],
+    skip: frozenset[tuple[int, int]] = frozenset(),
+) -> list[Diff] | None:
+    """(call of `own`, path, own value, other value) for each leaf where `script` (its calls
+    at `skip` left aside) makes the same calls as `own`, matched by `key` (what names the
+    thing a call acts on), in any order; None where a call is unmatched on either side."""
     theirs: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for t, i, item in script_calls(script):
         if (t, i) not in skip:
-            theirs.setdefault(_key(item), []).append(item)
+            theirs.setdefault(key(item), []).append(item)
     out: list[Diff] = []
     for n, (_, _, a) in enumerate(script_calls(own)):
-        match = theirs.get(_key(a))
+        match = theirs.get(key(a))
         if not match:
             return None
         b = match.pop(0)

@@ -14,13 +14,15 @@ wrong for the other: the two tasks accept different things). A game of chance
 replay that passes by choosing, where the two references differ, only values the target's own
 tools listed earlier in that rollout (another free slot) chose among the target's options: no
 finding; nor does one that differs only in numbers the target grades as a region around its
-own (`regions`: moved further the same way, they fail there).
+own (`regions`: moved further the same way, they fail there), nor one that differs only in
+closed choices the target grades (`choices`: circuit A or B; another combination satisfies it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.leaks import secrets_of
 from proofgym_stack.validation.regions import inside_a_region
 from proofgym_stack.validation.scripts import offered_choices, outcome, tool_outputs
@@ -64,6 +66,8 @@ async def check_cross_task_replay(v: Context) -> None:
                 continue  # another option the target's own tools listed: an honest choice
             if v.passes(result) and await inside_a_region(v, target, script, own, result):
                 continue  # inside the region the target accepts, which it closes further on
+            if v.passes(result) and await among_accepted(v, target, script, own, result):
+                continue  # another of the combinations of closed choices the target accepts
             if v.passes(result) or result.mask_sample:
                 how = outcome(result)
                 problems.append(f"{source.task_id}'s reference on {target.task_id}: {how}")

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import (
     Script,
@@ -474,13 +475,25 @@ class Search:
                 return False
             replays[key] += 1
             result, record = await self.play(target, p.mutant.script, "search: another truth")
-            if self.ctx.passes(result) and not await self.steered(p, target, record):
+            if (
+                self.ctx.passes(result)
+                and not await self.steered(p, target, record)
+                and not await self.chosen(p, target, result)
+            ):
                 self.found(
                     "another_truth", PAYS, p, f"passes on {target.task_id} too, whose truth differs"
                 )
                 self.findings[-1].why += f" [target {target.task_id}]"
                 return True
         return False
+
+    async def chosen(self, p: Played, target: Task, result: RunResult) -> bool:
+        """Whether the mutant differs from the target's own honest play only in closed
+        choices the target grades (`choices`): another combination it accepts."""
+        control = self.ctx.reference(target.task_id)
+        if control is None:
+            return False
+        return await among_accepted(self.ctx, target, p.mutant.script, control.script, result)
 
     async def steered(self, p: Played, target: Task, record: VerifyRecord | None) -> bool:
         """Whether the mutant, played on `target`, left exactly the world the target's own

@@ -1,0 +1,111 @@
+"""Another task's answer among the several a task accepts from a closed set of choices.
+
+Some tasks are constraints over a few closed choices, not one answer: put each rig on circuit A
+or B so that neither overloads, seat each guest at table 1, 2 or 3. Many combinations satisfy
+one task, and another task's honest combination may satisfy this one too: a choice the target
+accepts, not a truth it ignores. Where a trajectory differs from the target's own honest one
+only in such choices (string values at an argument that takes, across every sampled task's
+honest play, a few values that repeat: a vocabulary, not names), the target is asked whether
+it grades those choices at all: its own honest trajectory with one choice changed to another
+word of the vocabulary must fail somewhere. A verifier that ignores the choice pays every such
+change, and the accusation stands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.regions import Diff, differing_leaves
+from proofgym_stack.validation.scripts import (
+    ArgPath,
+    Script,
+    call_arguments,
+    leaves,
+    refused_calls,
+    script_calls,
+    set_at,
+)
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+#: the most words a vocabulary of choices has (more: names, not choices)
+MAX_WORDS = 4
+#: the most changes of the target's own choices tried before it is judged not to grade them
+MAX_PROBES = 8
+
+Site = tuple[Any, ArgPath]
+
+
+def vocabulary(scripts: list[Script]) -> dict[Site, set[str]]:
+    """(tool, argument path) -> its words, where the string values sent there across the
+    honest trajectories are a closed set: two to MAX_WORDS of them, each word used more than
+    once on the whole (a rig's circuit; not the rig's id, used once per trajectory)."""
+    seen: dict[Site, list[str]] = {}
+    for script in scripts:
+        for _, _, item in script_calls(script):
+            for path, value in leaves(call_arguments(item)):
+                if isinstance(value, str) and value.strip():
+                    seen.setdefault((item.get("name"), path), []).append(value)
+    out: dict[Site, set[str]] = {}
+    for site, values in seen.items():
+        words = set(values)
+        if 2 <= len(words) <= MAX_WORDS and len(values) > len(words) * 2:
+            out[site] = words
+    return out
+
+
+def _key(item: dict[str, Any], words: dict[Site, set[str]]) -> tuple[Any, ...]:
+    """A call's tool and its values that are not choices: what names the thing it acts on."""
+    name = item.get("name")
+    rest = [(p, repr(x)) for p, x in leaves(call_arguments(item)) if (name, p) not in words]
+    return (name, tuple(sorted(rest)))
+
+
+def differing_choices(
+    script: Script,
+    own: Script,
+    words: dict[Site, set[str]],
+    skip: frozenset[tuple[int, int]] = frozenset(),
+) -> list[Diff] | None:
+    """(call of `own`, path, own word, the other's word) for each choice where `script` (its
+    calls at `skip` left aside: refused, they took no effect) makes the same calls on the same
+    things as `own`, in any order, with other words; None where it differs in anything else."""
+    return differing_leaves(script, own, lambda item: _key(item, words), skip)
+
+
+def _changed(own: Script, n: int, path: ArgPath, word: str) -> Script:
+    turns = [list(turn) for turn in own]
+    t, i, item = script_calls(own)[n]
+    turns[t][i] = {**item, "arguments": set_at(call_arguments(item), path, word)}
+    return turns
+
+
+async def among_accepted(
+    v: Context, target: Task, script: Script, own: Script, result: RunResult
+) -> bool:
+    """Whether `script` (paid on `target` with `result`) makes, where its calls took effect,
+    the target's own honest calls, or differs from them only in closed choices the target
+    grades: one of its own choices changed to another word fails there."""
+    refs = [c.script for t in v.tasks if (c := v.reference(t.task_id)) is not None]
+    words = vocabulary(refs)
+    diffs = differing_choices(script, own, words, frozenset(refused_calls(script, result)))
+    if diffs is None:
+        return False
+    if not diffs:
+        return True  # where its calls took effect, they are the target's own honest ones
+    tried = 0
+    for n, (_, _, item) in enumerate(script_calls(own)):
+        for path, value in leaves(call_arguments(item)):
+            for word in sorted(words.get((item.get("name"), path), set()) - {value}):
+                if tried >= MAX_PROBES:
+                    return False
+                tried += 1
+                probe = _changed(own, n, path, word)
+                got = await v.run(target, probe, "probe: another of the target's choices")
+                if got.mask_sample or refused_calls(probe, got):
+                    continue  # a word the tools refuse says nothing of what is graded
+                if not v.passes(got):
+                    return True
+    return False
