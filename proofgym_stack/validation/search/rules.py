@@ -62,6 +62,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("time", re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap]\.?m\.?)(?!\w)", re.I)),
     ("money", re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")),
     ("money", re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s?(usd|dollars|gbp|pounds|eur|euros)\b", re.I)),
+    ("money", re.compile(r"\b(usd|gbp|eur)\s?(\d[\d,]*(?:\.\d+)?)", re.I)),
     ("unit", re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNIT_ALT})(?![\w])", re.I)),
 ]
 #: words that make the value after them a bound: the largest allowed (`upper`) or the least
@@ -160,7 +161,10 @@ def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
                 hour = 0
             value = hour * 60 + minute
         elif kind == "money":
-            symbol, amount = (g[0], g[1]) if g[0] in "£$€" else (_MONEY_WORDS[g[1].lower()], g[0])
+            if g[0] in "£$€" or g[0].lower() in _MONEY_WORDS:  # "£40", "GBP 40"
+                symbol, amount = _MONEY_WORDS.get(g[0].lower(), g[0]), g[1]
+            else:  # "40 GBP"
+                symbol, amount = _MONEY_WORDS[g[1].lower()], g[0]
             kind, value = f"money:{symbol}", float(amount.replace(",", ""))
         else:
             kind, value = f"unit:{UNITS[g[1].lower()]}", float(g[0])

@@ -346,7 +346,13 @@ class Search:
             if m.op in WORDED:  # the reply or the action against the task's words
                 rule, still = stated(p, words_of, looks)
                 if rule and still is not None:
-                    self.found("stated_rule", PAYS, p, f"full reward: {rule}")
+                    # a value left out of the report of an action honest play took (the
+                    # booking made, the quote accepted) gains no reward the action did not
+                    # earn: worth telling the author, not an accusation; left out of the
+                    # answer to a question, it is the answer withheld
+                    acted = bool(lost(p.base.initial, p.honest.world, p.base.ignored))
+                    severity = ADVISORY if m.op == "withhold" and acted else PAYS
+                    self.found("stated_rule", severity, p, f"full reward: {rule}")
                     self._still[id(self.findings[-1])] = still
                     continue
                 if m.op not in ("tool_swap", "undo"):

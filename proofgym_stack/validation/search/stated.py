@@ -16,6 +16,7 @@ from functools import partial
 from proofgym_stack.validation.scripts import Script, final_reply, script_calls, tool_outputs
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.objective import worse_option
 from proofgym_stack.validation.search.rules import (
     clauses,
     crossed,
@@ -66,7 +67,7 @@ def stated(
 def broken_rule(p: Played, words: str) -> str | None:
     """For another printed option chosen in the honest one's place: the rule the task's
     words (prompt and instructions) state that it breaks and the honest option keeps
-    (`options.crossed`), or None."""
+    (`options.crossed`; an objective it ranks worse on, `objective`), or None."""
     m = p.mutant
     if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
         return None
@@ -74,6 +75,7 @@ def broken_rule(p: Played, words: str) -> str | None:
     return (
         crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
+        or worse_option(m.old, m.new, shown, words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)

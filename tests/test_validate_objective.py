@@ -1,0 +1,123 @@
+"""An objective the task's words state (`objective`), read off blind batch 05k (roofquotes):
+a feasible option paid in place of the cheapest is accused; the sound twin, which pays only
+the cheapest, is not; and a value left out of the report of an action taken is advisory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openai.types.responses import Response
+from test_validate_policy_moves import pays, tasks
+from test_validate_unseen import call, failed, say, validate
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.search.objective import objectives, worse_option
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.compose import all_or_nothing
+
+LISTING = ["Q-1 | Apex | GBP 5200 | scaffolding: yes", "Q-2 | Kite | GBP 3900 | scaffolding: yes"]
+
+
+def test_an_option_worse_on_the_stated_objective_is_not_the_one_asked_for() -> None:
+    words = "Accept the cheapest quote that includes scaffolding."
+    assert objectives(words)[0][1:] == (("money:",), "min")
+    assert worse_option("Q-2", "Q-1", LISTING, words) is not None
+    assert worse_option("Q-1", "Q-2", LISTING, words) is None  # cheaper: another rule's job
+    assert (
+        worse_option("Q-2", "Q-1", LISTING, "Accept any quote, not necessarily the cheapest.")
+        is None
+    )
+    assert worse_option("Q-2", "Q-1", LISTING, "Accept the quote with scaffolding.") is None
+    two_prices = ["Q-1 | GBP 5200 | deposit GBP 10", "Q-2 | GBP 3900 | deposit GBP 900"]
+    assert worse_option("Q-2", "Q-1", two_prices, words) is None  # which price ranks?
+    slots = ["S1 | 2027-03-02 09:00", "S2 | 2027-03-01 17:00"]
+    assert worse_option("S2", "S1", slots, "Book the earliest slot.") is not None
+    assert worse_option("S2", "S1", slots, "Arrive by 10:00 at the earliest.") is None
+
+
+class Booked:
+    """The quote accepted, if any."""
+
+    def __init__(self, quotes: dict[str, int]) -> None:
+        self.quotes = quotes
+        self.accepted: str | None = None
+
+
+class Quotes(Environment[Booked]):
+    """Accept the cheapest quote, then say which."""
+
+    name = "quotes"
+    #: the plant: any quote listed pays (the objective never checked)
+    checks_price = True
+
+    def create_state(self, task: Task, workdir: Path | None) -> Booked:
+        return Booked(task.task_data["quotes"])
+
+    def instructions(self, task: Task) -> str:
+        return "Accept the cheapest quote with list_quotes and accept, then tell me which."
+
+    @tool(observes=True)
+    def list_quotes(self, state: Booked) -> str:
+        """Every quote: id and price."""
+        return "\n".join(f"{q} | GBP {p}" for q, p in state.quotes.items())
+
+    @tool
+    def accept(self, state: Booked, quote_id: str) -> str:
+        """Accept one quote.
+
+        Args:
+            quote_id: as list_quotes shows it.
+        """
+        if quote_id not in state.quotes or state.accepted:
+            raise ToolError(f"cannot accept {quote_id}", "invalid")
+        state.accepted = quote_id
+        return f"Accepted {quote_id}."
+
+    def verify(self, state: Booked, task: Task, response: Response) -> VerifyResult:
+        best = min(state.quotes, key=lambda q: state.quotes[q])
+        ok = state.accepted is not None and (state.accepted == best or not self.checks_price)
+        return all_or_nothing([Check(name="cheapest", passed=ok, detail=str(state.accepted))])
+
+    def controls(self, task: Task) -> list[Control]:
+        quotes: dict[str, int] = task.task_data["quotes"]
+        best = min(quotes, key=lambda q: quotes[q])
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[
+                    call("list_quotes"),
+                    call("accept", quote_id=best),
+                    say(f"Accepted {best}."),
+                ],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Accepted the cheapest.")]),
+            Control(name="violation_none", expect="fail", script=[call("list_quotes"), say("No.")]),
+        ]
+
+
+def _tasks() -> list[Task]:
+    rows = [
+        {"Q-11": 5200, "Q-12": 3900, "Q-13": 4400},
+        {"Q-21": 2500, "Q-22": 2900, "Q-23": 6100},
+        {"Q-31": 7000, "Q-32": 6900, "Q-33": 3100},
+        {"Q-41": 4100, "Q-42": 3800, "Q-43": 3950},
+    ]
+    return tasks(
+        "quotes",
+        [(f"House {n}: please get the roof fixed.", {"quotes": q}) for n, q in enumerate(rows)],
+    )
+
+
+async def test_the_sound_twin_that_pays_only_the_cheapest_is_not_accused() -> None:
+    report = await validate(Quotes(), _tasks())
+    assert "search" not in failed(report), pays(report)
+
+
+class QuotesAnyQuote(Quotes):
+    checks_price = False
+
+
+async def test_a_dearer_quote_paid_in_place_of_the_cheapest_is_accused() -> None:
+    report = await validate(QuotesAnyQuote(), _tasks())
+    assert any("is not the cheapest option" in why for _, why in pays(report)), pays(report)
