@@ -392,6 +392,27 @@ def _join_chain(
     return []
 
 
+def _written_apart(
+    script: Script, group: list[tuple[int, int, dict[str, Any]]], key: str, value: Any
+) -> Script | None:
+    """The calls of `group` with `key` set to the first call's text, each written another
+    way (other casing, a space before or after): one thing entered as many, for a tool that
+    looks it up leniently and a verifier that counts the raw strings."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    forms = list(
+        dict.fromkeys([value.lower(), value.upper(), f" {value}", f"{value} ", value.title()])
+    )
+    forms = [f for f in forms if f != value]
+    changed, k = script, 0
+    for t, i, item in group[1:]:
+        args = call_arguments(item)
+        if key in args and args[key] != value and k < len(forms):
+            changed = with_call(changed, t, i, {**args, key: forms[k]})
+            k += 1
+    return changed if k else None
+
+
 def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
     """Compound changes a policy tries across the trajectory: one value sprayed over every
     call of a tool (each call's argument set to the first call's), two arguments of one call
@@ -422,6 +443,17 @@ def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
                         site_of(name, (key,)),
                         "same_value",
                         f"{name}: every call's {key} set to the first's {_short(value)}",
+                    )
+                )
+            if sprayed := _written_apart(script, group, key, value):
+                out.append(
+                    Mutant(
+                        sprayed,
+                        "same_value",
+                        site_of(name, (key,)),
+                        "same_value",
+                        f"{name}: every call's {key} set to the first's {_short(value)}, "
+                        "each written another way (case, a space)",
                     )
                 )
     for t, i, item in calls:
