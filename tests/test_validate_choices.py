@@ -27,6 +27,12 @@ def test_a_vocabulary_is_a_few_repeated_words_not_names() -> None:
     assert differing_choices(two, one, words) == [(0, ("circuit",), "A", "B")]
     assert differing_choices(three, one, words) is None  # other rigs: other things acted on
     assert differing_choices(one, one, words) == []
+    # a weekday several tasks go on is a choice too; a thing acted on again: the last stands
+    week = [call("plan", task="T1", day=2), call("plan", task="T2", day=2)]
+    moved = [*week, call("plan", task="T2", day=4)]
+    days = vocabulary([week, [call("plan", task="T1", day=1), call("plan", task="T2", day=1)]])
+    assert days == {("plan", ("day",)): {1, 2}}
+    assert differing_choices(moved, week, days) == [(1, ("day",), 2, 4)]
 
 
 class Board:

@@ -31,32 +31,45 @@ if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
 #: the most words a vocabulary of choices has (more: names, not choices)
-MAX_WORDS = 4
+MAX_WORDS = 7
 #: the most changes of the target's own choices tried before it is judged not to grade them
 MAX_PROBES = 8
 
 Site = tuple[Any, ArgPath]
 
 
-def vocabulary(scripts: list[Script]) -> dict[Site, set[str]]:
-    """(tool, argument path) -> its words, where the string values sent there across the
-    honest trajectories are a closed set: two to MAX_WORDS of them, each word used more than
-    once on the whole (a rig's circuit; not the rig's id, used once per trajectory)."""
-    seen: dict[Site, list[str]] = {}
+def _choice_like(value: Any) -> bool:
+    """A value a closed set of choices could hold: a word, or a whole number (a weekday 1-5)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def vocabulary(scripts: list[Script]) -> dict[Site, set[Any]]:
+    """(tool, argument path) -> its words, where the values sent there across the honest
+    trajectories are a closed set: two to MAX_WORDS of them, some word sent more than once
+    within one trajectory (a circuit several rigs share, a weekday several tasks go on; not a
+    rig's id, sent once per trajectory)."""
+    seen: dict[Site, list[Any]] = {}
+    repeated: set[Site] = set()
     for script in scripts:
+        here: dict[Site, list[Any]] = {}
         for _, _, item in script_calls(script):
             for path, value in leaves(call_arguments(item)):
-                if isinstance(value, str) and value.strip():
-                    seen.setdefault((item.get("name"), path), []).append(value)
-    out: dict[Site, set[str]] = {}
-    for site, values in seen.items():
-        words = set(values)
-        if 2 <= len(words) <= MAX_WORDS and len(values) > len(words) * 2:
-            out[site] = words
-    return out
+                if _choice_like(value):
+                    here.setdefault((item.get("name"), path), []).append(value)
+        for site, values in here.items():
+            seen.setdefault(site, []).extend(values)
+            if len(values) > len(set(values)):
+                repeated.add(site)
+    return {
+        site: set(values)
+        for site, values in seen.items()
+        if site in repeated and 2 <= len(set(values)) <= MAX_WORDS
+    }
 
 
-def _key(item: dict[str, Any], words: dict[Site, set[str]]) -> tuple[Any, ...]:
+def _key(item: dict[str, Any], words: dict[Site, set[Any]]) -> tuple[Any, ...]:
     """A call's tool and its values that are not choices: what names the thing it acts on."""
     name = item.get("name")
     rest = [(p, repr(x)) for p, x in leaves(call_arguments(item)) if (name, p) not in words]
@@ -66,13 +79,17 @@ def _key(item: dict[str, Any], words: dict[Site, set[str]]) -> tuple[Any, ...]:
 def differing_choices(
     script: Script,
     own: Script,
-    words: dict[Site, set[str]],
+    words: dict[Site, set[Any]],
     skip: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[Diff] | None:
     """(call of `own`, path, own word, the other's word) for each choice where `script` (its
     calls at `skip` left aside: refused, they took no effect) makes the same calls on the same
     things as `own`, in any order, with other words; None where it differs in anything else."""
-    return differing_leaves(script, own, lambda item: _key(item, words), skip)
+    calls = [(t, i, _key(item, words)) for t, i, item in script_calls(script) if (t, i) not in skip]
+    # a thing acted on again: the last call that took effect stands ("scheduling again moves
+    # it"; the refused ones did nothing)
+    again = {(t, i) for n, (t, i, k) in enumerate(calls) if k in [c[2] for c in calls[n + 1 :]]}
+    return differing_leaves(script, own, lambda item: _key(item, words), skip | again)
 
 
 def _changed(own: Script, n: int, path: ArgPath, word: str) -> Script:
@@ -98,7 +115,7 @@ async def among_accepted(
     tried = 0
     for n, (_, _, item) in enumerate(script_calls(own)):
         for path, value in leaves(call_arguments(item)):
-            for word in sorted(words.get((item.get("name"), path), set()) - {value}):
+            for word in sorted(words.get((item.get("name"), path), set()) - {value}, key=repr):
                 if tried >= MAX_PROBES:
                     return False
                 tried += 1

@@ -433,6 +433,7 @@ class Search:
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or m.op == "gather"
+                        or (m.op == "call_drop" and m.site in looks)  # a look's own bookkeeping
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or trimmed_prose(m)
