@@ -1,4 +1,5 @@
-"""An objective the task's words state (`objective`), read off blind batch 05k (roofquotes):
+"""An objective the task's words state (`objective`), read off blind batch 05k (roofquotes), and a
+band they keep values out of (05l micfreq: "never inside 606-614 MHz"):
 a feasible option paid in place of the cheapest is accused; the sound twin, which pays only
 the cheapest, is not; and a value left out of the report of an action taken is advisory."""
 
@@ -12,6 +13,8 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.objective import objectives, worse_option
+from proofgym_stack.validation.search.rules import bounds, crossed
+from proofgym_stack.validation.search.stated import _unit_of
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -121,3 +124,14 @@ class QuotesAnyQuote(Quotes):
 async def test_a_dearer_quote_paid_in_place_of_the_cheapest_is_accused() -> None:
     report = await validate(QuotesAnyQuote(), _tasks())
     assert any("is not the cheapest option" in why for _, why in pays(report)), pays(report)
+
+
+def test_a_band_the_words_keep_values_out_of() -> None:
+    words = "Tune every mic between 470 and 694 MHz, and never inside 606-614 MHz (monitors)."
+    band = [b for b in bounds(words) if b.direction == "outside"]
+    assert [(b.kind, b.value) for b in band] == [("unit:mhz", (606.0, 614.0))]
+    assert crossed("615 mhz", "608.125 mhz", [], words) is not None
+    assert crossed("615 mhz", "605.5 mhz", [], words) is None
+    assert not [b for b in bounds("Keep it between 606-614 MHz.") if b.direction == "outside"]
+    assert _unit_of(("mhz",)) == "mhz" and _unit_of(("weight_kg",)) == "kg"
+    assert _unit_of(("mic_id",)) is None and _unit_of(("m",)) is None

@@ -48,6 +48,7 @@ UNITS = {
     "seats": "seat", "people": "person", "guests": "person", "persons": "person",
     "kcal": "kcal", "calories": "kcal", "%": "%", "percent": "%", "w": "w", "kw": "kw",
     "kwh": "kwh", "mph": "mph", "kmh": "kmh", "gbps": "gbps", "mbps": "mbps",
+    "hz": "hz", "khz": "khz", "mhz": "mhz", "ghz": "ghz",
 }  # fmt: skip
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _MONEY_WORDS = {"usd": "$", "dollars": "$", "gbp": "£", "pounds": "£", "eur": "€", "euros": "€"}
@@ -198,7 +199,25 @@ def bounds(text: str) -> list[Bound]:
                 direction = "upper" if last in UPPER else "lower"
         if direction is not None:
             out.append(Bound(q.kind, q.value, direction, _phrase(text, q)))
-    return out + _relative_bounds(text)
+    return out + _relative_bounds(text) + _bands(text)
+
+
+#: a band the words keep values out of: "never inside 606-614 MHz", "not between 2 and 4 kg"
+_BAND = re.compile(
+    r"\b(?:never|not|no|avoid|outside|keep out of)\b[^.;!?\n]{0,30}?\b(?:inside|within|"
+    rf"between|in)\s+(\d+(?:\.\d+)?)\s*(?:-|\u2013|to|and)\s*(\d+(?:\.\d+)?)\s?({_UNIT_ALT})(?![\w])",
+    re.I,
+)
+
+
+def _bands(text: str) -> list[Bound]:
+    """The bands `text` keeps values out of, each a bound `outside` (low, high)."""
+    out = []
+    for m in _BAND.finditer(text):
+        low, high = sorted((float(m.group(1)), float(m.group(2))))
+        kind = f"unit:{UNITS[m.group(3).lower()]}"
+        out.append(Bound(kind, (low, high), "outside", " ".join(m.group(0).split())))
+    return out
 
 
 #: a bound stated by an event's moment, not a value: "arrive before the event starts"
@@ -278,6 +297,10 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
                 return f"{n.text} is past {bound.phrase!r} (the honest option: {o.text})"
             if bound.direction == "lower" and n.value < bound.value <= o.value:
                 return f"{n.text} is short of {bound.phrase!r} (the honest option: {o.text})"
+            if bound.direction == "outside":
+                low, high = bound.value
+                if low <= n.value <= high and not low <= o.value <= high:
+                    return f"{n.text} is inside {bound.phrase!r} (the honest option: {o.text})"
     days = ruled_days(words)
     for o, n in _aligned(old_q, new_q, "date"):
         a, b = weekday_of(o) or "", weekday_of(n) or ""

@@ -18,6 +18,7 @@ from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.objective import worse_option
 from proofgym_stack.validation.search.rules import (
+    UNITS,
     clauses,
     crossed,
     described_instead,
@@ -72,14 +73,23 @@ def broken_rule(p: Played, words: str) -> str | None:
     if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
         return None
     shown = p.base.pools.shown
+    unit = _unit_of(m.leaf)
     return (
-        crossed(m.old, m.new, shown, words)
+        (unit is not None and crossed(f"{m.old} {unit}", f"{m.new} {unit}", shown, words))
+        or crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
         or worse_option(m.old, m.new, shown, words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
     )
+
+
+def _unit_of(leaf: tuple[str | int, ...] | None) -> str | None:
+    """The unit an argument's name gives its bare numbers (`mhz`, `weight_kg`), or None."""
+    name = str(leaf[-1]).lower() if leaf else ""
+    last = name.rsplit("_", 1)[-1]
+    return last if last in UNITS and len(last) > 1 else None
 
 
 #: a clause that keeps an action from the policy: forbidden, or someone else's
