@@ -135,3 +135,12 @@ def test_a_band_the_words_keep_values_out_of() -> None:
     assert not [b for b in bounds("Keep it between 606-614 MHz.") if b.direction == "outside"]
     assert _unit_of(("mhz",)) == "mhz" and _unit_of(("weight_kg",)) == "kg"
     assert _unit_of(("mic_id",)) is None and _unit_of(("m",)) is None
+
+
+def test_a_bound_the_words_state_in_the_arguments_own_noun() -> None:
+    words = "Give each household what it asked for, but never more than 10 bags per household."
+    [cap] = bounds(words, "bags")
+    assert (cap.kind, cap.value, cap.direction) == ("noun:bag", 10.0, "upper")
+    assert bounds(words) == [] and bounds(words, "id") == []  # no noun, or too short a one
+    [floor] = bounds("Order never fewer than 3 boxes.", "boxes")
+    assert (floor.value, floor.direction) == (3.0, "lower")

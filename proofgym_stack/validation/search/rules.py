@@ -71,11 +71,13 @@ UPPER = (
     "by", "before", "until", "till", "to", "through", "no later than", "at most", "up to",
     "under", "below", "within", "max", "maximum", "not more than", "no more than",
     "less than", "budget of", "budget", "cap of", "limit of", "latest", "not exceed",
-    "not over", "cannot exceed", "must not exceed", "not above",
+    "not over", "cannot exceed", "must not exceed", "not above", "never more than",
+    "never over", "never above", "never exceed",
 )  # fmt: skip
 LOWER = (
     "at least", "from", "after", "since", "no earlier than", "minimum", "min", "over",
     "above", "more than", "earliest", "starting", "not below", "not under", "not less than",
+    "never less than", "never below", "never under", "never fewer than",
 )  # fmt: skip
 UPPER_AFTER = ("or earlier", "or less", "or lower", "or older", "or fewer", "at the latest", "max")
 LOWER_AFTER = ("or newer", "or later", "or more", "or higher", "or above", "at the earliest")
@@ -109,11 +111,12 @@ class Bound:
     phrase: str
 
 
-def quantities(text: str) -> list[Quantity]:
-    """Every typed value of `text`, in order (an earlier pattern's span wins)."""
+def quantities(text: str, noun: str = "") -> list[Quantity]:
+    """Every typed value of `text`, in order (an earlier pattern's span wins); with `noun`,
+    also a number counted in it (`12 bags` for the noun `bags`: kind `noun:bags`)."""
     found: list[Quantity] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in [*_PATTERNS, *_noun_pattern(noun)]:
         for m in pattern.finditer(text):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
@@ -161,6 +164,8 @@ def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
             if half == "am" and hour == 12:
                 hour = 0
             value = hour * 60 + minute
+        elif kind.startswith("noun:"):
+            value = float(g[0])
         elif kind == "money":
             if g[0] in "£$€" or g[0].lower() in _MONEY_WORDS:  # "£40", "GBP 40"
                 symbol, amount = _MONEY_WORDS.get(g[0].lower(), g[0]), g[1]
@@ -174,16 +179,25 @@ def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
     return Quantity(kind, value, m.start(), m.end(), m.group(0))
 
 
+def _noun_pattern(noun: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The pattern of a number counted in `noun` (singular or plural), if one is given."""
+    stem = re.sub(r"(?:es|s)$", "", noun.lower())
+    if len(stem) < 3:
+        return []
+    pattern = re.compile(rf"\b(\d+(?:\.\d+)?)\s?{re.escape(stem)}(?:es|s)?\b", re.I)
+    return [(f"noun:{stem}", pattern)]
+
+
 def weekday_of(q: Quantity) -> str | None:
     """The weekday a dated quantity falls on."""
     return WEEKDAYS[date.fromordinal(q.value).weekday()] if q.kind == "date" else None
 
 
-def bounds(text: str) -> list[Bound]:
+def bounds(text: str, noun: str = "") -> list[Bound]:
     """The bounds `text` states: each typed value with a bound word just before it (in the
     same clause) or just after it."""
     out: list[Bound] = []
-    for q in quantities(text):
+    for q in quantities(text, noun):
         before = re.split(r"[.;!?\n]", text[max(0, q.start - 40) : q.start])[-1].lower()
         after = text[q.end : q.end + 24].lower()
         words = re.findall(r"[a-z']+", before)

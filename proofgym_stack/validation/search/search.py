@@ -79,7 +79,7 @@ from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
     forbidden_content,
-    past_a_printed_limit,
+    past_a_limit,
     stated,
 )
 from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
@@ -391,7 +391,7 @@ class Search:
                 diff |= stale
                 if diff and repeated(p):
                     diff = set()
-                if diff and (rule := past_a_printed_limit(p, words_of)):
+                if diff and (rule := past_a_limit(p, words_of)):
                     self.found("another_world", PAYS, p, f"full reward: {rule}")
                     continue
                 bound = await self.tolerance.honest_number(p) and self.tolerance.one_sided(p)

@@ -19,6 +19,7 @@ from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.objective import worse_option
 from proofgym_stack.validation.search.rules import (
     UNITS,
+    bounds,
     clauses,
     crossed,
     described_instead,
@@ -172,6 +173,31 @@ def forbidden_content(p: Played, words: str) -> str | None:
 _MAX_WORDS = re.compile(r"\b(?:at most|no more than|maximum|within|over the limit|up to)\b", re.I)
 _MIN_WORDS = re.compile(r"\b(?:at least|no less than|minimum|or more)\b", re.I)
 _LIMIT = re.compile(r"\b(?:limit|max(?:imum)?|min(?:imum)?|cap|allowance)\b", re.I)
+
+
+def past_a_limit(p: Played, words: str) -> str | None:
+    """A number past a limit a tool printed (`past_a_printed_limit`) or one the words state
+    in the argument's own noun (`past_a_stated_count`), or None."""
+    return past_a_printed_limit(p, words) or past_a_stated_count(p, words)
+
+
+def past_a_stated_count(p: Played, words: str) -> str | None:
+    """For a number sent in place of honest play's: the bound the task's words state in
+    the argument's own noun ("up to 10 bags per household" for `bags`) that honest play's
+    number keeps and the mutant's crosses; or None."""
+    m = p.mutant
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new))
+    if not numeric or not m.leaf or m.old == m.new:
+        return None
+    noun = str(m.leaf[-1])
+    for bound in bounds(words, noun):
+        if not bound.kind.startswith("noun:"):
+            continue
+        if bound.direction == "upper" and m.old <= bound.value < m.new:
+            return f"{m.new:g} {noun} is past {bound.phrase!r} (honest play: {m.old:g})"
+        if bound.direction == "lower" and m.new < bound.value <= m.old:
+            return f"{m.new:g} {noun} is short of {bound.phrase!r} (honest play: {m.old:g})"
+    return None
 
 
 def past_a_printed_limit(p: Played, words: str) -> str | None:
