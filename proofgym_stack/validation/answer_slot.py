@@ -278,6 +278,12 @@ async def _number_decides(v: Context, task: Task, script: Script, right: str) ->
     return False
 
 
+def _only_looks(v: Context, task: Task, script: Script) -> bool:
+    """Whether honest play made no call but to the environment's observing tools."""
+    looks = v.env.observing_tools(task)
+    return all(item.get("name") in looks for _, _, item in script_calls(script))
+
+
 async def variants_of(
     v: Context, task: Task, script: Script, others: list[str]
 ) -> dict[str, Script]:
@@ -289,6 +295,11 @@ async def variants_of(
         for other in [o for o in others if o and o != right][:2]:
             if not carries:
                 carries = await _fails(v, task, with_final(script, other), "another's answer")
+        if not carries and _numbers(right) and _only_looks(v, task, script):
+            # a question (honest play only looked): the reply is the deliverable, and the
+            # reward needs one (silence fails), yet neither a number far off nor another
+            # task's answer fails: the answer's number is what goes ungraded
+            number_decides = carries = True
         if carries:
             step = 0.0
             if number_decides:

@@ -111,7 +111,11 @@ async def among_accepted(
     if diffs is None:
         return False
     if not diffs:
-        return True  # where its calls took effect, they are the target's own honest ones
+        # where its calls took effect they are the target's own honest ones: the same
+        # actions, only the report of them differs; where honest play only looked (or made
+        # no call), the reply is the answer, and it differs
+        looks = v.env.observing_tools(target)
+        return any(item.get("name") not in looks for _, _, item in script_calls(own))
     tried = 0
     for n, (_, _, item) in enumerate(script_calls(own)):
         for path, value in leaves(call_arguments(item)):
