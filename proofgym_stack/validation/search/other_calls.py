@@ -25,6 +25,7 @@ from proofgym_stack.validation.search.mutants import (
     replaced,
     site_of,
     told_mutants,
+    with_call,
 )
 from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
 from proofgym_stack.validation.search.patterns import pattern_mutants
@@ -48,6 +49,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *tool_swap_mutants(script, pools, prompt),
         *undo_mutants(script, pools),
         *one_more_mutants(script, pools, prompt),
+        *grown_mutants(script, pools),
         *message_mutants(script, prompt),
         *told_mutants(script, role_values(pools.shown), prompt),
         *stretched_mutants(script, pools.shown),
@@ -148,6 +150,34 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                         None,
                         (key,),
                         value,
+                        other,
+                    )
+                )
+    return out
+
+
+def grown_mutants(script: Script, pools: Pools) -> list[Mutant]:
+    """A list argument of names given one more member, another entry of the listing its
+    first member was read from (the whole media list in Bcc, the barred journalist too):
+    judged against what the listing prints on the entry (`stated`)."""
+    out: list[Mutant] = []
+    for t, i, item in script_calls(script):
+        name, args = str(item.get("name")), call_arguments(item)
+        for key, box in args.items():
+            if not isinstance(box, list) or not box or not all(isinstance(x, str) for x in box):
+                continue
+            fresh = [o for o in siblings(box[0], pools.shown, limit=64) if o not in box]
+            for other in _spread(fresh, MAX_ONE_MORE):
+                out.append(
+                    Mutant(
+                        with_call(script, t, i, {**args, key: [*box, other]}),
+                        "list_grow",
+                        site_of(name, (key,)),
+                        "option",
+                        f"{name}: {key} + {_short(other)}, another entry of the listing",
+                        (t, i),
+                        (key,),
+                        box[0],
                         other,
                     )
                 )

@@ -330,7 +330,8 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
 #: words a listing puts on a record that is not to be chosen
 _OFF_LIMITS = re.compile(
     r"\b(?:never|do not|don't|must not|not for|not to be|forbidden|prohibited|restricted|"
-    r"out of (?:service|order|stock)|unavailable|quarantined|recalled|expired|banned|blocked)\b",
+    r"out of (?:service|order|stock)|unavailable|quarantined|recalled|expired|banned|blocked|"
+    r"barred|blacklisted|suspended|revoked|struck off|disqualified)\b",
     re.I,
 )
 

@@ -69,10 +69,7 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
-from proofgym_stack.validation.search.mutants import (
-    Mutant,
-    follow_ups,
-)
+from proofgym_stack.validation.search.mutants import Mutant, follow_ups
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.shrink import shrink
@@ -86,11 +83,7 @@ from proofgym_stack.validation.search.stated_order import broken_order, order_st
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.values import tokens
-from proofgym_stack.validation.search.world import (
-    World,
-    changed,
-    lost,
-)
+from proofgym_stack.validation.search.world import World, changed, lost
 from proofgym_stack.validation.shares import Shares
 
 if TYPE_CHECKING:
@@ -110,7 +103,9 @@ JUNK = frozenset({"boundary", "wildcard", "shortened"})
 COMPOUND = frozenset({"shortcut", "follow_up"})
 #: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
 #: it leaves out, a count answered as a fraction; an action the words keep from the policy
-WORDED = frozenset({"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo"})
+WORDED = frozenset(
+    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow"}
+)
 INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
