@@ -429,6 +429,7 @@ class Search:
                         m.op in MORE_OF_AN_ACTION
                         or m.op == "gather"
                         or (m.op == "call_drop" and m.site in looks)  # a look's own bookkeeping
+                        or m.source == "copied_whole"  # a printed line posted whole: a rule?
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or trimmed_prose(m)

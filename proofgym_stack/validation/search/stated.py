@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from functools import partial
 
 from proofgym_stack.validation.scripts import Script, final_reply, script_calls, tool_outputs
@@ -162,9 +163,11 @@ def forbidden_content(p: Played, words: str) -> str | None:
     (a phone number, an e-mail address, a link) that a clause of the task's words keeps out
     ("an ad must not contain a phone number"), or None."""
     m = p.mutant
-    if not isinstance(m.old, str) or not isinstance(m.new, str) or m.old not in m.new:
+    if not isinstance(m.old, str) or not isinstance(m.new, str):
         return None
-    added = m.new.replace(m.old, " ", 1)
+    added = _added(m.old, m.new)
+    if added is None:
+        return None
     for clause in clauses(words):
         if not _NOT_IN.search(clause):
             continue
@@ -174,6 +177,21 @@ def forbidden_content(p: Played, words: str) -> str | None:
                 said = clause.strip()[:90]
                 return f"it writes {found.group()!r}, which the task's words keep out ({said!r})"
     return None
+
+
+def _added(old: str, new: str) -> str | None:
+    """What `new` writes beyond honest `old`: `new` without the runs it copies from `old` (at
+    least four characters each); None where it copies less than half of `old`."""
+    if old in new:
+        return new.replace(old, " ", 1)
+    blocks = [b for b in SequenceMatcher(None, new, old).get_matching_blocks() if b.size >= 4]
+    if sum(b.size for b in blocks) < len(old) / 2:
+        return None
+    parts, at = [], 0
+    for b in blocks:
+        parts.append(new[at : b.a])
+        at = b.a + b.size
+    return " ".join([*parts, new[at:]])
 
 
 _MAX_WORDS = re.compile(r"\b(?:at most|no more than|maximum|within|over the limit|up to)\b", re.I)

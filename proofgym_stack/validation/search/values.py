@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
@@ -86,6 +87,22 @@ def whole_passage(value: str, prompt: str) -> list[str]:
     end = len(prompt) if end < 0 else end
     out = [prompt[at:end].strip(), prompt[start:end].strip()]
     return [t for t in dict.fromkeys(out) if t != value.strip()]
+
+
+def whole_line(value: str, shown: list[str]) -> list[str]:
+    """Where most of a text argument is copied from one line a tool printed (a driver's text
+    message, the phone number at its start left out, a note added): that line as printed,
+    after its label ("R12: "): what a policy posting the message as it came sends."""
+    if len(value.strip()) < 8:
+        return []
+    out = []
+    for text in shown:
+        for line in text.splitlines():
+            match = SequenceMatcher(None, value, line).find_longest_match()
+            if match.size >= max(8, len(value) // 2):
+                body = re.sub(r"^[\w-]{1,12}:\s+|^.*\|\s*", "", line.strip())
+                out += [t for t in (body, line.strip()) if t and t not in value]
+    return list(dict.fromkeys(out))[:2]
 
 
 def asked_numbers(value: Any, args: dict[str, Any], prompt: str) -> list[Any]:
@@ -181,6 +198,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
         out += [("prompt_whole", t) for t in whole_passage(value, pools.prompt_text)]
+        out += [("copied_whole", t) for t in whole_line(value, pools.shown)]
         out += [("schema", e) for e in pools.described.get(key, [])]
         out += [("schema", e) for e in pools.enums[:6] if isinstance(e, str)]
         out += [("schema", n) for n in pools.names[:4]]
