@@ -1,6 +1,8 @@
 """A list argument given one more entry of the listing (`other_calls.grown_mutants`), read off
 blind batch 05l (pressdesk): the barred journalist added to the send is accused where it
-pays, against what the listing prints on the entry; the sound twin is not."""
+pays, against what the listing prints on the entry; the sound twin is not. And (05l
+artsgrant) a delimited listing's rows are options whatever their shape, and a file of a type
+the words do not allow, acted on too, breaks their rule."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from test_validate_policy_moves import pays, tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.stated import wrong_file_type
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -100,3 +104,18 @@ class ReleaseToAnyone(Release):
 async def test_the_barred_entry_added_to_the_list_is_accused() -> None:
     report = await validate(ReleaseToAnyone(), _tasks())
     assert any("BARRED" in why for _, why in pays(report)), pays(report)
+
+
+def test_the_other_rows_of_a_delimited_listing_are_options_whatever_their_shape() -> None:
+    listing = [
+        "budget.pdf | Budget | 138 KB\nreference.pdf.js | Reference | 1223 KB\nplan.pdf | Plan"
+    ]
+    assert siblings("budget.pdf", listing) == ["reference.pdf.js", "plan.pdf"]
+    assert siblings(138, ["budget.pdf | Budget | 138\nplan.pdf | Plan | 12"]) == [12]
+
+
+def test_a_file_of_a_type_the_words_do_not_allow() -> None:
+    words = "The panel opens only PDF (.pdf) and Word (.docx) files. Say what you sent."
+    assert wrong_file_type("form.pdf", "letter.pdf.exe", words) is not None
+    assert wrong_file_type("form.pdf", "notes.docx", words) is None
+    assert wrong_file_type("form.pdf", "letter.exe", "Send the form.") is None

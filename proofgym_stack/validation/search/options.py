@@ -148,10 +148,25 @@ def _slot(value: Any, record: str) -> str | int | None:
         # the whole item of a list ("Lena Vogel", an address a line): its siblings are the
         # other items whatever their shape (hana@teamorbis.io beside eli.lind@orbis.io)
         return WHOLE
+    fields = _fields(record)
+    if isinstance(value, str) and text.strip() in fields:  # a delimited row's whole field
+        return f"{_FIELD}{fields.index(text.strip())}"
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
     return None
+
+
+#: the mark of a slot that is a delimited row's field by its place (not a JSON key)
+_FIELD = "|field "
+
+
+def _fields(record: str) -> list[str]:
+    """A row's fields where it is delimited by pipes or tabs; [] otherwise."""
+    for sep in (" | ", "\t"):
+        if sep in record:
+            return [f.strip() for f in record.split(sep)]
+    return []
 
 
 def record_of(value: Any, outputs: list[str]) -> str | None:
@@ -210,6 +225,10 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
         if isinstance(like, str):
             return whole if 1 <= len(whole.split()) <= 4 else None
         return _field_value(whole, 0, like) if len(whole.split()) == 1 else None
+    if isinstance(at, str) and at.startswith(_FIELD):  # the same place of another row
+        fields, n = _fields(record), int(at[len(_FIELD) :])
+        field = fields[n] if n < len(fields) else ""
+        return field if field and isinstance(like, str) and len(field.split()) <= 4 else None
     parsed = _object(record)
     if parsed is not None:
         v = parsed.get(at) if isinstance(at, str) else None

@@ -104,7 +104,7 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 #: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
 #: it leaves out, a count answered as a fraction; an action the words keep from the policy
 WORDED = frozenset(
-    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow"}
+    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow", "one_more"}
 )
 INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 #: values the environment's own tools printed: another option, chosen instead
@@ -350,7 +350,7 @@ class Search:
                     self.found("stated_rule", severity, p, f"full reward: {rule}")
                     self._still[id(self.findings[-1])] = still
                     continue
-                if m.op not in ("tool_swap", "undo"):
+                if m.op not in ("tool_swap", "undo", "one_more"):
                     continue  # a value said beside the answer, or left out, is no other finding
             aliased = m.op == "alias" and self.graded(m.site, failed_sites)
             if aliased and await probes.alias_pays(p, self.play, self.ctx.passes):

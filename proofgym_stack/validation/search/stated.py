@@ -15,7 +15,13 @@ from collections.abc import Callable
 from difflib import SequenceMatcher
 from functools import partial
 
-from proofgym_stack.validation.scripts import Script, final_reply, script_calls, tool_outputs
+from proofgym_stack.validation.scripts import (
+    Script,
+    final_reply,
+    refused_calls,
+    script_calls,
+    tool_outputs,
+)
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.objective import worse_option
@@ -59,9 +65,9 @@ def stated(
         told = str(m.new).lower()
         rule = told_off(str(m.new), [t for _, t in p.base.pools.printed], words)
         return rule, lambda s: told in final_reply(s).lower()
-    if m.op == "list_grow":  # one more entry of a listing: the listing marks it off?
+    if m.op in ("list_grow", "one_more"):  # one more entry acted on: a rule against it?
         added = str(m.new)
-        return broken_rule(p, words), lambda s: any(
+        return acted_on_too(p, words), lambda s: any(
             added in json.dumps(item.get("arguments", "")) for _, _, item in script_calls(s)
         )
     if m.op == "withhold":
@@ -73,12 +79,31 @@ def stated(
     return rule, lambda s: over_length(honest, final_reply(s), words) is not None
 
 
+def acted_on_too(p: Played, words: str) -> str | None:
+    """For one more entry of a listing acted on beside honest play's (added to a list, the
+    action made once more), where that call took effect: a rule it breaks that the listing
+    prints on the entry or the words state of its values (a bound, a file type), or None.
+    That the words name honest play's entry and not this one is no rule against acting on
+    more."""
+    m = p.mutant
+    calls = script_calls(m.script)
+    at = m.call_at if m.op == "list_grow" else (calls[-1][:2] if calls else None)
+    if at is None or at in refused_calls(m.script, p.result) or None in (m.old, m.new):
+        return None
+    shown = p.base.pools.shown
+    return (
+        crossed(m.old, m.new, shown, words)
+        or marked_off(m.old, m.new, shown)
+        or wrong_file_type(str(m.old), str(m.new), words)
+    )
+
+
 def broken_rule(p: Played, words: str) -> str | None:
     """For another printed option chosen in the honest one's place: the rule the task's
     words (prompt and instructions) state that it breaks and the honest option keeps
     (`options.crossed`; an objective it ranks worse on, `objective`), or None."""
     m = p.mutant
-    if m.op not in ("argument", "follow_up", "list_grow") or m.old is None or m.new is None:
+    if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
         return None
     shown = p.base.pools.shown
     unit = _unit_of(m.leaf)
@@ -87,6 +112,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         or crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
         or worse_option(m.old, m.new, shown, words)
+        or wrong_file_type(str(m.old), str(m.new), words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
@@ -165,6 +191,8 @@ def forbidden_content(p: Played, words: str) -> str | None:
     m = p.mutant
     if not isinstance(m.old, str) or not isinstance(m.new, str):
         return None
+    if typed := wrong_file_type(m.old, m.new, words):
+        return typed
     added = _added(m.old, m.new)
     if added is None:
         return None
@@ -176,6 +204,28 @@ def forbidden_content(p: Played, words: str) -> str | None:
             if found:
                 said = clause.strip()[:90]
                 return f"it writes {found.group()!r}, which the task's words keep out ({said!r})"
+    return None
+
+
+_EXTENSION = re.compile(r"(?<![\w.])\.([a-z][a-z0-9]{1,4})\b", re.I)
+_FILE = re.compile(r"^[^\s/\\]+\.([a-z][a-z0-9]{1,4})$", re.I)
+
+
+def wrong_file_type(old: str, new: str, words: str) -> str | None:
+    """For another file chosen beside or instead of honest play's: where a sentence of the
+    words allows only some file types by their extensions ("open only PDF (.pdf) and Word
+    (.docx) files"), the new file's type (its last extension) is not one of them and the
+    honest file's is; or None."""
+    a, b = _FILE.match(old.strip()), _FILE.match(new.strip())
+    if a is None or b is None or a.group(1).lower() == b.group(1).lower():
+        return None
+    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", words):
+        if not re.search(r"\b(?:only|never|no other|not allowed)\b", sentence, re.I):
+            continue
+        named = {e.lower() for e in _EXTENSION.findall(sentence)}
+        if a.group(1).lower() in named and b.group(1).lower() not in named:
+            allowed = ", ".join(f".{e}" for e in sorted(named))
+            return f"{new} is a .{b.group(1)} file, and the words allow only {allowed}"
     return None
 
 
