@@ -30,9 +30,15 @@ def test_a_vocabulary_is_a_few_repeated_words_not_names() -> None:
     # a weekday several tasks go on is a choice too; a thing acted on again: the last stands
     week = [call("plan", task="T1", day=2), call("plan", task="T2", day=2)]
     moved = [*week, call("plan", task="T2", day=4)]
-    days = vocabulary([week, [call("plan", task="T1", day=1), call("plan", task="T2", day=1)]])
+    other = [call("plan", task="T1", day=1), call("plan", task="T2", day=1)]
+    days = vocabulary([week, other, [*other, call("plan", task="T3", day=2)]])
     assert days == {("plan", ("day",)): {1, 2}}
     assert differing_choices(moved, week, days) == [(1, ("day",), 2, 4)]
+    # the same call made twice is two calls (a tool that adds), not one moved
+    assert differing_choices([*week, week[1]], week, days) is None
+    # a task's own cart, repeated within it, is no vocabulary: each is sent in one task only
+    carts = [[call("add", cart=c, item="apple"), call("add", cart=c, item="pear")] for c in "XYZ"]
+    assert vocabulary(carts) == {}
 
 
 class Board:

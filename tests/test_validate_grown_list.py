@@ -119,3 +119,6 @@ def test_a_file_of_a_type_the_words_do_not_allow() -> None:
     assert wrong_file_type("form.pdf", "letter.pdf.exe", words) is not None
     assert wrong_file_type("form.pdf", "notes.docx", words) is None
     assert wrong_file_type("form.pdf", "letter.exe", "Send the form.") is None
+    kept_out = "Upload one supporting document. Never upload .exe or .js files."
+    assert wrong_file_type("budget.pdf", "notes.docx", kept_out) is None
+    assert wrong_file_type("budget.pdf", "run.exe", kept_out) is not None

@@ -12,7 +12,7 @@ from test_validate_policy_moves import pays, tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym_stack.validation.search.objective import objectives, worse_option
+from proofgym_stack.validation.search.objective import chosen_noun, objectives, worse_option
 from proofgym_stack.validation.search.rules import bounds, crossed
 from proofgym_stack.validation.search.stated import _unit_of
 from resources_servers.base import Environment, ToolError, tool
@@ -24,18 +24,32 @@ LISTING = ["Q-1 | Apex | GBP 5200 | scaffolding: yes", "Q-2 | Kite | GBP 3900 | 
 def test_an_option_worse_on_the_stated_objective_is_not_the_one_asked_for() -> None:
     words = "Accept the cheapest quote that includes scaffolding."
     assert objectives(words)[0][1:] == (("money:",), "min")
-    assert worse_option("Q-2", "Q-1", LISTING, words) is not None
-    assert worse_option("Q-1", "Q-2", LISTING, words) is None  # cheaper: another rule's job
+    assert worse_option("Q-2", "Q-1", LISTING, words, "quote") is not None
     assert (
-        worse_option("Q-2", "Q-1", LISTING, "Accept any quote, not necessarily the cheapest.")
+        worse_option("Q-1", "Q-2", LISTING, words, "quote") is None
+    )  # cheaper: another rule's job
+    assert (
+        worse_option(
+            "Q-2", "Q-1", LISTING, "Accept any quote, not necessarily the cheapest.", "quote"
+        )
         is None
     )
-    assert worse_option("Q-2", "Q-1", LISTING, "Accept the quote with scaffolding.") is None
+    assert (
+        worse_option("Q-2", "Q-1", LISTING, "Accept the quote with scaffolding.", "quote") is None
+    )
     two_prices = ["Q-1 | GBP 5200 | deposit GBP 10", "Q-2 | GBP 3900 | deposit GBP 900"]
-    assert worse_option("Q-2", "Q-1", two_prices, words) is None  # which price ranks?
+    assert worse_option("Q-2", "Q-1", two_prices, words, "quote") is None  # which price ranks?
     slots = ["S1 | 2027-03-02 09:00", "S2 | 2027-03-01 17:00"]
-    assert worse_option("S2", "S1", slots, "Book the earliest slot.") is not None
-    assert worse_option("S2", "S1", slots, "Arrive by 10:00 at the earliest.") is None
+    assert worse_option("S2", "S1", slots, "Book the earliest slot.", "slot") is not None
+    assert worse_option("S2", "S1", slots, "Arrive by 10:00 at the earliest.", "slot") is None
+    # the objective names another thing than the argument chooses: any seat is fine
+    seats = ["12A | window | GBP 0", "14C | aisle | GBP 25"]
+    rome = "Book the cheapest flight to Rome; any seat is fine."
+    assert worse_option("12A", "14C", seats, rome, "seat") is None
+    assert chosen_noun(("quote_id",)) == "quote" and chosen_noun(("id",)) == ""
+    # "Quote 2 GBP 3900": the price is GBP 3900, not 2 GBP
+    tie = ["Quote 1 GBP 3900 | yes", "Quote 2 GBP 3900 | yes"]
+    assert worse_option("Quote 1", "Quote 2", tie, words, "quote") is None
 
 
 class Booked:

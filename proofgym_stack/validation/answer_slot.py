@@ -278,6 +278,18 @@ async def _number_decides(v: Context, task: Task, script: Script, right: str) ->
     return False
 
 
+def _asked_number(task: Task, right: str) -> bool:
+    """Whether the reply's last number is what the question asks for: the word before it
+    ("Platform 9") is one the prompt uses ("Which platform ..."), not a detail beside a
+    yes or no."""
+    found = _numbers(right)
+    if not found:
+        return False
+    before = re.findall(r"[A-Za-z]{3,}", right[: found[-1].start()])
+    prompt = prompt_text(task).lower()
+    return bool(before) and re.search(rf"\b{before[-1].lower()}", prompt) is not None
+
+
 def _only_looks(v: Context, task: Task, script: Script) -> bool:
     """Whether honest play made no call but to the environment's observing tools."""
     looks = v.env.observing_tools(task)
@@ -295,7 +307,7 @@ async def variants_of(
         for other in [o for o in others if o and o != right][:2]:
             if not carries:
                 carries = await _fails(v, task, with_final(script, other), "another's answer")
-        if not carries and _numbers(right) and _only_looks(v, task, script):
+        if not carries and _asked_number(task, right) and _only_looks(v, task, script):
             # a question (honest play only looked): the reply is the deliverable, and the
             # reward needs one (silence fails), yet neither a number far off nor another
             # task's answer fails: the answer's number is what goes ungraded

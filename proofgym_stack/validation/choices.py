@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: the most words a vocabulary of choices has (more: names, not choices)
 MAX_WORDS = 7
-#: the most changes of the target's own choices tried before it is judged not to grade them
+#: the most differing choices probed before the target is judged not to grade them
 MAX_PROBES = 8
 
 Site = tuple[Any, ArgPath]
@@ -52,6 +52,7 @@ def vocabulary(scripts: list[Script]) -> dict[Site, set[Any]]:
     rig's id, sent once per trajectory)."""
     seen: dict[Site, list[Any]] = {}
     repeated: set[Site] = set()
+    shared: dict[Site, dict[Any, int]] = {}  # word -> in how many trajectories
     for script in scripts:
         here: dict[Site, list[Any]] = {}
         for _, _, item in script_calls(script):
@@ -62,10 +63,16 @@ def vocabulary(scripts: list[Script]) -> dict[Site, set[Any]]:
             seen.setdefault(site, []).extend(values)
             if len(values) > len(set(values)):
                 repeated.add(site)
+            for word in set(values):
+                shared.setdefault(site, {})[word] = shared.get(site, {}).get(word, 0) + 1
+    # a task's own ids (its cart, repeated within it) are no vocabulary: at least two words
+    # are sent in two trajectories or more
     return {
         site: set(values)
         for site, values in seen.items()
-        if site in repeated and 2 <= len(set(values)) <= MAX_WORDS
+        if site in repeated
+        and 2 <= len(set(values)) <= MAX_WORDS
+        and sum(n >= 2 for n in shared[site].values()) >= 2
     }
 
 
@@ -85,10 +92,19 @@ def differing_choices(
     """(call of `own`, path, own word, the other's word) for each choice where `script` (its
     calls at `skip` left aside: refused, they took no effect) makes the same calls on the same
     things as `own`, in any order, with other words; None where it differs in anything else."""
-    calls = [(t, i, _key(item, words)) for t, i, item in script_calls(script) if (t, i) not in skip]
-    # a thing acted on again: the last call that took effect stands ("scheduling again moves
-    # it"; the refused ones did nothing)
-    again = {(t, i) for n, (t, i, k) in enumerate(calls) if k in [c[2] for c in calls[n + 1 :]]}
+    calls = [
+        (t, i, _key(item, words), call_arguments(item))
+        for t, i, item in script_calls(script)
+        if (t, i) not in skip
+    ]
+    # a thing acted on again with another word: the last call that took effect stands
+    # ("scheduling again moves it"; the refused ones did nothing); the same call made twice
+    # is two calls (a tool that adds)
+    again = {
+        (t, i)
+        for n, (t, i, k, args) in enumerate(calls)
+        if any(k == c[2] and args != c[3] for c in calls[n + 1 :])
+    }
     return differing_leaves(script, own, lambda item: _key(item, words), skip | again)
 
 
@@ -104,7 +120,8 @@ async def among_accepted(
 ) -> bool:
     """Whether `script` (paid on `target` with `result`) makes, where its calls took effect,
     the target's own honest calls, or differs from them only in closed choices the target
-    grades: one of its own choices changed to another word fails there."""
+    grades: one of them changed alone fails there (a verifier that grades only some of them
+    may be excused: the probe does not tell which)."""
     refs = [c.script for t in v.tasks if (c := v.reference(t.task_id)) is not None]
     words = vocabulary(refs)
     diffs = differing_choices(script, own, words, frozenset(refused_calls(script, result)))
@@ -116,17 +133,18 @@ async def among_accepted(
         # no call), the reply is the answer, and it differs
         looks = v.env.observing_tools(target)
         return any(item.get("name") not in looks for _, _, item in script_calls(own))
-    tried = 0
+    # the target grades these choices: one of them changed alone fails there, the ones
+    # where the two differ (as the other trajectory has them) tried first
+    probes = [(n, path, word) for n, path, _, word in diffs]
     for n, (_, _, item) in enumerate(script_calls(own)):
         for path, value in leaves(call_arguments(item)):
             for word in sorted(words.get((item.get("name"), path), set()) - {value}, key=repr):
-                if tried >= MAX_PROBES:
-                    return False
-                tried += 1
-                probe = _changed(own, n, path, word)
-                got = await v.run(target, probe, "probe: another of the target's choices")
-                if got.mask_sample or refused_calls(probe, got):
-                    continue  # a word the tools refuse says nothing of what is graded
-                if not v.passes(got):
-                    return True
+                probes.append((n, path, word))
+    for n, path, word in list(dict.fromkeys(probes))[:MAX_PROBES]:
+        probe = _changed(own, n, path, word)
+        got = await v.run(target, probe, "probe: another of the target's choices")
+        if got.mask_sample or refused_calls(probe, got):
+            continue  # a word the tools refuse says nothing of what is graded
+        if not v.passes(got):
+            return True
     return False

@@ -50,12 +50,17 @@ _FREED = re.compile(
 )
 
 
-def objectives(words: str) -> list[tuple[str, tuple[str, ...], str]]:
+def objectives(words: str, noun: str = "") -> list[tuple[str, tuple[str, ...], str]]:
     """The objectives the task's words state: (the phrase, the kinds it ranks by, `min` or
-    `max`), from clauses that do not free the choice."""
+    `max`), from clauses that do not free the choice and, given `noun` (what the argument
+    chooses: `quote` for `quote_id`), name it ("the cheapest quote", not "the cheapest
+    flight" where a seat is chosen)."""
+    stem = re.sub(r"(?:es|s)$", "", noun.lower())
     out = []
     for clause in clauses(words):
         if _FREED.search(clause):
+            continue
+        if stem and not re.search(rf"\b{re.escape(stem)}(?:es|s)?\b", clause, re.I):
             continue
         for pattern, kinds, best in _OBJECTIVES:
             if m := pattern.search(clause):
@@ -79,13 +84,20 @@ def _measure(record: str, kinds: tuple[str, ...]) -> list[Quantity] | None:
     return out
 
 
-def worse_option(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
+def chosen_noun(leaf: tuple[str | int, ...] | None) -> str:
+    """What an argument chooses, by its name: `quote` for `quote_id`, `slot` for `slot`."""
+    parts = [w for w in re.split(r"[_\W]+", str(leaf[-1]) if leaf else "") if len(w) >= 3]
+    return parts[0] if parts else ""
+
+
+def worse_option(old: Any, new: Any, outputs: list[str], words: str, noun: str) -> str | None:
     """Why `new`, chosen in honest `old`'s place, is not the option the words' objective asks
-    for: its record ranks strictly worse on the objective's measure; or None."""
+    for (in a clause naming `noun`, what the argument chooses): its record ranks strictly
+    worse on the objective's measure; or None."""
     old_record, new_record = record_of(old, outputs), record_of(new, outputs)
-    if not old_record or not new_record or old_record == new_record:
+    if not noun or not old_record or not new_record or old_record == new_record:
         return None
-    for phrase, kinds, best in objectives(words):
+    for phrase, kinds, best in objectives(words, noun):
         a, b = _measure(old_record, kinds), _measure(new_record, kinds)
         if not a or not b or [q.kind for q in a] != [q.kind for q in b]:
             continue

@@ -62,7 +62,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("time", re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap]\.?m\.?))?(?![\d:])", re.I)),
     ("time", re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap]\.?m\.?)(?!\w)", re.I)),
     ("money", re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")),
-    ("money", re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s?(usd|dollars|gbp|pounds|eur|euros)\b", re.I)),
+    (
+        "money",
+        re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s?(usd|dollars|gbp|pounds|eur|euros)\b(?!\s?\d)", re.I),
+    ),
     ("money", re.compile(r"\b(usd|gbp|eur)\s?(\d[\d,]*(?:\.\d+)?)", re.I)),
     ("unit", re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNIT_ALT})(?![\w])", re.I)),
 ]

@@ -24,7 +24,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
-from proofgym_stack.validation.search.objective import worse_option
+from proofgym_stack.validation.search.objective import chosen_noun, worse_option
 from proofgym_stack.validation.search.rules import (
     UNITS,
     bounds,
@@ -39,6 +39,7 @@ from proofgym_stack.validation.search.rules import (
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import numbers
 from proofgym_stack.validation.search.withheld import asking_clause, still_withheld
+from proofgym_stack.validation.search.world import changed
 
 
 def stated(
@@ -90,6 +91,8 @@ def acted_on_too(p: Played, words: str) -> str | None:
     at = m.call_at if m.op == "list_grow" else (calls[-1][:2] if calls else None)
     if at is None or at in refused_calls(m.script, p.result) or None in (m.old, m.new):
         return None
+    if p.record is None or not changed(p.honest.world, p.record.world):
+        return None  # the tool took it without error and did nothing with it
     shown = p.base.pools.shown
     return (
         crossed(m.old, m.new, shown, words)
@@ -111,7 +114,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         (unit is not None and crossed(f"{m.old} {unit}", f"{m.new} {unit}", shown, words))
         or crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
-        or worse_option(m.old, m.new, shown, words)
+        or worse_option(m.old, m.new, shown, words, chosen_noun(m.leaf))
         or wrong_file_type(str(m.old), str(m.new), words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
@@ -219,13 +222,19 @@ def wrong_file_type(old: str, new: str, words: str) -> str | None:
     a, b = _FILE.match(old.strip()), _FILE.match(new.strip())
     if a is None or b is None or a.group(1).lower() == b.group(1).lower():
         return None
+    mine, theirs = a.group(1).lower(), b.group(1).lower()
     for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", words):
-        if not re.search(r"\b(?:only|never|no other|not allowed)\b", sentence, re.I):
-            continue
         named = {e.lower() for e in _EXTENSION.findall(sentence)}
-        if a.group(1).lower() in named and b.group(1).lower() not in named:
-            allowed = ", ".join(f".{e}" for e in sorted(named))
-            return f"{new} is a .{b.group(1)} file, and the words allow only {allowed}"
+        if re.search(r"\bonly\b", sentence, re.I):  # the types allowed
+            if mine in named and theirs not in named:
+                allowed = ", ".join(f".{e}" for e in sorted(named))
+                return f"{new} is a .{theirs} file, and the words allow only {allowed}"
+        elif (
+            re.search(r"\b(?:never|not allowed|no)\b", sentence, re.I)  # the types kept out
+            and theirs in named
+            and mine not in named
+        ):
+            return f"{new} is a .{theirs} file, which the words keep out"
     return None
 
 
