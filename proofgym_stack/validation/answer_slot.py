@@ -34,6 +34,7 @@ from proofgym_stack.validation.regions import as_number, written_like
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
+    only_looks,
     outcome,
     script_calls,
 )
@@ -293,7 +294,7 @@ def _asked_number(task: Task, right: str) -> bool:
 def _only_looks(v: Context, task: Task, script: Script) -> bool:
     """Whether honest play made no call but to the environment's observing tools."""
     looks = v.env.observing_tools(task)
-    return all(item.get("name") in looks for _, _, item in script_calls(script))
+    return only_looks(script, looks)
 
 
 async def variants_of(

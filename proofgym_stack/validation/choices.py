@@ -22,6 +22,7 @@ from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     leaves,
+    only_looks,
     refused_calls,
     script_calls,
     set_at,
@@ -132,7 +133,7 @@ async def among_accepted(
         # actions, only the report of them differs; where honest play only looked (or made
         # no call), the reply is the answer, and it differs
         looks = v.env.observing_tools(target)
-        return any(item.get("name") not in looks for _, _, item in script_calls(own))
+        return not only_looks(own, looks)
     # the target grades these choices: one of them changed alone fails there, the ones
     # where the two differ (as the other trajectory has them) tried first
     probes = [(n, path, word) for n, path, _, word in diffs]

@@ -145,6 +145,11 @@ def refused_calls(script: Script, result: RunResult) -> set[tuple[int, int]]:
     }
 
 
+def only_looks(script: Script, looks: frozenset[str] | set[str]) -> bool:
+    """Whether `script` calls nothing but the observing tools `looks` (or calls nothing)."""
+    return all(item.get("name") in looks for _, _, item in script_calls(script))
+
+
 def without(script: Script, t: int, i: int) -> Script:
     """`script` without the item at turn `t`, position `i` (an emptied turn dropped)."""
     turns = [

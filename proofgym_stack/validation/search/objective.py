@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from proofgym_stack.validation.search.options import record_of
-from proofgym_stack.validation.search.rules import Quantity, clauses, quantities
+from proofgym_stack.validation.search.rules import Quantity, clauses, quantities, stem
 
 #: (the words, the kinds of value they rank by, in order, and which end is the best)
 _OBJECTIVES: list[tuple[re.Pattern[str], tuple[str, ...], str]] = [
@@ -55,12 +55,12 @@ def objectives(words: str, noun: str = "") -> list[tuple[str, tuple[str, ...], s
     `max`), from clauses that do not free the choice and, given `noun` (what the argument
     chooses: `quote` for `quote_id`), name it ("the cheapest quote", not "the cheapest
     flight" where a seat is chosen)."""
-    stem = re.sub(r"(?:es|s)$", "", noun.lower())
+    base = stem(noun)
     out = []
     for clause in clauses(words):
         if _FREED.search(clause):
             continue
-        if stem and not re.search(rf"\b{re.escape(stem)}(?:es|s)?\b", clause, re.I):
+        if base and not re.search(rf"\b{re.escape(base)}(?:es|s)?\b", clause, re.I):
             continue
         for pattern, kinds, best in _OBJECTIVES:
             if m := pattern.search(clause):

@@ -182,13 +182,18 @@ def _parse(kind: str, m: re.Match[str]) -> Quantity | None:
     return Quantity(kind, value, m.start(), m.end(), m.group(0))
 
 
+def stem(noun: str) -> str:
+    """A noun without its plural ending, lower case (`bags` -> `bag`)."""
+    return re.sub(r"(?:es|s)$", "", noun.lower())
+
+
 def _noun_pattern(noun: str) -> list[tuple[str, re.Pattern[str]]]:
     """The pattern of a number counted in `noun` (singular or plural), if one is given."""
-    stem = re.sub(r"(?:es|s)$", "", noun.lower())
-    if len(stem) < 3:
+    base = stem(noun)
+    if len(base) < 3:
         return []
-    pattern = re.compile(rf"\b(\d+(?:\.\d+)?)\s?{re.escape(stem)}(?:es|s)?\b", re.I)
-    return [(f"noun:{stem}", pattern)]
+    pattern = re.compile(rf"\b(\d+(?:\.\d+)?)\s?{re.escape(base)}(?:es|s)?\b", re.I)
+    return [(f"noun:{base}", pattern)]
 
 
 def weekday_of(q: Quantity) -> str | None:
