@@ -82,6 +82,8 @@ from proofgym_stack.validation.search.stated import (
 from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
+from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
+from proofgym_stack.validation.search.unclaimed import unclaimed
 from proofgym_stack.validation.search.values import tokens
 from proofgym_stack.validation.search.world import World, changed, lost
 from proofgym_stack.validation.shares import Shares
@@ -199,6 +201,8 @@ class Search:
             if looked := await looked_guess(p, self.play, self.ctx.passes, looks, words):
                 self.found("another_world", PAYS, looked, LOOKED)
                 self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
+        for p in await unclaimed(played, self.play, self.ctx.passes):
+            self.found("another_world", PAYS, p, UNCLAIMED)
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
@@ -270,6 +274,12 @@ class Search:
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
         }
+        #: (task, tool) whose call, left out, fails: a step the verifier needs
+        needed = {
+            (p.base.task.task_id, p.mutant.site)
+            for p in played
+            if p.mutant.op == "call_drop" and not ctx.passes(p.result) and not p.result.mask_sample
+        }
         replays: dict[tuple[str, str], int] = defaultdict(int)
         #: sites where another option of a listing failed: the choice among options is graded
         #: there, so an option that passes on two tasks is one both allow (any free judge)
@@ -308,6 +318,18 @@ class Search:
             looks = set(ctx.env.observing_tools(p.base.task))
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
+                continue
+            if no and (p.base.task.task_id, m.site.split(".")[0]) in needed:
+                # the step is needed (left out, it fails) but not what the tool answered: a
+                # failed step is counted as done
+                self.found(
+                    "another_world",
+                    PAYS,
+                    p,
+                    f"full reward after the tool said {no!r}, though without the call it fails: "
+                    "the step is counted, not its outcome",
+                )
+                self._still[id(self.findings[-1])] = keeps_the_tries(m.script)
                 continue
             refused_here = frozenset(refused_calls(m.script, p.result))
             if m.op == "call_reorder" and (
