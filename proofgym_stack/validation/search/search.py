@@ -34,10 +34,9 @@ from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import (
     Script,
     refused_calls,
-    script_calls,
-    tool_outputs,
 )
 from proofgym_stack.validation.search import probes
+from proofgym_stack.validation.search.acted_on import acting_on_what_showed
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.caps import cap_crossed
@@ -69,7 +68,7 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
-from proofgym_stack.validation.search.mutants import Mutant, follow_ups
+from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.shrink import shrink
@@ -84,7 +83,6 @@ from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
 from proofgym_stack.validation.search.unclaimed import unclaimed
-from proofgym_stack.validation.search.values import tokens
 from proofgym_stack.validation.search.world import World, changed, lost
 from proofgym_stack.validation.shares import Shares
 
@@ -108,6 +106,7 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 WORDED = frozenset(
     {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow", "one_more"}
 )
+COUNTED = ", though without the call it fails: the step is counted, not its outcome"
 INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
@@ -212,23 +211,10 @@ class Search:
         printed tokens honest play never showed, its later calls' strings set to them."""
         out: list[Mutant] = []
         self._follow = {}
-        for p in played:
-            if p.mutant.op in ("message", "call_drop"):
-                continue
-            seen = set(p.base.pools.outputs) | set(p.base.pools.prompt)
-            fresh = [tok for tok in tokens("\n".join(tool_outputs(p.result))) if tok not in seen]
-            if not fresh:
-                continue
-            calls = [item for _, _, item in script_calls(p.mutant.script)]
-            honest = [item for _, _, item in script_calls(p.honest.control.script)]
-            changed = next(
-                (n for n, (a, b) in enumerate(zip(calls, honest, strict=False)) if a != b),
-                min(len(calls), len(honest)),
-            )
-            for m in follow_ups(p.mutant.script, changed, fresh):
-                self._follow[id(m)] = (p.honest, p.base)
-                self._parent_op[id(m)] = p.mutant.op
-                out.append(m)
+        for m, p in acting_on_what_showed(played):
+            self._follow[id(m)] = (p.honest, p.base)
+            self._parent_op[id(m)] = p.mutant.op
+            out.append(m)
         return out
 
     def found(self, oracle: str, severity: str, p: Played, why: str) -> None:
@@ -320,14 +306,9 @@ class Search:
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
                 continue
             if no and (p.base.task.task_id, m.site.split(".")[0]) in needed:
-                # the step is needed (left out, it fails) but not what the tool answered: a
-                # failed step is counted as done
+                # the step is needed (left out, it fails), not what the tool answered
                 self.found(
-                    "another_world",
-                    PAYS,
-                    p,
-                    f"full reward after the tool said {no!r}, though without the call it fails: "
-                    "the step is counted, not its outcome",
+                    "another_world", PAYS, p, f"full reward after the tool said {no!r}{COUNTED}"
                 )
                 self._still[id(self.findings[-1])] = keeps_the_tries(m.script)
                 continue
