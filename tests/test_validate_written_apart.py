@@ -1,4 +1,4 @@
-"""One thing entered as many (`mutants._written_apart`), read off blind batch 05k
+"""One thing entered as many (`across._written_apart`), read off blind batch 05k
 (litterpick): the first call's name sprayed over every call, each written another way, is
 accused where a verifier counting raw strings pays it; the sound twin, which counts people,
 is not."""
@@ -12,7 +12,7 @@ from test_validate_policy_moves import pays, tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym_stack.validation.search.mutants import across_calls_mutants
+from proofgym_stack.validation.search.across import across_calls_mutants
 from proofgym_stack.validation.search.values import Pools
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing

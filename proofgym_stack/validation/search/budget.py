@@ -33,13 +33,19 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
     return out
 
 
+#: the sources drawn first in their group
+FIRST = frozenset(
+    {"schema", "option", "fraction", "other_task", "asked", "copied_whole", "quoted", "listing"}
+)
+
+
 def _drawn_first(m: Mutant) -> tuple[int, bool]:
     """A mutant's place in its group's draw: the values a schema names, the other options a
     listing printed, half a thing less, another task's truth, what the prompt asked for and
     the printed line a text was copied from, whole, first (what a policy reading them tries
     first); then a number one step off (the move
     that shows a bound's edge); then the rest."""
-    if m.source in ("schema", "option", "fraction", "other_task", "asked", "copied_whole"):
+    if m.source in FIRST:
         tier = 0
     elif _one_step(m.old, m.new):
         tier = 1

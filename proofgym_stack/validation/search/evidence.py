@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-from proofgym.wire.protocol import Task
+from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.scripts import (
     call_index,
     leaves,
@@ -183,3 +184,12 @@ def said_no(p: Played, looks: set[str]) -> str | None:
     if _SAID_NO.search(mine[nth]) and not _SAID_NO.search(honest[nth]):
         return mine[nth].strip()[:100]
     return None
+
+
+def needed_steps(played: list[Played], passes: Callable[[RunResult], bool]) -> set[tuple[str, str]]:
+    """(task, tool) pairs whose call, left out, fails: the steps the verifier needs."""
+    return {
+        (p.base.task.task_id, p.mutant.site)
+        for p in played
+        if p.mutant.op == "call_drop" and not passes(p.result) and not p.result.mask_sample
+    }

@@ -46,7 +46,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -390,117 +389,6 @@ def _join_chain(
         what = f"{len(chain)} {name} calls as one, {end} {_short(x[end])} -> {_short(last[end])}"
         return [Mutant(joined, "join", site_of(name, (end,)), "join", what)]
     return []
-
-
-def _written_apart(
-    script: Script, group: list[tuple[int, int, dict[str, Any]]], key: str, value: Any
-) -> Script | None:
-    """The calls of `group` with `key` set to the first call's text, each written another
-    way (other casing, a space before or after): one thing entered as many, for a tool that
-    looks it up leniently and a verifier that counts the raw strings."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    forms = list(
-        dict.fromkeys([value.lower(), value.upper(), f" {value}", f"{value} ", value.title()])
-    )
-    forms = [f for f in forms if f != value]
-    changed, k = script, 0
-    for t, i, item in group[1:]:
-        args = call_arguments(item)
-        if key in args and args[key] != value and k < len(forms):
-            changed = with_call(changed, t, i, {**args, key: forms[k]})
-            k += 1
-    return changed if k else None
-
-
-def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
-    """Compound changes a policy tries across the trajectory: one value sprayed over every
-    call of a tool (each call's argument set to the first call's), two arguments of one call
-    swapped, and a shortcut (the trajectory cut after one call, that call's argument set to
-    each of a few candidates: a move that jumps straight to the goal)."""
-    calls = script_calls(script)
-    out: list[Mutant] = []
-    by_tool: dict[str, list[tuple[int, int, dict[str, Any]]]] = defaultdict(list)
-    for t, i, item in calls:
-        by_tool[str(item.get("name"))].append((t, i, item))
-    for name, group in by_tool.items():
-        if len(group) < 2:
-            continue
-        first = call_arguments(group[0][2])
-        for key, value in first.items():
-            if isinstance(value, (dict, list)):
-                continue
-            changed = script
-            for t, i, item in group[1:]:
-                args = call_arguments(item)
-                if key in args and args[key] != value:
-                    changed = with_call(changed, t, i, {**args, key: value})
-            if changed is not script:
-                out.append(
-                    Mutant(
-                        changed,
-                        "same_value",
-                        site_of(name, (key,)),
-                        "same_value",
-                        f"{name}: every call's {key} set to the first's {_short(value)}",
-                    )
-                )
-            if sprayed := _written_apart(script, group, key, value):
-                out.append(
-                    Mutant(
-                        sprayed,
-                        "same_value",
-                        site_of(name, (key,)),
-                        "same_value",
-                        f"{name}: every call's {key} set to the first's {_short(value)}, "
-                        "each written another way (case, a space)",
-                    )
-                )
-    for t, i, item in calls:
-        name, args = str(item.get("name")), call_arguments(item)
-        keys = [
-            k
-            for k, v in args.items()
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool)
-        ]
-        for a in range(len(keys)):
-            for b in range(a + 1, len(keys)):
-                x, y = keys[a], keys[b]
-                if type(args[x]) is type(args[y]) and args[x] != args[y]:
-                    swapped = {**args, x: args[y], y: args[x]}
-                    out.append(
-                        Mutant(
-                            with_call(script, t, i, swapped),
-                            "swap_args",
-                            site_of(name, (x,)),
-                            "swap_args",
-                            f"{name}: {x} and {y} swapped",
-                        )
-                    )
-    end = final_message(script)
-    tail = [[script[end[0]][end[1]]]] if end is not None else []
-    for n, (t, i, item) in enumerate(calls):
-        name, args = str(item.get("name")), call_arguments(item)
-        head = [[c] for _, _, c in calls[:n]]
-        for path, value in leaves(args):
-            if not path:
-                continue
-            for source, new in candidates(leaf_key(path), value, pools)[:6]:
-                cut = [*head, [_item(name, set_at(args, path, new))], *tail]
-                out.append(
-                    Mutant(
-                        cut,
-                        "shortcut",
-                        site_of(name, path),
-                        source,
-                        f"cut after {name} #{n + 1} with {_path(path)} {_short(new)}",
-                        (t, i),
-                        path,
-                        value,
-                        new,
-                    )
-                )
-    return out
 
 
 def follow_ups(script: Script, changed_at: int, fresh: list[str]) -> list[Mutant]:

@@ -11,14 +11,15 @@ from collections import defaultdict
 from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.search.across import across_calls_mutants
 from proofgym_stack.validation.search.gather import gathered_mutants
 from proofgym_stack.validation.search.guesses import guess_mutants
 from proofgym_stack.validation.search.injection import injected_mutants
+from proofgym_stack.validation.search.left_row import left_row_mutants
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     _item,
     _short,
-    across_calls_mutants,
     argument_mutants,
     call_mutants,
     message_mutants,
@@ -50,6 +51,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *undo_mutants(script, pools),
         *one_more_mutants(script, pools, prompt),
         *grown_mutants(script, pools),
+        *left_row_mutants(script, pools),
         *message_mutants(script, prompt),
         *told_mutants(script, role_values(pools.shown), prompt),
         *stretched_mutants(script, pools.shown),

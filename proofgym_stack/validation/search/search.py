@@ -46,6 +46,7 @@ from proofgym_stack.validation.search.evidence import (
     gained_at,
     left_behind,
     listed_option,
+    needed_steps,
     no_effect,
     printed_option,
     refused,
@@ -68,6 +69,8 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
+from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
+from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
@@ -260,12 +263,7 @@ class Search:
             # failure says nothing of the value at this site
             and p.mutant.op not in COMPOUND
         }
-        #: (task, tool) whose call, left out, fails: a step the verifier needs
-        needed = {
-            (p.base.task.task_id, p.mutant.site)
-            for p in played
-            if p.mutant.op == "call_drop" and not ctx.passes(p.result) and not p.result.mask_sample
-        }
+        needed = needed_steps(played, ctx.passes)
         replays: dict[tuple[str, str], int] = defaultdict(int)
         #: sites where another option of a listing failed: the choice among options is graded
         #: there, so an option that passes on two tasks is one both allow (any free judge)
@@ -304,6 +302,10 @@ class Search:
             looks = set(ctx.env.observing_tools(p.base.task))
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")
+                continue
+            if row := await gained_row(p, self.play, ctx.passes):
+                self.found("another_world", PAYS, p, f"{LEFT_ROW} ({short_list(row)})")
+                self._passed[id(self.findings[-1])] = (p.honest.world, row)
                 continue
             if no and (p.base.task.task_id, m.site.split(".")[0]) in needed:
                 # the step is needed (left out, it fails), not what the tool answered

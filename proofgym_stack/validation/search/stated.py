@@ -196,6 +196,8 @@ def forbidden_content(p: Played, words: str) -> str | None:
         return None
     if typed := wrong_file_type(m.old, m.new, words):
         return typed
+    if listed := listed_term(m.old, m.new, words, p.base.pools.printed):
+        return listed
     added = _added(m.old, m.new)
     if added is None:
         return None
@@ -207,6 +209,33 @@ def forbidden_content(p: Played, words: str) -> str | None:
             if found:
                 said = clause.strip()[:90]
                 return f"it writes {found.group()!r}, which the task's words keep out ({said!r})"
+    return None
+
+
+#: the separators of a listing's terms ("young, salesman, waitress"; one per line; bullets)
+_TERMS = re.compile(r"[\n,;\u2022]+")
+
+
+def listed_term(old: str, new: str, words: str, printed: list[tuple[str, str]]) -> str | None:
+    """A term a look's listing prints that a clause of the words keeps out by naming the look
+    ("must not use any term that `banned_terms` lists"), written in `new` and not in honest
+    play's `old`; or None."""
+    for clause in clauses(words):
+        if not _NOT_IN.search(clause):
+            continue
+        for tool, text in printed:
+            named = {tool, tool.replace("_", " ")}
+            if not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", clause, re.I) for n in named):
+                continue
+            for term in (t.strip(" -*\t.") for t in _TERMS.split(text)):
+                if not 2 <= len(term) <= 40:
+                    continue
+                shape = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.I)
+                if shape.search(new) and not shape.search(old):
+                    said = clause.strip()[:90]
+                    return (
+                        f"writes {term!r}, which `{tool}` lists: the words keep it out ({said!r})"
+                    )
     return None
 
 

@@ -89,6 +89,18 @@ def whole_passage(value: str, prompt: str) -> list[str]:
     return [t for t in dict.fromkeys(out) if t != value.strip()]
 
 
+#: a passage the prompt quotes (a draft, a customer's words): what a policy pastes
+_PASSAGE = re.compile(r"[\"\u201c]([^\"\u201d]{20,1000})[\"\u201d]")
+
+
+def quoted_passages(value: str, prompt: str) -> list[str]:
+    """For a text argument of prose (20 characters or more) that honest play wrote itself:
+    each passage the prompt quotes (the hiring manager's draft), as it stands."""
+    if len(value.strip()) < 20:
+        return []
+    return [t for t in dict.fromkeys(_PASSAGE.findall(prompt)) if t.strip() != value.strip()][:2]
+
+
 def whole_line(value: str, shown: list[str]) -> list[str]:
     """Where most of a text argument is copied from one line a tool printed (a driver's text
     message, the phone number at its start left out, a note added): that line as printed,
@@ -198,6 +210,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
         out += [("prompt_whole", t) for t in whole_passage(value, pools.prompt_text)]
+        out += [("quoted", t) for t in quoted_passages(value, pools.prompt_text)]
         out += [("copied_whole", t) for t in whole_line(value, pools.shown)]
         out += [("schema", e) for e in pools.described.get(key, [])]
         out += [("schema", e) for e in pools.enums[:6] if isinstance(e, str)]
