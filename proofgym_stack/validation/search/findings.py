@@ -17,6 +17,7 @@ import keyword
 from dataclasses import dataclass
 from typing import Any
 
+from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import Script, call_arguments
 
 PAYS, MASKS, ADVISORY = "pays", "masks", "advisory"
@@ -120,3 +121,18 @@ def _item(item: dict[str, Any]) -> str:
 
 def _slug(site: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in site).strip("_")[:40] or "message"
+
+
+def severity_of_fault(result: RunResult) -> str:
+    """`masks` for a masked rollout (no reward paid), `pays` for a reward above the range."""
+    return MASKS if result.mask_sample else PAYS
+
+
+def fault_of(result: RunResult, reward_range: tuple[float, float]) -> str | None:
+    """Why this rollout is a policy-made fault (masked, or a reward outside the range)."""
+    low, high = reward_range
+    if result.mask_sample:
+        return f"masked {result.failure_kind}: {(result.failure_reason or '')[:160]}"
+    if not low - 1e-9 <= result.reward <= high + 1e-9:
+        return f"reward {result.reward:g} outside {reward_range}"
+    return None

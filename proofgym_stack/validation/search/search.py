@@ -61,10 +61,11 @@ from proofgym_stack.validation.search.evidence import (
 from proofgym_stack.validation.search.findings import (
     ADVISORY,
     FAILING,
-    MASKS,
     PAYS,
     Finding,
+    fault_of,
     grouped,
+    severity_of_fault,
 )
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
@@ -86,6 +87,8 @@ from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
 from proofgym_stack.validation.search.unclaimed import unclaimed
+from proofgym_stack.validation.search.unlooked import WHY as UNLOOKED
+from proofgym_stack.validation.search.unlooked import unlooked
 from proofgym_stack.validation.search.world import World, changed, lost
 from proofgym_stack.validation.shares import Shares
 
@@ -148,18 +151,9 @@ class Search:
         result = await self.ctx.run(task, script, label)
         return result, (self.trace.last() if len(self.trace.records) > before else None)
 
-    def severity_of_fault(self, result: RunResult) -> str:
-        """`masks` for a masked rollout (no reward paid), `pays` for a reward above the range."""
-        return MASKS if result.mask_sample else PAYS
-
     def fault(self, result: RunResult) -> str | None:
-        """Why this rollout is a policy-made fault (masked, or a reward outside the range)."""
-        low, high = self.ctx.env.reward_range
-        if result.mask_sample:
-            return f"masked {result.failure_kind}: {(result.failure_reason or '')[:160]}"
-        if not low - 1e-9 <= result.reward <= high + 1e-9:
-            return f"reward {result.reward:g} outside {self.ctx.env.reward_range}"
-        return None
+        """Why this rollout is a policy-made fault (`findings.fault_of`)."""
+        return fault_of(result, self.ctx.env.reward_range)
 
     async def run(self) -> tuple[int, list[Finding]]:
         """Measure, mutate, play, judge; (mutants played, findings grouped by root cause)."""
@@ -183,7 +177,7 @@ class Search:
             why = self.fault(result)
             if why is not None:
                 error = f" ({record.error})" if record is not None and record.error else ""
-                self.found("fault", self.severity_of_fault(result), played[-1], why + error)
+                self.found("fault", severity_of_fault(result), played[-1], why + error)
         extra = within_budget(self.follow_ups(played), max(ctx.budget // 4, 1), rng)
         for m in extra:
             honest, base = self._follow[id(m)]
@@ -191,7 +185,7 @@ class Search:
             played.append(Played(m, honest, base, result, record))
             why = self.fault(result)
             if why is not None:
-                self.found("fault", self.severity_of_fault(result), played[-1], why)
+                self.found("fault", severity_of_fault(result), played[-1], why)
         for p in [p for p in played if p.mutant.op == "inject"]:
             looks = set(ctx.env.observing_tools(p.base.task))
             if skipped := await skipped_step(p, self.play, self.ctx.passes, looks):
@@ -205,6 +199,9 @@ class Search:
                 self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
         for p in await unclaimed(played, self.play, self.ctx.passes):
             self.found("another_world", PAYS, p, UNCLAIMED)
+        looks_of = {t.task_id: set(ctx.env.observing_tools(t)) for t in ctx.tasks[:MAX_TASKS]}
+        for p in await unlooked(played, self.play, self.ctx.passes, looks_of):
+            self.found("another_world", PAYS, p, UNLOOKED)
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
