@@ -2,7 +2,8 @@
 05m (genealogy): where honest play acted on every row of a listing but one, the call made on
 that row too pays on a verifier that never checks why it was left (a loan older than the
 amnesty, checked in anyway); the sound twin, which refuses it, is not accused. And two
-values given in turn over a tool's calls (`across._alternated`, 05m's examhall)."""
+values given in turn over a tool's calls (`across._alternated`, 05m's examhall), judged by
+a clause of the words that keeps each value to one (`stated.used_twice`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from test_validate_unseen import call, failed, say, validate
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.across import across_calls_mutants
 from proofgym_stack.validation.search.left_row import left_row_mutants
+from proofgym_stack.validation.search.stated import used_twice
 from proofgym_stack.validation.search.values import Pools
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
@@ -49,6 +51,11 @@ def test_two_values_in_turn() -> None:
     ]
     desks = [json.loads(turn[0]["arguments"])["desk"] for turn in found[1].script]
     assert desks == ["W", "X", "W", "X"]
+    # judged by the words: a desk used twice where they keep each desk to one candidate
+    kept = "Seat everyone; no desk may hold two candidates."
+    assert used_twice(found[1], script, kept) is not None
+    assert used_twice(found[1], script, "Seat everyone at a desk.") is None
+    assert used_twice(found[1], found[1].script, kept) is None  # honest play did it too
 
 
 class Desk:

@@ -28,6 +28,11 @@ def test_the_passage_the_prompt_quotes_is_a_candidate() -> None:
         "Miracle cure for damp walls, call us today."
     ]
     assert quoted_passages("short", prompt) == []
+    # a short quoted name before the draft is one pair of quotes, not the start of a passage
+    signed = 'Sign it "Dana Fox" at the end of the draft: "Miracle cure for damp, call today."'
+    assert quoted_passages("Damp walls treated; call us today.", signed) == [
+        "Miracle cure for damp, call today."
+    ]
 
 
 def test_a_listed_term_counts_only_where_a_clause_keeps_the_listing_out() -> None:
@@ -37,6 +42,9 @@ def test_a_listed_term_counts_only_where_a_clause_keeps_the_listing_out() -> Non
     assert said is not None and "'miracle'" in said
     assert listed_term("Damp walls treated.", "A miracle.", "Keep it short.", printed) is None
     assert listed_term("A miracle here.", "A miracle there.", words, printed) is None
+    # a clause that allows only what the look lists keeps nothing it lists out
+    allowed = "Do not use a word that `barred_words` does not list."
+    assert listed_term("Damp walls.", "A miracle for damp walls.", allowed, printed) is None
 
 
 class Board:

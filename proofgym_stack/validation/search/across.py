@@ -50,7 +50,8 @@ def _alternated(
     turn (A, B, A, B): each value used again, never twice running (one desk for two
     candidates, where only neighbours are compared)."""
     values = [call_arguments(item).get(key) for _, _, item in group]
-    if len(group) < 3 or values[0] == values[1] or isinstance(values[0], (dict, list)):
+    scalars = all(isinstance(v, (str, int, float)) for v in values[:2])
+    if len(group) < 3 or not scalars or values[0] == values[1]:
         return None
     changed = script
     for n, (t, i, item) in enumerate(group[2:], start=2):
@@ -60,7 +61,7 @@ def _alternated(
         return None
     name = str(group[0][2].get("name"))
     what = f"{name}: {key} {_short(values[0])}, {_short(values[1])} in turn on every call"
-    return Mutant(changed, "same_value", site_of(name, (key,)), "same_value", what)
+    return Mutant(changed, "same_value", site_of(name, (key,)), "alternated", what)
 
 
 def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:

@@ -181,15 +181,27 @@ def said_no(p: Played, looks: set[str]) -> str | None:
     mine, honest = tool_outputs(p.result), p.honest.outputs
     if nth is None or nth >= len(mine) or nth >= len(honest) or mine[nth].startswith("Error:"):
         return None
-    if _SAID_NO.search(mine[nth]) and not _SAID_NO.search(honest[nth]):
+    # the value sent, echoed back ("Reply sent: not before noon"), is not the tool's answer
+    answer = mine[nth].replace(str(m.new), " ") if str(m.new).strip() else mine[nth]
+    if _SAID_NO.search(answer) and not _SAID_NO.search(honest[nth]):
         return mine[nth].strip()[:100]
     return None
 
 
 def needed_steps(played: list[Played], passes: Callable[[RunResult], bool]) -> set[tuple[str, str]]:
-    """(task, tool) pairs whose call, left out, fails: the steps the verifier needs."""
+    """(task, tool) pairs whose one call in honest play, left out, fails: the steps the
+    verifier needs (a tool called twice is left out: which of its calls is needed is not
+    known)."""
+
+    def once(p: Played) -> bool:
+        calls = script_calls(p.honest.control.script)
+        return sum(str(item.get("name")) == p.mutant.site for _, _, item in calls) == 1
+
     return {
         (p.base.task.task_id, p.mutant.site)
         for p in played
-        if p.mutant.op == "call_drop" and not passes(p.result) and not p.result.mask_sample
+        if p.mutant.op == "call_drop"
+        and not passes(p.result)
+        and not p.result.mask_sample
+        and once(p)
     }

@@ -25,6 +25,8 @@ from proofgym_stack.validation.search.world import passed_over
 MIN_ROWS = 3
 #: rows left alone, at most: more is a choice among rows, not one kept out
 MAX_LEFT = 1
+#: honest play's calls the left row is made in place of, one at a time
+MAX_INSTEAD = 4
 
 WHY = (
     "full reward with the one row of the listing honest play left alone (it acted on every "
@@ -50,6 +52,8 @@ def _template(line: str, args: dict[str, str]) -> re.Pattern[str] | None:
         out.append(f"(?P<{key}>.+?)")
         at = end
     out.append(re.sub(r"\d+", r"\\d+", re.escape(line[at:])))
+    if sum(len(re.sub(r"\\d\+|\\.", "", part)) for part in out[::2]) < 3:
+        return None  # no fixed text around the values: every line would be a row
     try:
         return re.compile("^" + "".join(out) + "$")
     except re.error:  # an argument name that is no group name
@@ -112,8 +116,9 @@ def left_row_mutants(script: Script, pools: Pools) -> list[Mutant]:
 
 async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
     """Where the world gained a record of the left row beside the ones honest play wrote,
-    and the row is no free alternative: made in place of honest play's first such call
-    instead of beside it, it fails (two volunteers of three asked for: any two pay)."""
+    and the row is no free alternative: made in place of each of honest play's calls of the
+    tool in turn instead of beside them, it fails every time (two volunteers of three asked
+    for: any two pay; a masked rollout tells nothing)."""
     m = p.mutant
     if m.op != "left_row" or p.record is None or not isinstance(m.new, str):
         return set()
@@ -121,9 +126,12 @@ async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
     if not gained:
         return set()
     name = m.site.split(".")[0]
-    first = next((t, i) for t, i, item in script_calls(m.script) if item.get("name") == name)
-    instead, _ = await play(p.base.task, replaced(m.script, *first, []), "search: row instead")
-    return set() if passes(instead) else gained
+    made = [(t, i) for t, i, item in script_calls(m.script) if item.get("name") == name][:-1]
+    for t, i in made[:MAX_INSTEAD]:
+        instead, _ = await play(p.base.task, replaced(m.script, t, i, []), "search: row instead")
+        if passes(instead) or instead.mask_sample:
+            return set()
+    return gained if made else set()
 
 
 def _brief(row: dict[str, str]) -> str:

@@ -81,6 +81,7 @@ from proofgym_stack.validation.search.stated import (
     forbidden_content,
     past_a_limit,
     stated,
+    used_twice,
 )
 from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
@@ -102,7 +103,9 @@ MAX_SHRUNK = 4
 #: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
 #: operators that do more of an action than honest play did
-MORE_OF_AN_ACTION = frozenset({"call_repeat", "list_duplicate", "spray", "one_more", "guess"})
+MORE_OF_AN_ACTION = frozenset(
+    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row"}
+)
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
 JUNK = frozenset({"boundary", "wildcard", "shortened"})
 #: mutants that change more than their site: no evidence of what the verifier grades there
@@ -413,7 +416,13 @@ class Search:
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
                     printed = m.source in PRINTED or printed_option(p)
-                    rule = broken_rule(p, words_of) if printed else forbidden_content(p, words_of)
+                    rule = (
+                        broken_rule(p, words_of)
+                        if printed
+                        else forbidden_content(p, words_of, frozenset(looks))
+                    )
+                    if m.source == "alternated":  # a value used twice: the words forbid?
+                        rule = used_twice(m, p.honest.control.script, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
                         texts = [words_of, *p.base.pools.shown]
@@ -431,7 +440,8 @@ class Search:
                         m.op in MORE_OF_AN_ACTION
                         or m.op == "gather"
                         or (m.op == "call_drop" and m.site in looks)  # a look's own bookkeeping
-                        or m.source == "copied_whole"  # a printed line posted whole: a rule?
+                        # a printed line or a quoted passage posted whole: a rule?
+                        or m.source in ("copied_whole", "quoted", "alternated")
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or printed
                         or trimmed_prose(m)

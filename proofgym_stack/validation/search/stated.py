@@ -17,6 +17,7 @@ from functools import partial
 
 from proofgym_stack.validation.scripts import (
     Script,
+    call_arguments,
     final_reply,
     refused_calls,
     script_calls,
@@ -24,6 +25,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
 from proofgym_stack.validation.search.rules import (
     UNITS,
@@ -34,6 +36,7 @@ from proofgym_stack.validation.search.rules import (
     marked_off,
     named_instead,
     ruled_off,
+    stem,
     told_off,
 )
 from proofgym_stack.validation.search.tolerance import Played
@@ -187,7 +190,7 @@ _NOT_IN = re.compile(
 )
 
 
-def forbidden_content(p: Played, words: str) -> str | None:
+def forbidden_content(p: Played, words: str, looks: frozenset[str] = frozenset()) -> str | None:
     """For a text argument written longer than honest play's: content the added part holds
     (a phone number, an e-mail address, a link) that a clause of the task's words keeps out
     ("an ad must not contain a phone number"), or None."""
@@ -196,7 +199,8 @@ def forbidden_content(p: Played, words: str) -> str | None:
         return None
     if typed := wrong_file_type(m.old, m.new, words):
         return typed
-    if listed := listed_term(m.old, m.new, words, p.base.pools.printed):
+    printed = [(tool, text) for tool, text in p.base.pools.printed if tool in looks]
+    if listed := listed_term(m.old, m.new, words, printed):
         return listed
     added = _added(m.old, m.new)
     if added is None:
@@ -217,15 +221,19 @@ _TERMS = re.compile(r"[\n,;\u2022]+")
 
 
 def listed_term(old: str, new: str, words: str, printed: list[tuple[str, str]]) -> str | None:
-    """A term a look's listing prints that a clause of the words keeps out by naming the look
-    ("must not use any term that `banned_terms` lists"), written in `new` and not in honest
-    play's `old`; or None."""
+    """A term a look's listing prints (`printed`: the looks' outputs) that a clause of the
+    words keeps out by naming the look after its negation ("must not use any term that
+    `banned_terms` lists"), written in `new` and not in honest play's `old`; or None. A clause
+    that allows only what the look lists ("do not use a title `approved_titles` does not
+    list") keeps nothing it lists out."""
     for clause in clauses(words):
-        if not _NOT_IN.search(clause):
+        negation = _NOT_IN.search(clause)
+        if negation is None or _ALLOWS.search(clause, negation.end()):
             continue
         for tool, text in printed:
             named = {tool, tool.replace("_", " ")}
-            if not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", clause, re.I) for n in named):
+            after = clause[negation.end() :]
+            if not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", after, re.I) for n in named):
                 continue
             for term in (t.strip(" -*\t.") for t in _TERMS.split(text)):
                 if not 2 <= len(term) <= 40:
@@ -237,6 +245,10 @@ def listed_term(old: str, new: str, words: str, printed: list[tuple[str, str]]) 
                         f"writes {term!r}, which `{tool}` lists: the words keep it out ({said!r})"
                     )
     return None
+
+
+#: a second negation or "only" after the first: the listing is what is allowed
+_ALLOWS = re.compile(r"\b(?:only|not|n't|unlisted|except)\b", re.I)
 
 
 _EXTENSION = re.compile(r"(?<![\w.])\.([a-z][a-z0-9]{1,4})\b", re.I)
@@ -332,4 +344,42 @@ def past_a_printed_limit(p: Played, words: str) -> str | None:
                 said = line.strip()[:70]
                 limit = f"a limit a tool printed ({said!r})"
                 return f"honest play kept {m.old:g}, {limit}: {m.new:g} is past it"
+    return None
+
+
+def _unique_clauses(noun: str) -> re.Pattern[str]:
+    n = re.escape(noun)
+    return re.compile(
+        rf"\bno {n}e?s? (?:may|can|should|shall|must|is to)\s+(?:\w+\s+)?"
+        rf"(?:two|twice|more than one)"
+        rf"|\bone \w+ (?:per|to a|for each) {n}\b"
+        rf"|\b(?:each|every) {n} (?:at most |only )?once\b"
+        rf"|\b{n}e?s? (?:must|should) (?:all )?(?:be )?(?:differ|distinct|unique)",
+        re.I,
+    )
+
+
+def used_twice(m: Mutant, honest: Script, words: str) -> str | None:
+    """For values given in turn over a tool's calls: one used twice where a clause of the
+    words keeps each to one ("no desk may hold two candidates", "one candidate per desk")
+    and honest play used none twice; or None."""
+    tool, _, key = m.site.partition(".")
+    noun = stem(key.split(".")[0].split("_")[-1])
+    if len(noun) < 3:
+        return None
+
+    def values(script: Script) -> list[str]:
+        return [
+            str(call_arguments(item).get(key))
+            for _, _, item in script_calls(script)
+            if item.get("name") == tool
+        ]
+
+    mine, theirs = values(m.script), values(honest)
+    if len(set(mine)) == len(mine) or len(set(theirs)) < len(theirs):
+        return None
+    rule = _unique_clauses(noun)
+    for clause in clauses(words):
+        if rule.search(clause):
+            return f"a {noun} used twice, which the words keep to one ({clause.strip()[:90]!r})"
     return None

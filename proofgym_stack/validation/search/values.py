@@ -89,16 +89,19 @@ def whole_passage(value: str, prompt: str) -> list[str]:
     return [t for t in dict.fromkeys(out) if t != value.strip()]
 
 
-#: a passage the prompt quotes (a draft, a customer's words): what a policy pastes
-_PASSAGE = re.compile(r"[\"\u201c]([^\"\u201d]{20,1000})[\"\u201d]")
+#: a passage the prompt quotes in curly quotation marks (straight ones are read in pairs)
+_CURLY = re.compile(r"\u201c([^\u201d]{20,1000})\u201d")
 
 
 def quoted_passages(value: str, prompt: str) -> list[str]:
-    """For a text argument of prose (20 characters or more) that honest play wrote itself:
-    each passage the prompt quotes (the hiring manager's draft), as it stands."""
+    """For a text argument of prose (20 characters or more): each passage of 20 characters
+    or more the prompt quotes (the hiring manager's draft), as it stands; straight quotes
+    read in pairs from the start, so a short quoted name before the draft is one pair."""
     if len(value.strip()) < 20:
         return []
-    return [t for t in dict.fromkeys(_PASSAGE.findall(prompt)) if t.strip() != value.strip()][:2]
+    inside = prompt.split('"')[1::2] if prompt.count('"') % 2 == 0 else []
+    found = [t for t in inside if 20 <= len(t) <= 1000] + _CURLY.findall(prompt)
+    return [t for t in dict.fromkeys(found) if t.strip() != value.strip()][:2]
 
 
 def whole_line(value: str, shown: list[str]) -> list[str]:
