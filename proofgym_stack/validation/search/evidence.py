@@ -205,3 +205,22 @@ def needed_steps(played: list[Played], passes: Callable[[RunResult], bool]) -> s
         and not p.result.mask_sample
         and once(p)
     }
+
+
+def acts_after(m: Mutant, looks: set[str]) -> bool:
+    """Whether the mutant's changed call is followed by an acting call (one of a tool that
+    does not only look): a step that gates what comes after it."""
+    if m.call_at is None:
+        return False
+    calls = script_calls(m.script)
+    at = next((n for n, (t, i, _) in enumerate(calls) if (t, i) == m.call_at), None)
+    return at is not None and any(str(c[2].get("name")) not in looks for c in calls[at + 1 :])
+
+
+def counted(p: Played, needed: set[tuple[str, str]], looks: set[str]) -> bool:
+    """Whether the mutant's changed call is a needed step (`needed_steps`) that gates a later
+    action: where its tool said no and the mutant still pays, the verifier counted the step,
+    not its outcome (code that errs before a right answer gates nothing)."""
+    return (p.base.task.task_id, p.mutant.site.split(".")[0]) in needed and acts_after(
+        p.mutant, looks
+    )

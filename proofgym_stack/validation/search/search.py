@@ -7,13 +7,10 @@ the grammar (`mutants`) writes every mutant of every pass control, a seeded draw
 - *another truth*: it passes, unchanged, on a task on which its control fails (another
   truth): what it does does not depend on the task's truth;
 - *another world*: the world verify was handed lost or changed something the honest world
-  holds (noise, bookkeeping and the author's honest freedom set aside; what it only adds,
-  a scratch file, is not held against it), at a site the verifier grades (some mutant of
-  the same site failed), outside a bounded tolerance around a number (found by probing), and,
-  for a spray, with the right value first as well as last (not a first- or last-answer rule);
-  operators an honest policy uses (batching, order) are never held against it, and another
-  option the tools printed, chosen instead, only where the task's words state a rule it
-  breaks and honest play keeps (`options`: "arrive by 9:40", "closed on Sundays");
+  holds (noise, bookkeeping and honest freedom set aside), at a site the verifier grades,
+  outside a tolerance found by probing; honest operators (batching, order) never count, and
+  another printed option only where the task's words state a rule it breaks (`options`);
+  failed mutants are replayed where that shows a hole (`unclaimed`, `unlooked`);
 - *another path*: at a graded site, its verify ran lines of the environment or the verifier
   library that no pass control ran (advisory alone: a new branch may be an honest one);
 and every mutant by *a fault*: a masked rollout or a reward outside `reward_range` (the
@@ -42,6 +39,7 @@ from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.evidence import (
+    counted,
     free_text,
     gained_at,
     left_behind,
@@ -154,10 +152,6 @@ class Search:
         result = await self.ctx.run(task, script, label)
         return result, (self.trace.last() if len(self.trace.records) > before else None)
 
-    def fault(self, result: RunResult) -> str | None:
-        """Why this rollout is a policy-made fault (`findings.fault_of`)."""
-        return fault_of(result, self.ctx.env.reward_range)
-
     async def run(self) -> tuple[int, list[Finding]]:
         """Measure, mutate, play, judge; (mutants played, findings grouped by root cause)."""
         ctx = self.ctx
@@ -177,7 +171,7 @@ class Search:
             _, honest, base = keyed[id(m)]
             result, record = await self.play(base.task, m.script, f"search: {m.what}")
             played.append(Played(m, honest, base, result, record))
-            why = self.fault(result)
+            why = fault_of(result, ctx.env.reward_range)
             if why is not None:
                 error = f" ({record.error})" if record is not None and record.error else ""
                 self.found("fault", severity_of_fault(result), played[-1], why + error)
@@ -186,7 +180,7 @@ class Search:
             honest, base = self._follow[id(m)]
             result, record = await self.play(base.task, m.script, f"search: {m.what}")
             played.append(Played(m, honest, base, result, record))
-            why = self.fault(result)
+            why = fault_of(result, ctx.env.reward_range)
             if why is not None:
                 self.found("fault", severity_of_fault(result), played[-1], why)
         for p in [p for p in played if p.mutant.op == "inject"]:
@@ -202,8 +196,7 @@ class Search:
                 self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
         for p in await unclaimed(played, self.play, self.ctx.passes):
             self.found("another_world", PAYS, p, UNCLAIMED)
-        looks_of = {t.task_id: set(ctx.env.observing_tools(t)) for t in ctx.tasks[:MAX_TASKS]}
-        for p in await unlooked(played, self.play, self.ctx.passes, looks_of):
+        for p in await unlooked(played, self.play, self.ctx.passes, ctx.env.observing_tools):
             self.found("another_world", PAYS, p, UNLOOKED)
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
         self.follow_ups_played = len(extra)
@@ -307,8 +300,7 @@ class Search:
                 self.found("another_world", PAYS, p, f"{LEFT_ROW} ({short_list(row)})")
                 self._passed[id(self.findings[-1])] = (p.honest.world, row)
                 continue
-            if no and (p.base.task.task_id, m.site.split(".")[0]) in needed:
-                # the step is needed (left out, it fails), not what the tool answered
+            if no and counted(p, needed, looks):  # a needed step, not what the tool answered
                 self.found(
                     "another_world", PAYS, p, f"full reward after the tool said {no!r}{COUNTED}"
                 )
@@ -555,7 +547,7 @@ class Search:
         async def check(script: Script) -> bool:
             result, record = await self.play(task, script, "search: shrinking")
             if f.oracle == "fault":
-                return self.fault(result) is not None
+                return fault_of(result, self.ctx.env.reward_range) is not None
             if not self.ctx.passes(result):
                 return False
             if f.oracle == "another_truth" and target is not None:

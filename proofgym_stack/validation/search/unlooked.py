@@ -9,6 +9,9 @@ only is always right (the optimum taken over the tariffs the policy quoted).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.mutants import Mutant, replaced
 from proofgym_stack.validation.search.probes import Passes
@@ -38,10 +41,10 @@ def without_other_looks(script: Script, looks: set[str], chosen: str) -> Script 
 
 
 async def unlooked(
-    played: list[Played], play: Play, passes: Passes, looks_of: dict[str, set[str]]
+    played: list[Played], play: Play, passes: Passes, looks_of: Callable[[Task], Iterable[str]]
 ) -> list[Played]:
     """Each failed choice of another printed option that passes once the looks at the other
-    options are left out (at most `MAX_UNLOOKED` tried; `looks_of`: each task's looks)."""
+    options are left out (at most `MAX_UNLOOKED` tried; `looks_of`: a task's looks)."""
     out: list[Played] = []
     tried = 0
     for p in played:
@@ -50,7 +53,7 @@ async def unlooked(
             continue
         if passes(p.result) or p.result.mask_sample or tried >= MAX_UNLOOKED:
             continue
-        looks = looks_of.get(p.base.task.task_id, set())
+        looks = set(looks_of(p.base.task))
         script = without_other_looks(m.script, looks, m.new)
         if script is None:
             continue
