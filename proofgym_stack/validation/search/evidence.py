@@ -210,11 +210,9 @@ def needed_steps(played: list[Played], passes: Callable[[RunResult], bool]) -> s
 def acts_after(m: Mutant, looks: set[str]) -> bool:
     """Whether the mutant's changed call is followed by an acting call (one of a tool that
     does not only look): a step that gates what comes after it."""
-    if m.call_at is None:
-        return False
-    calls = script_calls(m.script)
-    at = next((n for n, (t, i, _) in enumerate(calls) if (t, i) == m.call_at), None)
-    return at is not None and any(str(c[2].get("name")) not in looks for c in calls[at + 1 :])
+    at = None if m.call_at is None else call_index(m.script, *m.call_at)
+    later = script_calls(m.script)[at + 1 :] if at is not None else []
+    return any(str(item.get("name")) not in looks for _, _, item in later)
 
 
 def counted(p: Played, needed: set[tuple[str, str]], looks: set[str]) -> bool:

@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
-from proofgym_stack.validation.search.mutants import Mutant, _item, replaced, site_of
+from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, site_of
 from proofgym_stack.validation.search.probes import Passes
 from proofgym_stack.validation.search.tolerance import Play, Played
 from proofgym_stack.validation.search.values import Pools
@@ -103,7 +103,8 @@ def left_row_mutants(script: Script, pools: Pools) -> list[Mutant]:
                         "left_row",
                         site_of(name, (key,)),
                         "listing",
-                        f"then {name} on the row honest play left alone ({_brief(row)})",
+                        f"then {name} on the row honest play left alone "
+                        f"({_short(', '.join(row.values()), 60)})",
                         None,
                         (key,),
                         args.get(key),
@@ -132,7 +133,3 @@ async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
         if passes(instead) or instead.mask_sample:
             return set()
     return gained if made else set()
-
-
-def _brief(row: dict[str, str]) -> str:
-    return ", ".join(row.values())[:60]
