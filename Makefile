@@ -45,9 +45,11 @@ lint: install
 	$(VENV)/bin/mypy $(CODE)
 	$(VENV)/bin/lint-imports
 
-# pytest exits 5 when it collected no test: that is a broken suite, not a pass.
+# pytest exits 5 when it collected no test: that is a broken suite, not a pass. The tests run
+# on every core (pytest-xdist; `make unit PYTEST_WORKERS=0` runs them in one process).
+PYTEST_WORKERS ?= auto
 unit: install
-	$(VENV)/bin/pytest -q -p no:cacheprovider; rc=$$?; \
+	$(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no test ran: the suite is broken"; exit 1; fi; exit $$rc
 
 ## make validate: prove every shipped environment (controls, negatives, isolation, determinism).

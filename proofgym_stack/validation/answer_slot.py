@@ -430,7 +430,17 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
             if not await _fails(v, task, moved(value + delta), "an argument by one"):
                 return None if await _bounded(v, task, moved, value) else 0.0
         return 0.0
-    return await tolerance(v, task, moved, float(value))
+    window = await tolerance(v, task, moved, float(value))
+    if window > 0:
+        # closed on both sides, yet the least move fails one way and not the other: honest
+        # play sits on the edge of a region the verifier accepts (a corner of the park), not
+        # on a truth with a tolerance around it; a value further in is another honest choice
+        tiny = max(abs(value), 1.0) * TOLERANCE_START
+        up = await _fails(v, task, moved(value + tiny), "just above")
+        down = await _fails(v, task, moved(value - tiny), "just below")
+        if up != down:
+            return None
+    return window
 
 
 #: words that state a lower bound: a value above honest play's is slack, not a near miss

@@ -171,12 +171,21 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
     before = _BEFORE.search(text[: match.start()])
     after = _AFTER.match(text, match.end())
     for found, word, gap in ((before, 1, 2), (after, 2, 1)):
-        if found is None or (not found.group(gap).strip() and not numeric):
-            continue  # words side by side are a sentence, not a list
+        joint = found.group(gap) if found is not None else ""
+        if found is None or (not joint.strip() and "\n" not in joint and not numeric):
+            continue  # words side by side are a sentence, not a list (one a line is a list)
         neighbour = found.group(word).rstrip(".:")
         if neighbour != value and _shape(neighbour.replace(",", "")) == kind:
             return True
+        if neighbour != value and not numeric and _coarse(neighbour) == _coarse(value) != {"a"}:
+            return True  # names built alike (`my.met-police.uk` beside `www.bl.uk`)
     return False
+
+
+def _coarse(word: str) -> set[str]:
+    """What a name is built of, any punctuation as one (`www.bl.uk` and `my.met-police.uk`
+    are both small letters and punctuation; plain words are `{"a"}`, which says nothing)."""
+    return set(re.sub(r"[^\w\s]", ".", _shape(word)).replace("A", "a")) - {" "}
 
 
 def _listed_words(text: str, match: re.Match[str], value: str) -> bool:

@@ -92,12 +92,19 @@ def offered_choices(script: Script, own: Script, outputs: list[str]) -> bool:
     trajectory) was shown to the policy by an earlier tool output of the same rollout
     (`outputs`, one per call of `script`): a choice among the options the environment
     itself offered on this task, such as another free slot it listed, not a value carried
-    over from another task's truth. False when nothing differs or a call was added."""
-    mine, theirs = script_calls(script), script_calls(own)
-    if len(mine) != len(theirs):
+    over from another task's truth. A call the tool refused (an `Error:` answer) took no
+    effect and is left aside (a watch the other task had empty is filled here). False when
+    nothing differs or a call was added."""
+    took = [
+        (n, item)
+        for n, (_, _, item) in enumerate(script_calls(script))
+        if not (n < len(outputs) and outputs[n].startswith("Error:"))
+    ]
+    theirs = script_calls(own)
+    if len(took) != len(theirs):
         return False
     differing = 0
-    for n, ((_, _, a), (_, _, b)) in enumerate(zip(mine, theirs, strict=True)):
+    for (n, a), (_, _, b) in zip(took, theirs, strict=True):
         if a.get("name") != b.get("name"):
             return False
         ours = dict(leaves(call_arguments(b)))

@@ -10,10 +10,12 @@ calls, or the share of what was entered instead of what was asked, still pays it
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from proofgym.wire.protocol import Control, Task
+from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 
 if TYPE_CHECKING:
@@ -78,6 +80,40 @@ async def graded_as_a_share(ctx: Context, task: Task, script: Script, tool: str)
     return not ctx.passes(result) and not result.mask_sample
 
 
+#: a clause that makes a rule of its words ("every section must be on the sheet")
+_MUST = re.compile(r"\b(?:must|has to|have to|needs? to|is required|are required|shall)\b", re.I)
+#: "every section", "each bed", "all the rows": the quantifier and the noun after it
+_EVERY = re.compile(r"\b(?:every|each|all(?: the)?)\s+([a-z]+)", re.I)
+#: words that grant a share ("at least 80% of the rows", "most of them")
+_A_SHARE = re.compile(r"%|\bper ?cent\b|\bat least \d|\bmost of\b|\bmajority\b", re.I)
+
+
+def every_one_required(words: str, keys: set[str]) -> str | None:
+    """The clause of the task's `words` that requires every one of the things a tool's
+    argument names ("every section must be on the sheet", for `record(section, ...)`), where
+    the words grant no share anywhere; None otherwise. Such words leave the author no
+    tolerance of one row left out."""
+    if _A_SHARE.search(words):
+        return None
+    for clause in re.split(r"[.;!?\n]", words):
+        if not _MUST.search(clause):
+            continue
+        for found in _EVERY.finditer(clause):
+            noun = found.group(1).lower()
+            if noun in keys or noun.rstrip("s") in keys:
+                return " ".join(clause.split())
+    return None
+
+
+def _names(args: str) -> set[str]:
+    """An argument object's keys and their parts (`section_id` gives `section` too)."""
+    try:
+        keys = [str(k).lower() for k in json.loads(args)]
+    except (ValueError, TypeError):
+        return set()
+    return set(keys) | {part for k in keys for part in k.split("_") if len(part) > 2}
+
+
 class Shares:
     """For one search: whether a mutant touched one of many like calls of a tool whose
     calls the verifier grades as a share (one row wrong inside the author's tolerance),
@@ -97,6 +133,8 @@ class Shares:
         if touched is None:
             return False
         tool, args = touched
+        if every_one_required(task_words(self.ctx.env, task), _names(args)):
+            return False  # the words require each one: no share is the author's to grant
         key = (task.task_id, control.name, tool)
         if key not in self.known:
             self.known[key] = await graded_as_a_share(self.ctx, task, control.script, tool)

@@ -48,27 +48,45 @@ def stated_caps(words: str) -> dict[int, str]:
     return out
 
 
-def counts(script: Script, tool: str) -> dict[tuple[str, str], int]:
-    """How many calls of `tool` the script makes per (argument, value) of its text arguments."""
+#: a moment written with its date first (`2026-03-02 09:00`): its day is a group a cap counts
+_DAY_FIRST = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T]\d")
+
+
+def counts(
+    script: Script, tool: str, skip: frozenset[tuple[int, int]] = frozenset()
+) -> dict[tuple[str, str], int]:
+    """How many calls of `tool` the script makes per (argument, value) of its text arguments,
+    and per (argument, day) where the value is a moment (`2026-03-02 09:00` counts toward
+    `2026-03-02`: "at most 2 lessons a day"); the calls at `skip` (refused) left out."""
     out: dict[tuple[str, str], int] = {}
-    for _, _, item in script_calls(script):
-        if item.get("name") != tool:
+    for t, i, item in script_calls(script):
+        if item.get("name") != tool or (t, i) in skip:
             continue
         for key, value in call_arguments(item).items():
             if isinstance(value, str) and value.strip():
                 k = (key, value.strip().lower())
                 out[k] = out.get(k, 0) + 1
+                if day := _DAY_FIRST.match(value.strip()):
+                    d = (key, day.group(1))
+                    out[d] = out.get(d, 0) + 1
     return out
 
 
-def cap_crossed(honest: Script, mutant: Script, tool: str, words: str) -> str | None:
+def cap_crossed(
+    honest: Script,
+    mutant: Script,
+    tool: str,
+    words: str,
+    refused: frozenset[tuple[int, int]] = frozenset(),
+) -> str | None:
     """The stated cap the mutant crossed, as a reason: honest play made exactly N calls of
-    `tool` for one value of an argument and the mutant more, where the words cap a count at
-    N. None where no cap is stated or none is crossed."""
+    `tool` for one value of an argument (or one day of a moment) and the mutant more, its
+    calls the tools `refused` not counted, where the words cap a count at N. None where no
+    cap is stated or none is crossed."""
     caps = stated_caps(words)
     if not caps:
         return None
-    before, after = counts(honest, tool), counts(mutant, tool)
+    before, after = counts(honest, tool), counts(mutant, tool, refused)
     for (key, value), n in sorted(after.items()):
         reached = before.get((key, value), 0)
         if reached >= 1 and reached in caps and n > reached:

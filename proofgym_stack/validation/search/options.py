@@ -180,6 +180,23 @@ def record_of(value: Any, outputs: list[str]) -> str | None:
     return None
 
 
+#: JSON keys under which a number is a record's name (not one of its quantities)
+_ID_KEY = re.compile(r"(?:^|_)(?:id|code|no|number|ref|key)$", re.I)
+
+
+def names_its_record(value: Any, record: str) -> bool:
+    """Whether `value` is what `record` is known by, not one of its quantities: any text is,
+    and a number only as the row's first token or field, the whole item, or under a JSON key
+    like `id` or `code` (`stock 1` and `stock 6` are two counts, not two tyres' names)."""
+    text = str(value).strip()
+    if not isinstance(value, int | float) and not re.fullmatch(r"-?\d+(?:\.\d+)?", text):
+        return True
+    at = _slot(value, record)
+    if isinstance(at, str) and at not in (WHOLE, f"{_FIELD}0"):
+        return bool(_ID_KEY.search(at))
+    return at in (0, WHOLE, f"{_FIELD}0")
+
+
 def siblings(value: Any, outputs: list[str], limit: int = MAX_SIBLINGS) -> list[Any]:
     """The values other records of the same listing hold where `value`'s record holds it
     (the same JSON key, or a token of the same shape at the same place): the other options a

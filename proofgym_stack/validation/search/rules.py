@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from proofgym_stack.validation.search.options import prints, record_of
+from proofgym_stack.validation.search.options import names_its_record, prints, record_of
 
 MONTHS = [
     "january",
@@ -465,6 +465,8 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
     mine, theirs = record_of(old, shown), record_of(new, shown)
     if mine is None or theirs is None or mine == theirs:
         return None
+    if not names_its_record(old, mine) or not names_its_record(new, theirs):
+        return None  # a count the two records hold, not the option chosen
     # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name
     asked = [
         q for q in quantities(words) if not _BOUNDING.search(words[max(0, q.start - 16) : q.start])

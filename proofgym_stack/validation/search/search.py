@@ -88,7 +88,7 @@ from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
 from proofgym_stack.validation.search.unclaimed import unclaimed
 from proofgym_stack.validation.search.unlooked import WHY as UNLOOKED
 from proofgym_stack.validation.search.unlooked import unlooked
-from proofgym_stack.validation.search.world import World, changed, lost
+from proofgym_stack.validation.search.world import World, changed, lost, undone
 from proofgym_stack.validation.shares import Shares
 
 if TYPE_CHECKING:
@@ -375,6 +375,8 @@ class Search:
             if not m.honest_kind and self.graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
+                elif m.op == "undo":  # another tool after the work: evidence only if it undid
+                    diff = undone(p.record.world, p.honest.world, p.base.initial, p.base.ignored)
                 else:
                     diff = lost(p.record.world, p.honest.world, p.base.ignored)
                 # a record left as it was, another added beside it, hides from a reading field
@@ -420,13 +422,15 @@ class Search:
                         texts = [words_of, *p.base.pools.shown]
                         scripts = [r.script for r in refs if r is not None]
                         rule = past_a_stated_number(m, scripts, texts)
-                    if rule is None and m.op in MORE_OF_AN_ACTION:
-                        # more of an action where the words cap its count, honest play at it
+                    if rule is None and (m.op in MORE_OF_AN_ACTION or printed):
+                        # more of an action (or another option that adds to one thing's or
+                        # one day's count) where the words cap the count, honest play at it
                         rule = cap_crossed(
                             p.honest.control.script,
                             m.script,
                             m.site.split(".")[0],
                             task_words(ctx.env, p.base.task),
+                            refused_here,
                         )
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION

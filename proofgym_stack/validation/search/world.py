@@ -143,15 +143,40 @@ def lost(world: World, honest: World, ignored: set[str] | frozenset[str] = froze
     `world` has is an addition, such as a scratch file, and is not counted: what the honest
     world holds is what the task asked for."""
     mine = members(world, ignored)
+    return {p for p, values in members(honest, ignored).items() if _short_of(values, mine.get(p))}
+
+
+def _short_of(wanted: list[str], have: list[str] | None) -> bool:
+    """Whether `have`, read as a multiset, lacks one of `wanted`'s values."""
+    left = list(have or [])
+    for value in wanted:
+        if value not in left:
+            return True
+        left.remove(value)
+    return False
+
+
+def undone(
+    world: World, honest: World, initial: World, ignored: set[str] | frozenset[str] = frozenset()
+) -> set[str]:
+    """What honest play did that `world` takes back, by path: a list member honest play
+    added that `world` lacks, or a value honest play changed that `world` holds as it was
+    before any call (a record removed again, a flag set back). A value moved on past honest
+    play's (more stock ordered after a fitting) undoes nothing."""
+    mine, theirs, before = members(world, ignored), members(honest, ignored), members(initial)
     out: set[str] = set()
-    for path, values in members(honest, ignored).items():
-        have = list(mine.get(path, []))
-        for value in values:
-            if value in have:
-                have.remove(value)
-            else:
+    for path, values in theirs.items():
+        was = before.get(path, [])
+        if "[]" not in path:  # one value: taken back only where it is as it was
+            if sorted(values) != sorted(was) and sorted(mine.get(path, [])) == sorted(was):
                 out.add(path)
-                break
+            continue
+        added = list(values)
+        for value in was:
+            if value in added:
+                added.remove(value)
+        if _short_of(added, mine.get(path)):
+            out.add(path)
     return out
 
 
