@@ -95,7 +95,10 @@ async def test_the_shipped_file_edit_passes(file_edit_tasks: list[dict[str, Any]
 async def test_a_verifier_that_reads_only_the_target_is_caught(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
-    report = await validate_env(ReadsOnlyTheTarget(), tasks(file_edit_tasks), parallel=16, sample=2)
+    # budget 0 here and below: what is asserted comes before the search, which adds minutes
+    report = await validate_env(
+        ReadsOnlyTheTarget(), tasks(file_edit_tasks), parallel=16, sample=2, budget=0
+    )
     assert {
         "control:violation_delete_others",
         "control:violation_touch_other",
@@ -107,14 +110,18 @@ async def test_a_verifier_that_reads_only_the_target_is_caught(
 async def test_module_level_state_is_caught_by_isolation(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
-    report = await validate_env(LeakyWorkspace(), tasks(file_edit_tasks), parallel=32, sample=2)
+    report = await validate_env(
+        LeakyWorkspace(), tasks(file_edit_tasks), parallel=32, sample=2, budget=0
+    )
     assert {"isolation_parallel", "isolation_probe"} <= failed(report)
 
 
 async def test_a_random_component_is_caught_by_determinism(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
-    report = await validate_env(NoisyVerifier(), tasks(file_edit_tasks), parallel=8, sample=1)
+    report = await validate_env(
+        NoisyVerifier(), tasks(file_edit_tasks), parallel=8, sample=1, budget=0
+    )
     assert "determinism" in failed(report)
 
 
@@ -184,7 +191,7 @@ async def test_hostile_arguments_that_crash_a_verifier_are_caught(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
     report = await validate_env(
-        CrashesOnDeepArguments(), tasks(file_edit_tasks), sample=1, parallel=4
+        CrashesOnDeepArguments(), tasks(file_edit_tasks), sample=1, parallel=4, budget=0
     )
     assert {"adversarial:hostile_arguments", "reward_well_formed"} <= failed(report)
 
@@ -198,7 +205,7 @@ async def test_a_tool_that_shows_host_secrets_is_caught(
 
     before = canaries()
     report = await validate_env(
-        ShowsTheHostEnvironment(), tasks(file_edit_tasks), sample=1, parallel=4
+        ShowsTheHostEnvironment(), tasks(file_edit_tasks), sample=1, parallel=4, budget=0
     )
     assert "adversarial:no_host_secret_revealed" in failed(report)
     assert ENV_VAR not in os.environ  # the canary is gone afterwards
@@ -208,7 +215,9 @@ async def test_a_tool_that_shows_host_secrets_is_caught(
 async def test_a_verifier_that_trusts_claims_is_caught(
     file_edit_tasks: list[dict[str, Any]],
 ) -> None:
-    report = await validate_env(TrustsClaims(), tasks(file_edit_tasks), sample=1, parallel=4)
+    report = await validate_env(
+        TrustsClaims(), tasks(file_edit_tasks), sample=1, parallel=4, budget=0
+    )
     assert {"adversarial:claim_without_action", "control:noop_claim"} <= failed(report)
 
 

@@ -431,7 +431,8 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
                 return None if await _bounded(v, task, moved, value) else 0.0
         return 0.0
     window = await tolerance(v, task, moved, float(value))
-    if window > 0:
+    # a whole value (12.0) on an edge is more often a truth read by truncation (`int(ml)`)
+    if window > 0 and not float(value).is_integer():
         # closed on both sides, yet the least move fails one way and not the other: honest
         # play sits on the edge of a region the verifier accepts (a corner of the park), not
         # on a truth with a tolerance around it; a value further in is another honest choice

@@ -172,7 +172,8 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
     after = _AFTER.match(text, match.end())
     for found, word, gap in ((before, 1, 2), (after, 2, 1)):
         joint = found.group(gap) if found is not None else ""
-        if found is None or (not joint.strip() and "\n" not in joint and not numeric):
+        one_a_line = found is not None and "\n" in joint and _lines_alone(text, match, found)
+        if found is None or (not joint.strip() and not one_a_line and not numeric):
             continue  # words side by side are a sentence, not a list (one a line is a list)
         neighbour = found.group(word).rstrip(".:")
         if neighbour != value and _shape(neighbour.replace(",", "")) == kind:
@@ -180,6 +181,23 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
         if neighbour != value and not numeric and _coarse(neighbour) == _coarse(value) != {"a"}:
             return True  # names built alike (`my.met-police.uk` beside `www.bl.uk`)
     return False
+
+
+def _lines_alone(text: str, match: re.Match[str], neighbour: re.Match[str]) -> bool:
+    """Whether the value and its neighbour each fill a line of their own, the neighbour not a
+    label (`Answer:` above the answer is no other option)."""
+
+    def line_of(at: int) -> str:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        return text[start : end if end >= 0 else len(text)].strip()
+
+    near = line_of(neighbour.start() if neighbour.start() < match.start() else neighbour.end() - 1)
+    return (
+        line_of(match.start()) == match.group().strip()
+        and " " not in near
+        and not near.endswith(":")
+    )
 
 
 def _coarse(word: str) -> set[str]:

@@ -84,19 +84,27 @@ async def graded_as_a_share(ctx: Context, task: Task, script: Script, tool: str)
 _MUST = re.compile(r"\b(?:must|has to|have to|needs? to|is required|are required|shall)\b", re.I)
 #: "every section", "each bed", "all the rows": the quantifier and the noun after it
 _EVERY = re.compile(r"\b(?:every|each|all(?: the)?)\s+([a-z]+)", re.I)
+#: what the rule requires of each thing: that it be there (recorded, on the sheet)
+_PRESENT = re.compile(
+    r"\b(?:on the|in the|recorded|entered|included|listed|logged|present|covered)\b", re.I
+)
+#: a clause about order or form, not presence ("surveyed before you record it")
+_NOT_PRESENCE = re.compile(r"\b(?:before|after|first|then|whole number|between|from \d)", re.I)
 #: words that grant a share ("at least 80% of the rows", "most of them")
 _A_SHARE = re.compile(r"%|\bper ?cent\b|\bat least \d|\bmost of\b|\bmajority\b", re.I)
 
 
 def every_one_required(words: str, keys: set[str]) -> str | None:
     """The clause of the task's `words` that requires every one of the things a tool's
-    argument names ("every section must be on the sheet", for `record(section, ...)`), where
-    the words grant no share anywhere; None otherwise. Such words leave the author no
-    tolerance of one row left out."""
+    argument names to be there ("every section must be on the sheet", for
+    `record(section, ...)`), where the words grant no share anywhere; None otherwise. Such
+    words leave the author no tolerance of one thing left out."""
     if _A_SHARE.search(words):
         return None
     for clause in re.split(r"[.;!?\n]", words):
-        if not _MUST.search(clause):
+        if not _MUST.search(clause) or not _PRESENT.search(clause):
+            continue
+        if _NOT_PRESENCE.search(clause):
             continue
         for found in _EVERY.finditer(clause):
             noun = found.group(1).lower()
@@ -105,12 +113,16 @@ def every_one_required(words: str, keys: set[str]) -> str | None:
     return None
 
 
-def _names(args: str) -> set[str]:
-    """An argument object's keys and their parts (`section_id` gives `section` too)."""
-    try:
-        keys = [str(k).lower() for k in json.loads(args)]
-    except (ValueError, TypeError):
-        return set()
+def _things(script: Script, tool: str) -> set[str]:
+    """The arguments whose values tell `tool`'s calls apart in `script` (`section` of
+    `record(section, species)` made once per section), and their parts (`section_id`
+    gives `section` too)."""
+    seen: dict[str, set[str]] = {}
+    for _, _, item in script_calls(script):
+        if item.get("name") == tool:
+            for key, value in call_arguments(item).items():
+                seen.setdefault(str(key).lower(), set()).add(json.dumps(value, sort_keys=True))
+    keys = [k for k, values in seen.items() if len(values) > 1]
     return set(keys) | {part for k in keys for part in k.split("_") if len(part) > 2}
 
 
@@ -133,8 +145,10 @@ class Shares:
         if touched is None:
             return False
         tool, args = touched
-        if every_one_required(task_words(self.ctx.env, task), _names(args)):
-            return False  # the words require each one: no share is the author's to grant
+        left_out = not (_calls_of(mutant) - _calls_of(control.script))
+        words = task_words(self.ctx.env, task)
+        if left_out and every_one_required(words, _things(control.script, tool)):
+            return False  # the words require each one there: no share is the author's to grant
         key = (task.task_id, control.name, tool)
         if key not in self.known:
             self.known[key] = await graded_as_a_share(self.ctx, task, control.script, tool)

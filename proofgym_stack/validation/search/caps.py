@@ -72,24 +72,46 @@ def counts(
     return out
 
 
+#: a cap's phrase that counts per day ("at most 2 lessons a day")
+_PER_DAY = re.compile(r"\b(?:a|per|each|every) day\b|\bdaily\b|\bin one day\b", re.I)
+
+
+def _counted_by(phrase: str, key: str, value: str) -> bool:
+    """Whether a cap's `phrase` counts per `key`: a day's count only where it names a day
+    ("a day"), an argument's value only where it names the argument ("per guest")."""
+    if _DAY_FIRST.match(value + " 0") and not _DAY_FIRST.match(value):  # a day's key
+        return _PER_DAY.search(phrase) is not None
+    noun = re.escape(key.replace("_", " ").lower())
+    per = rf"\b(?:per|a|each|every|for one|for any|for a)\s+{noun}"
+    return re.search(per, phrase.lower()) is not None
+
+
 def cap_crossed(
     honest: Script,
     mutant: Script,
     tool: str,
     words: str,
     refused: frozenset[tuple[int, int]] = frozenset(),
+    named_only: bool = False,
 ) -> str | None:
     """The stated cap the mutant crossed, as a reason: honest play made exactly N calls of
-    `tool` for one value of an argument (or one day of a moment) and the mutant more, its
-    calls the tools `refused` not counted, where the words cap a count at N. None where no
-    cap is stated or none is crossed."""
+    `tool` for one value of an argument (or one day of a moment, where the cap counts per
+    day) and the mutant more, its calls the tools `refused` not counted, where the words cap
+    a count at N. `named_only`: the cap must name what it counts per (another option swapped
+    in moves a count from one thing to another; only a cap per that thing is crossed). None
+    where no cap is stated or none is crossed."""
     caps = stated_caps(words)
     if not caps:
         return None
     before, after = counts(honest, tool), counts(mutant, tool, refused)
     for (key, value), n in sorted(after.items()):
         reached = before.get((key, value), 0)
-        if reached >= 1 and reached in caps and n > reached:
+        if reached < 1 or reached not in caps:
+            continue
+        day = _DAY_FIRST.match(value + " 0") is not None and not _DAY_FIRST.match(value)
+        if (day or named_only) and not _counted_by(caps[reached], key, value):
+            continue
+        if n > reached:
             return (
                 f"the task's words cap it ({caps[reached]!r}); honest play made {reached} "
                 f"{tool} calls for {key} {value!r}, this {n}"

@@ -222,3 +222,11 @@ def counted(p: Played, needed: set[tuple[str, str]], looks: set[str]) -> bool:
     return (p.base.task.task_id, p.mutant.site.split(".")[0]) in needed and acts_after(
         p.mutant, looks
     )
+
+
+def made_by_honest_play(p: Played) -> bool:
+    """Whether the tool an `undo` mutant added after the last call is one honest play
+    itself called (`order_in` again after ordering and fitting), not an inverse it never
+    needed (`remove_item` after `add_item`)."""
+    last = script_calls(p.mutant.script)[-1][2].get("name")
+    return any(item.get("name") == last for _, _, item in script_calls(p.honest.control.script))

@@ -186,15 +186,25 @@ _ID_KEY = re.compile(r"(?:^|_)(?:id|code|no|number|ref|key)$", re.I)
 
 def names_its_record(value: Any, record: str) -> bool:
     """Whether `value` is what `record` is known by, not one of its quantities: any text is,
-    and a number only as the row's first token or field, the whole item, or under a JSON key
-    like `id` or `code` (`stock 1` and `stock 6` are two counts, not two tyres' names)."""
+    and a number only as the row's first token or field, after a label word that opens the
+    row (`Berth 4 - 12 m`), the whole item, or an object's first key or a key like `id`,
+    `slotId` (`stock 1` and `stock 6` are two counts, not two tyres' names)."""
+    if isinstance(value, bool):
+        return False
     text = str(value).strip()
     if not isinstance(value, int | float) and not re.fullmatch(r"-?\d+(?:\.\d+)?", text):
         return True
     at = _slot(value, record)
-    if isinstance(at, str) and at not in (WHOLE, f"{_FIELD}0"):
-        return bool(_ID_KEY.search(at))
-    return at in (0, WHOLE, f"{_FIELD}0")
+    parsed = _object(record)
+    if parsed is not None and isinstance(at, str):
+        snake = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", at)
+        return bool(_ID_KEY.search(snake)) or at == next(iter(parsed), None)
+    if at in (0, WHOLE, f"{_FIELD}0"):
+        return True
+    if at == 1:  # a label word, then the number: `Table 5 | window`, `Room 101, sea view`
+        first = _TOKEN.findall(record)[:1]
+        return bool(first) and first[0].isalpha()
+    return False
 
 
 def siblings(value: Any, outputs: list[str], limit: int = MAX_SIBLINGS) -> list[Any]:

@@ -44,6 +44,7 @@ from proofgym_stack.validation.search.evidence import (
     gained_at,
     left_behind,
     listed_option,
+    made_by_honest_play,
     needed_steps,
     no_effect,
     printed_option,
@@ -375,7 +376,9 @@ class Search:
             if not m.honest_kind and self.graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
-                elif m.op == "undo":  # another tool after the work: evidence only if it undid
+                elif m.op == "undo" and p.base.initial and made_by_honest_play(p):
+                    # a tool honest play itself used, made once more after the work: more of
+                    # an action, evidence only where it takes back what honest play did
                     diff = undone(p.record.world, p.honest.world, p.base.initial, p.base.ignored)
                 else:
                     diff = lost(p.record.world, p.honest.world, p.base.ignored)
@@ -431,6 +434,7 @@ class Search:
                             m.site.split(".")[0],
                             task_words(ctx.env, p.base.task),
                             refused_here,
+                            named_only=m.op not in MORE_OF_AN_ACTION,
                         )
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import re
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +160,10 @@ def _short_of(wanted: list[str], have: list[str] | None) -> bool:
 def undone(
     world: World, honest: World, initial: World, ignored: set[str] | frozenset[str] = frozenset()
 ) -> set[str]:
-    """What honest play did that `world` takes back, by path: a list member honest play
-    added that `world` lacks, or a value honest play changed that `world` holds as it was
-    before any call (a record removed again, a flag set back). A value moved on past honest
-    play's (more stock ordered after a fitting) undoes nothing."""
+    """What honest play did that `world` takes back, by path: fewer copies of a list member
+    honest play added than honest play left, or a value honest play changed that `world`
+    holds as it was before any call (a record removed again, a flag set back). A value moved
+    on elsewhere (more stock ordered after the fitting) takes nothing back."""
     mine, theirs, before = members(world, ignored), members(honest, ignored), members(initial)
     out: set[str] = set()
     for path, values in theirs.items():
@@ -171,11 +172,8 @@ def undone(
             if sorted(values) != sorted(was) and sorted(mine.get(path, [])) == sorted(was):
                 out.add(path)
             continue
-        added = list(values)
-        for value in was:
-            if value in added:
-                added.remove(value)
-        if _short_of(added, mine.get(path)):
+        left, made = Counter(mine.get(path, [])), Counter(values)
+        if any(left[v] < made[v] for v in made - Counter(was)):
             out.add(path)
     return out
 
