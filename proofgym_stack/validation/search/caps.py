@@ -76,10 +76,15 @@ def counts(
 _PER_DAY = re.compile(r"\b(?:a|per|each|every) day\b|\bdaily\b|\bin one day\b", re.I)
 
 
+def _a_day(value: str) -> bool:
+    """Whether a counted value is a day `counts` grouped moments under (`2026-03-02`)."""
+    return _DAY_FIRST.match(value + " 0") is not None and not _DAY_FIRST.match(value)
+
+
 def _counted_by(phrase: str, key: str, value: str) -> bool:
     """Whether a cap's `phrase` counts per `key`: a day's count only where it names a day
     ("a day"), an argument's value only where it names the argument ("per guest")."""
-    if _DAY_FIRST.match(value + " 0") and not _DAY_FIRST.match(value):  # a day's key
+    if _a_day(value):
         return _PER_DAY.search(phrase) is not None
     noun = re.escape(key.replace("_", " ").lower())
     per = rf"\b(?:per|a|each|every|for one|for any|for a)\s+{noun}"
@@ -108,8 +113,7 @@ def cap_crossed(
         reached = before.get((key, value), 0)
         if reached < 1 or reached not in caps:
             continue
-        day = _DAY_FIRST.match(value + " 0") is not None and not _DAY_FIRST.match(value)
-        if (day or named_only) and not _counted_by(caps[reached], key, value):
+        if (_a_day(value) or named_only) and not _counted_by(caps[reached], key, value):
             continue
         if n > reached:
             return (

@@ -69,6 +69,13 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
+from proofgym_stack.validation.search.kinds import (
+    COMPOUND,
+    JUNK,
+    MORE_OF_AN_ACTION,
+    PRINTED,
+    WORDED,
+)
 from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
 from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.mutants import Mutant
@@ -101,23 +108,8 @@ MAX_TASKS = 2
 MAX_SHRUNK = 4
 #: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
-#: operators that do more of an action than honest play did
-MORE_OF_AN_ACTION = frozenset(
-    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row"}
-)
-#: the sources of values no closed set of choices takes (a tool that takes them takes text)
-JUNK = frozenset({"boundary", "wildcard", "shortened"})
-#: mutants that change more than their site: no evidence of what the verifier grades there
-COMPOUND = frozenset({"shortcut", "follow_up"})
-#: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
-#: it leaves out, a count answered as a fraction; an action the words keep from the policy
-WORDED = frozenset(
-    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow", "one_more"}
-)
 COUNTED = ", though without the call it fails: the step is counted, not its outcome"
 INJECTED = "full reward without a step honest play needs: free text in the record's own format"
-#: values the environment's own tools printed: another option, chosen instead
-PRINTED = frozenset({"output", "option"})
 
 
 class Search:

@@ -1,0 +1,21 @@
+"""The kinds of mutant operators and value sources the search's oracles tell apart: which
+do more of an action, which are junk, which change more than their site, which are judged
+by the task's words, and which values the environment itself printed."""
+
+from __future__ import annotations
+
+#: operators that do more of an action than honest play did
+MORE_OF_AN_ACTION = frozenset(
+    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row"}
+)
+#: the sources of values no closed set of choices takes (a tool that takes them takes text)
+JUNK = frozenset({"boundary", "wildcard", "shortened"})
+#: mutants that change more than their site: no evidence of what the verifier grades there
+COMPOUND = frozenset({"shortcut", "follow_up"})
+#: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
+#: it leaves out, a count answered as a fraction; an action the words keep from the policy
+WORDED = frozenset(
+    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow", "one_more"}
+)
+#: values the environment's own tools printed: another option, chosen instead
+PRINTED = frozenset({"output", "option"})
