@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -27,6 +28,7 @@ from proofgym.serving.guard import (
 )
 from proofgym.serving.service import install_common
 from proofgym.serving.settings import ResourcesSettings
+from proofgym.wire.jsonlimits import depth
 from resources_servers.base.app import create_app as resources_app
 from sdg.math import generate as math_tasks
 
@@ -470,3 +472,45 @@ async def test_the_body_budget_makes_room_only_for_a_caller_within_its_share() -
     assert budget.held == 0 and not budget.by_client and not budget.reads
     with pytest.raises(asyncio.CancelledError):
         await task  # the cut cancelled it
+
+
+def _depth_by_hand(raw: bytes) -> int:
+    """Nesting depth the slow, obvious way: one byte at a time, strings skipped."""
+    deepest = level = 0
+    i = 0
+    while i < len(raw):
+        c = raw[i : i + 1]
+        if c == b'"':
+            end, closed = i + 1, False
+            while end < len(raw):
+                byte = raw[end : end + 1]
+                if byte == b'"':
+                    closed = True
+                    break
+                if byte == b"\\":  # an escape: the backslash and the byte after it
+                    if raw[end + 1 : end + 2] in (b"", b"\n"):  # (a newline is none)
+                        break
+                    end += 2
+                else:
+                    end += 1
+            if closed:
+                i = end + 1
+                continue
+        elif c in (b"[", b"{"):
+            level += 1
+            deepest = max(deepest, level)
+        elif c in (b"]", b"}"):
+            level -= 1
+        i += 1
+    return deepest
+
+
+def test_the_depth_scan_counts_brackets_outside_strings_only() -> None:
+    rng = random.Random(7)
+    alphabet = b'[]{}"\\a:,\n'
+    for _ in range(20_000):
+        raw = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert depth(raw) == _depth_by_hand(raw), raw
+    assert depth(b'{"a": [1, {"b": "[[[["}]}') == 3
+    assert depth(b'"\\"[[["') == 0
+    assert depth(b"]]][") == 0  # closers first never go below the top

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -220,3 +221,48 @@ def test_validate_writes_the_certificate_and_envs_shows_it(
     shown = runner.invoke(app, ["envs"])
     math_row = next(line for line in shown.output.splitlines() if MathEnv.version() in line)
     assert "yes" in math_row
+
+
+def test_a_new_import_written_into_a_file_is_followed_and_no_library_is_imported(
+    tmp_path: Path,
+) -> None:
+    # the closure caches what each file imports by its mtime and size: a file rewritten with
+    # a new import is parsed again; and an installed library's submodule named in an import
+    # is left out without importing its package (finding a dotted name's spec imports its
+    # parents): run in a fresh interpreter, where nothing imported the library before
+    package = tmp_path / "growingenv"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helper.py").write_text("X = 1\n")
+    env = package / "env.py"
+    env.write_text(
+        "import xml.dom.minidom\n"
+        "from resources_servers.math.env import MathEnv\n\n"
+        "class Growing(MathEnv):\n    pass\n"
+    )
+    program = textwrap.dedent(
+        """
+        import importlib, os, sys, time
+        sys.path.insert(0, sys.argv[1])
+        from resources_servers.base.identity import source_closure
+        from growingenv.env import Growing
+        sys.modules.pop("xml.dom.minidom", None)
+        sys.modules.pop("xml.dom", None)
+        first = source_closure(Growing)
+        imported = "xml.dom" in sys.modules
+        path = os.path.join(sys.argv[1], "growingenv", "env.py")
+        text = open(path).read().replace("import xml", "from . import helper\\nimport xml")
+        open(path, "w").write(text)
+        os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+        second = source_closure(Growing)
+        print("growingenv.helper" in first, "growingenv.helper" in second, imported)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+    ).stdout.split()
+    assert out == ["False", "True", "False"]

@@ -14,11 +14,12 @@ import pytest
 from openai.types.responses import Response
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym.wire.responses import final_message, function_calls
+from proofgym.wire.responses import build_response, final_message, function_calls
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import as_control
 from proofgym_stack.validation.search.mutants import follow_ups
 from proofgym_stack.validation.search.other_calls import mutants_of
+from proofgym_stack.validation.search.tracing import VerifyTrace
 from proofgym_stack.validation.search.values import Pools, common_prefix
 from proofgym_stack.validation.search.world import differences, fingerprint, lost
 from resources_servers.base import Environment, ToolError, call, say, tool
@@ -407,3 +408,35 @@ def test_the_cli_default_budget_is_the_searchs() -> None:
     from proofgym_stack.validation.search import DEFAULT_BUDGET
 
     assert inspect.signature(validate_command).parameters["budget"].default == DEFAULT_BUDGET
+
+
+def test_each_verify_is_traced_alone_and_an_escape_is_recorded() -> None:
+    # one measurement serves every verify of a trace (a new one per call would rescan the
+    # interpreter's paths): each record must still hold only its own call's lines
+    class Branches(Warehouse):
+        def verify(self, state: Picking, task: Task, response: Response) -> VerifyResult:
+            if state.picked:
+                verdict = all_or_nothing([Check(name="picked", passed=True)])
+            else:
+                verdict = all_or_nothing([Check(name="picked", passed=False)])
+            if "boom" in state.picked:
+                raise ValueError("boom")
+            return verdict
+
+    env = Branches()
+    task = Task(task_id="t", env=env.name, responses_create_params={"input": "x"})
+    empty, full, bad = Picking(), Picking(), Picking()
+    full.picked, bad.picked = ["bolt"], ["boom"]
+    response = build_response([], model="test")
+    with VerifyTrace(env) as trace:
+        env.verify(empty, task, response)
+        env.verify(full, task, response)
+        env.verify(empty, task, response)
+        with pytest.raises(ValueError):
+            env.verify(bad, task, response)
+    first, second, third, fourth = trace.records
+    assert first.lines and second.lines
+    assert first.lines != second.lines and not second.lines <= first.lines
+    assert first.lines == third.lines  # not the union of what ran before
+    assert fourth.error is not None and fourth.error.startswith("ValueError: boom")
+    assert env.verify.__func__ is Branches.verify  # the original is back

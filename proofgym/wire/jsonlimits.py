@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from typing import Any
 
 MAX_DEPTH = 64
 MAX_BYTES = 8 * 1024 * 1024
-_BRACKETS_OR_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+#: a JSON string, closed (the unrolled loop: a run of plain bytes, then escapes each followed
+#: by another run, which the regex engine matches far faster than one byte at a time)
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+#: "[" and "{" to the signed byte 1, "]" and "}" to -1
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -27,16 +33,15 @@ class JSONTooLarge(ValueError):
 
 
 def depth(raw: bytes) -> int:
-    """How deep arrays and objects nest in `raw` (brackets inside strings do not count)."""
-    deepest = level = 0
-    for m in _BRACKETS_OR_STRINGS.finditer(raw):
-        token = m.group()
-        if token in (b"[", b"{"):
-            level += 1
-            deepest = max(deepest, level)
-        elif token in (b"]", b"}"):
-            level -= 1
-    return deepest
+    """How deep arrays and objects nest in `raw` (brackets inside strings do not count).
+
+    At C speed: strings cut out, the brackets left turned into steps of +1 and -1 (signed
+    bytes), and the deepest running sum taken; the request guard runs it on every body."""
+    brackets = _STRINGS.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    steps = memoryview(brackets.translate(_STEPS)).cast("b")
+    return max(0, max(accumulate(steps)))
 
 
 def loads_limited(

@@ -24,6 +24,7 @@ they are in the reward inputs every rollout is stamped with (`Environment.reward
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import sys
@@ -75,11 +76,28 @@ def _imported_names(source: str, module: str, is_package: bool) -> set[str]:
     return names
 
 
+#: (file, its mtime and size, module name, is package) -> what it imports: parsing is most of
+#: a closure's cost, and validate asks for the same files' imports again and again
+_IMPORTS: dict[tuple[str, int, int, str, bool], frozenset[str]] = {}
+
+
+def _imports_of(path: Path, module: str, is_package: bool) -> frozenset[str]:
+    """`_imported_names` of the file `path`, parsed again only when the file changed."""
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size, module, is_package)
+    names = _IMPORTS.get(key)
+    if names is None:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        names = _IMPORTS[key] = frozenset(_imported_names(source, module, is_package))
+    return names
+
+
 def _with_parents(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+@functools.cache
 def _installed_roots() -> tuple[Path, ...]:
     """Folders whose modules are not the project's: the standard library, the interpreter's
     prefixes (a virtualenv inside the project folder included) and installed distributions."""
@@ -129,18 +147,29 @@ def source_closure(cls: type) -> dict[str, Path]:
     installed = _installed_roots()
     found: dict[str, Path] = {}
     skipped: set[str] = set()
+    #: top-level names that are a file outside the project: none of their submodules is the
+    #: project's, and finding one's spec would import its parents (a whole library)
+    outside: dict[str, bool] = {}
     todo = [n for r in roots for n in _with_parents(r)]
     while todo:
         name = todo.pop()
-        if name in found or name in skipped or name.split(".")[0] in ("typing", "builtins"):
+        top = name.split(".")[0]
+        if name in found or name in skipped or top in ("typing", "builtins"):
+            continue
+        if top not in outside:
+            top_path = _module_file(top)
+            outside[top] = top_path is not None and not _is_project_file(
+                top_path, folders, installed
+            )
+        if outside[top]:
+            skipped.add(name)
             continue
         path = _module_file(name)
         if path is None or not _is_project_file(path, folders, installed):
             skipped.add(name)
             continue
         found[name] = path
-        source = path.read_text(encoding="utf-8", errors="replace")
-        for imported in _imported_names(source, name, path.name == "__init__.py"):
+        for imported in _imports_of(path, name, path.name == "__init__.py"):
             todo.extend(_with_parents(imported))
     return found
 

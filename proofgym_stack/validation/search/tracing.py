@@ -2,15 +2,17 @@
 
 `VerifyTrace` wraps one environment instance's `verify` (the instance `validate` owns, served
 in-process) while the search runs: each call records the lines of the environment's own
-package and of the verifier library that ran (coverage.py's API, one measurement per call, on
-the thread that verifies), the fingerprint of the state it judged, and the exception that
-escaped it, if any. The search plays one rollout at a time, so the last record is its
-rollout's; a lock keeps two verifies from sharing one measurement.
+package and of the verifier library that ran (coverage.py's API: each call its own dynamic
+context of a measurement the trace keeps, measured on the thread that verifies), the
+fingerprint of the state it judged, and the exception that escaped it, if any. The search
+plays one rollout at a time, so the last record is its rollout's; a lock keeps two verifies
+from sharing one measurement.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import sysconfig
 import threading
@@ -27,6 +29,9 @@ from proofgym_stack.validation.search.world import World, fingerprint
 VERIFIERS = Path(__file__).resolve().parents[3] / "resources_servers" / "verifiers"
 
 Line = tuple[str, int]
+
+#: verifies one coverage measurement records before a fresh one takes over
+CALLS_PER_MEASUREMENT = 256
 
 
 @dataclass
@@ -66,6 +71,7 @@ class VerifyTrace:
         self.include = source_files(env) if lines else []
         self._lock = threading.Lock()
         self._original: Callable[..., Any] | None = None
+        self._cov: coverage.Coverage | None = None
 
     def __enter__(self) -> VerifyTrace:
         self._original = self.env.verify
@@ -75,6 +81,16 @@ class VerifyTrace:
     def __exit__(self, *exc: object) -> None:
         if self._original is not None:
             self.env.verify = self._original
+
+    def _coverage(self) -> coverage.Coverage | None:
+        """The one measurement of this trace (each verify its own dynamic context): a new
+        `Coverage` per call would scan the interpreter's install paths every time."""
+        if not self.include:
+            return None
+        # a fresh one now and then: its data (every call's lines) would grow without end
+        if self._cov is None or len(self.records) % CALLS_PER_MEASUREMENT == 0:
+            self._cov = coverage.Coverage(data_file=None, include=self.include, config_file=False)
+        return self._cov
 
     def last(self) -> VerifyRecord | None:
         """The record of the latest verify (None before the first)."""
@@ -88,28 +104,33 @@ class VerifyTrace:
                 record.world = fingerprint(state)
             except Exception as exc:  # a state we cannot walk is no reason to fail verify
                 record.world = {".": f"<unwalkable: {type(exc).__name__}>"}
-            cov = (
-                coverage.Coverage(data_file=None, include=self.include, config_file=False)
-                if self.include
-                else None
-            )
+            cov = self._coverage()
+            context = f"verify-{len(self.records)}"
             try:
                 if cov is not None:
                     cov.start()
+                    cov.switch_context(context)
                 try:
                     return self._original(state, task, response)
                 finally:
                     if cov is not None:
                         cov.stop()
-                        data = cov.get_data()
-                        record.lines = frozenset(
-                            (f, n) for f in data.measured_files() for n in data.lines(f) or ()
-                        )
+                        record.lines = _lines_of(cov, context)
             except Exception as exc:
                 record.error = describe(exc)
                 raise
             finally:
                 self.records.append(record)
+
+
+def _lines_of(cov: coverage.Coverage, context: str) -> frozenset[Line]:
+    """The lines `cov` measured under dynamic context `context` alone."""
+    data = cov.get_data()
+    data.set_query_contexts([f"^{re.escape(context)}$"])
+    try:
+        return frozenset((f, n) for f in data.measured_files() for n in data.lines(f) or ())
+    finally:
+        data.set_query_contexts(None)
 
 
 def describe(exc: BaseException) -> str:
