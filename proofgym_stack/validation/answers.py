@@ -30,6 +30,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
+from proofgym_stack.validation.hedges import in_one_slot
 from proofgym_stack.validation.look_alike import look_alike
 from proofgym_stack.validation.negatives import CLAIM, prompt_text
 from proofgym_stack.validation.scripts import (
@@ -491,6 +492,12 @@ async def _attacks(
         # one answer: honest), see `check_answers`
         attacks["hedged_candidates"] = with_final(script, "\n".join([right, *wrong]))
         attacks["hedged_candidates" + LAST] = with_final(script, "\n".join([*wrong, right]))
+        one = in_one_slot(right, wrong)
+        if one is not None:
+            # every candidate in the one slot ("Answer: BACD"), judged again with the right
+            # one last: a first- or last-value rule reads one of them (honest)
+            attacks["hedged_candidates#one"] = with_final(script, one[0])
+            attacks["hedged_candidates#one" + LAST] = with_final(script, one[1])
         # buried: wrong answers before and after it, so neither a first- nor a last-answer
         # rule (each reads one answer: honest) finds it; only a verifier taking any line does
         half: list[str] = []

@@ -20,15 +20,17 @@ and calls whose answer differs between two runs of the same task (a clock, a ran
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
-from proofgym.wire.protocol import Task
+from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.answers import final_text
 from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
     leaves,
+    named_tool_outputs,
     script_calls,
     set_at,
     shown,
@@ -59,6 +61,24 @@ def _moved(value: Any) -> Any:
     if isinstance(value, str):
         return (value[::-1] + "x") if value else "x"
     return None
+
+
+def _moved_clear(value: Any, taken: set[str]) -> Any:
+    """`_moved(value)`, or, where that lands on a value already `taken`, the first of a few
+    further moves that does not."""
+    moved = _moved(value)
+    step = value
+    for _ in range(8):
+        if str(moved) not in taken:
+            return moved
+        step = _moved(step)
+        moved = _moved(step)
+    return moved
+
+
+def _guessed(arguments: dict[str, Any], value: Any) -> bool:
+    """Whether a probe's `arguments` hold `value` itself (a scalar, as the task holds it)."""
+    return any(leaf == value and type(leaf) is type(value) for _, leaf in leaves(arguments))
 
 
 def _said(script: Script) -> str:
@@ -164,8 +184,15 @@ async def check_information_flow(v: Context) -> None:
             continue
         here = await _observe(v, task, calls)
         again = await _observe(v, task, calls)
+        # values the task and the reference already use: a value moved onto one of them
+        # (an id moved onto the id the reference's new record gets) decides the reward by
+        # the collision, not by itself
+        taken = {str(x) for _, x in leaves(task.task_data)} | set(
+            re.findall(r"[\w.-]+", _said(reference))
+        )
         for path in candidate_values(task, reference, fields, honest_view(v, task)):
-            moved_data = set_at(task.task_data, path, _moved(_value_at(task.task_data, path)))
+            old = _value_at(task.task_data, path)
+            moved_data = set_at(task.task_data, path, _moved_clear(old, taken))
             twin = task.model_copy(update={"task_data": moved_data})
             try:
                 v.env.validate_task(twin)
@@ -175,6 +202,9 @@ async def check_information_flow(v: Context) -> None:
             if replay.mask_sample or v.passes(replay):
                 continue  # the value does not decide the reward (or the twin cannot be seeded)
             judged += 1
+            # a tool whose own call on the honest path answers otherwise once the value moved
+            # (the next free id it assigns) shows the value to honest play itself
+            honest_shows = _showing(v.reference_result(task.task_id), replay)
             there = await _observe(v, twin, calls)
             revealing = []
             for chunk, (a, b, c) in enumerate(zip(here, again, there, strict=False)):
@@ -190,8 +220,10 @@ async def check_information_flow(v: Context) -> None:
                 if c["arguments"] == ordinary_arguments(tools_by_name[c["name"]], task, reference)
             }
             for call in revealing:
-                if call["name"] in ordinary:
+                if call["name"] in ordinary or call["name"] in honest_shows:
                     continue
+                if _guessed(call["arguments"], old):
+                    continue  # the probe named the value itself: a guess that stopped matching
                 shown = json.dumps(call["arguments"])[:60]
                 where = ".".join(map(str, path))
                 problems.append(
@@ -208,6 +240,19 @@ async def check_information_flow(v: Context) -> None:
         if problems
         else f"{judged} values that decide the reward: no call off the honest path reveals them",
     )
+
+
+def _showing(before: RunResult | None, after: RunResult) -> set[str]:
+    """The tools whose calls answered otherwise in `after` (the reference on the moved twin)
+    than in `before` (on the task), neither answer refused."""
+    if before is None:
+        return set()
+    a, b = named_tool_outputs(before), named_tool_outputs(after)
+    return {
+        name
+        for (name, x), (other, y) in zip(a, b, strict=False)
+        if name == other and x != y and not x.startswith("Error") and not y.startswith("Error")
+    }
 
 
 def _value_at(data: Any, path: Path) -> Any:

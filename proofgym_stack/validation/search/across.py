@@ -5,6 +5,7 @@ set to each of a few candidates)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -64,6 +65,37 @@ def _alternated(
     return Mutant(changed, "same_value", site_of(name, (key,)), "alternated", what)
 
 
+_MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})([ T])(\d{2}):(\d{2})")
+
+
+def _packed(
+    script: Script, group: list[tuple[int, int, dict[str, Any]]], key: str
+) -> Mutant | None:
+    """The calls of a tool whose `key` is a moment (`2026-04-12 09:00`) on several days, each
+    call on a later day moved onto the first call's day, at the hours after the last one
+    used there (the whole round crammed into one day: a cap per day is what forbids it)."""
+    moments = [_MOMENT.fullmatch(str(call_arguments(item).get(key, ""))) for _, _, item in group]
+    if len(group) < 2 or not all(moments):
+        return None
+    day = moments[0].group(1)  # type: ignore[union-attr]
+    hours = [int(m.group(3)) for m in moments if m is not None and m.group(1) == day]
+    changed, hour = script, max(hours)
+    for (t, i, item), m in zip(group, moments, strict=True):
+        assert m is not None
+        if m.group(1) == day:
+            continue
+        hour += 1
+        if hour > 23:
+            return None
+        moved = f"{day}{m.group(2)}{hour:02d}:{m.group(4)}"
+        changed = with_call(changed, t, i, {**call_arguments(item), key: moved})
+    if changed == script:
+        return None
+    name = str(group[0][2].get("name"))
+    what = f"{name}: every call's {key} moved onto the first's day, {day}"
+    return Mutant(changed, "packed", site_of(name, (key,)), "packed", what)
+
+
 def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
     """Compound changes a policy tries across the trajectory: one value sprayed over every
     call of a tool (each call's argument set to the first call's), two arguments of one call
@@ -98,6 +130,8 @@ def across_calls_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 )
             if alternated := _alternated(script, group, key):
                 out.append(alternated)
+            if packed := _packed(script, group, key):
+                out.append(packed)
             if sprayed := _written_apart(script, group, key, value):
                 out.append(
                     Mutant(

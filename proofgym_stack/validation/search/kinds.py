@@ -6,7 +6,7 @@ from __future__ import annotations
 
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset(
-    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row"}
+    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row", "packed"}
 )
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
 JUNK = frozenset({"boundary", "wildcard", "shortened"})

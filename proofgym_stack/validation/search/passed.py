@@ -8,6 +8,8 @@ looking decided is not graded (lend what the condition report ruled out).
 
 from __future__ import annotations
 
+import re
+
 from proofgym_stack.validation.scripts import call_arguments, script_calls
 from proofgym_stack.validation.search.rules import names
 from proofgym_stack.validation.search.tolerance import Played
@@ -36,6 +38,12 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
             # too (the do-not-contact member refused, another member asked): only the
             # task's words tell that from a hole (the folder shared with an outsider)
             return set()
+        acted = _acted_on(p, set())
+        if not singled_out("\n".join([words, *p.honest.outputs]), m.new, acted):
+            # named only among the things honest play acted on ("volunteers in today: A, B,
+            # C"): nothing set it apart, so leaving it alone was no choice the task asked
+            # for (a spare hand), and one more on it breaks no rule
+            return set()
         return passed_over(p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored)
     if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
         return set()
@@ -43,13 +51,7 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
         return set()
     # what honest play acted on was not left alone (the paper it looked at and then
     # assigned reviewers to)
-    acted = {
-        str(v).strip().lower()
-        for _, _, item in script_calls(p.honest.control.script)
-        if item.get("name") not in looks
-        for v in call_arguments(item).values()
-        if isinstance(v, str)
-    }
+    acted = _acted_on(p, looks)
     out: set[str] = set()
     for value in m.old.values():
         if isinstance(value, str) and value.strip() and value.strip().lower() not in acted:
@@ -57,3 +59,26 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
                 p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
             )
     return out
+
+
+def _acted_on(p: Played, looks: set[str] | list[str]) -> set[str]:
+    """The string arguments (lower-cased) of honest play's calls other than its looks."""
+    return {
+        str(v).strip().lower()
+        for _, _, item in script_calls(p.honest.control.script)
+        if item.get("name") not in looks
+        for v in call_arguments(item).values()
+        if isinstance(v, str) and v.strip()
+    }
+
+
+def singled_out(text: str, thing: str, acted: set[str]) -> bool:
+    """Whether `text` (the task's words, what honest play was shown) names `thing` in some
+    sentence or line that names none of the things honest play `acted` on: set apart ("Busy
+    today: Lena."), not only listed among them."""
+    for part in re.split(r"\n|(?<=[.;!?])\s+", text):
+        if names(part, thing) and not any(
+            names(part, other) for other in acted if other != thing.strip().lower()
+        ):
+            return True
+    return False

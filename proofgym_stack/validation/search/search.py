@@ -300,7 +300,7 @@ class Search:
                 self._still[id(self.findings[-1])] = keeps_the_tries(m.script)
                 continue
             refused_here = frozenset(refused_calls(m.script, p.result))
-            if m.op == "call_reorder" and (
+            if m.op in ("call_reorder", "list_reorder") and (
                 order := broken_order(p.honest.control.script, m.script, words_of, refused_here)
             ):
                 self.found("stated_rule", PAYS, p, f"full reward: {order}")

@@ -25,6 +25,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
 from proofgym_stack.validation.search.rules import (
@@ -301,8 +302,13 @@ _LIMIT = re.compile(r"\b(?:limit|max(?:imum)?|min(?:imum)?|cap|allowance)\b", re
 
 def past_a_limit(p: Played, words: str) -> str | None:
     """A number past a limit a tool printed (`past_a_printed_limit`) or one the words state
-    in the argument's own noun (`past_a_stated_count`), or None."""
-    return past_a_printed_limit(p, words) or past_a_stated_count(p, words)
+    in the argument's own noun (`past_a_stated_count`), or a thing changed past the words'
+    "leave every other one as it is" (`kept.rest_changed`), or None."""
+    return (
+        past_a_printed_limit(p, words)
+        or past_a_stated_count(p, words)
+        or rest_changed(p, words, p.base.ignored)
+    )
 
 
 def past_a_stated_count(p: Played, words: str) -> str | None:

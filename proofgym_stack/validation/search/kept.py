@@ -1,0 +1,88 @@
+"""The rest kept as it was: "every other cue is correct and must stay as it is", "never
+change another member's booking".
+
+Where the task's words keep everything but the asked things as it was, a mutant that pays
+while changing a record honest play left as it was before any action, a record that names
+nothing honest play acted on (another cue, another member's booking), shows a verifier that
+never looks at the rest (compared by size, or not compared at all).
+"""
+
+from __future__ import annotations
+
+import re
+
+from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import differences
+
+_AS_IT_WAS = r"(?:as (?:it|they) (?:is|are|was|were|stands?)|unchanged|untouched|alone|intact)"
+_KEEP = re.compile(
+    r"\b(?:leave|keep)\b[^.;\n]{0,60}\b(?:other|rest|remaining)\b[^.;\n]{0,60}\b"
+    + _AS_IT_WAS
+    + r"|\b(?:other|rest|remaining)\b[^.;\n]{0,60}\b(?:must|should|is to|are to)\s+(?:stay|"
+    r"remain|be left)\b[^.;\n]{0,30}(?:\b" + _AS_IT_WAS + r"|\bthe same\b)"
+    r"|\b(?:never|do not|don't|must not|may not)\s+(?:change|modify|touch|move|alter|edit)\b"
+    r"[^.;\n]{0,12}\b(?:any|another|other)\b",
+    re.I,
+)
+
+
+def keep_clause(words: str) -> str | None:
+    """The words' clause that keeps the rest as it was, or None."""
+    m = _KEEP.search(words)
+    if m is None:
+        return None
+    start = max(words.rfind(".", 0, m.start()), words.rfind("\n", 0, m.start())) + 1
+    end = min((i for i in (words.find(".", m.end()), words.find("\n", m.end())) if i >= 0),
+              default=len(words))  # fmt: skip
+    return words[start:end].strip()
+
+
+def _record(path: str) -> str:
+    """The record a world path belongs to: the path less its last part."""
+    cut = max(path.rfind("."), path.rfind("["))
+    return path[:cut] if cut > 0 else path
+
+
+def _identities(p: Played, words: str) -> set[str]:
+    """What honest play acted on, by name: its calls' argument values that the words state or
+    the world held before any action (a member, a class id, a cue number), not values it
+    worked out (a new time)."""
+    held = set(p.base.initial.values()) | {
+        part for path in p.base.initial for part in re.split(r"[.\[\]]", path) if part
+    }
+    out = set()
+    for _, _, item in script_calls(p.honest.control.script):
+        for value in call_arguments(item).values():
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                continue
+            text = str(value).strip()
+            named = re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", words)
+            if text and (text in held or named):
+                out.add(text)
+    return out
+
+
+def rest_changed(p: Played, words: str, ignored: set[str]) -> str | None:
+    """Where the words keep the rest as it was: the record honest play left as it was that
+    the mutant changed, one naming nothing honest play acted on, as a reason; else None."""
+    if p.record is None or not p.base.initial:
+        return None
+    clause = keep_clause(words)
+    if clause is None:
+        return None
+    world, honest, initial = p.record.world, p.honest.world, p.base.initial
+    acted = _identities(p, words)
+    for path in sorted(differences(world, honest) - ignored):
+        if path not in initial or honest.get(path) != initial[path]:
+            continue  # new, or honest play's own work
+        record = _record(path)
+        inside = [k for k in world if k == record or k.startswith((record + ".", record + "["))]
+        names = {world[k] for k in inside} | set(re.split(r"[.\[\]]", record))
+        if names & acted:
+            continue  # the record of a thing honest play acted on (its own booking)
+        return (
+            f"the task's words keep the rest as it was ({clause!r}); this changed {path}, "
+            "which honest play left as it was"
+        )
+    return None
