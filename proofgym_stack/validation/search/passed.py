@@ -39,10 +39,12 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
             # task's words tell that from a hole (the folder shared with an outsider)
             return set()
         acted = _acted_on(p, set())
-        if not singled_out("\n".join([words, *p.honest.outputs]), m.new, acted):
+        shown = "\n".join([words, *p.honest.outputs])
+        if not singled_out(shown, m.new, acted) and not _SELECTS.search(words):
             # named only among the things honest play acted on ("volunteers in today: A, B,
-            # C"): nothing set it apart, so leaving it alone was no choice the task asked
-            # for (a spare hand), and one more on it breaks no rule
+            # C"), and no rule of the words selects among them ("only", "if they're due",
+            # "leave that item out"): leaving it alone was no choice the task asked for (a
+            # spare hand), and one more on it breaks no rule
             return set()
         return passed_over(p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored)
     if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
@@ -59,6 +61,14 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
                 p.record.world, p.honest.world, p.base.initial, value, p.base.ignored
             )
     return out
+
+
+#: words by which a task selects among the things it lists (a rule that may leave one out)
+_SELECTS = re.compile(
+    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without)\b"
+    r"|\bleave\b[^.;\n]{0,40}\bout\b",
+    re.I,
+)
 
 
 def _acted_on(p: Played, looks: set[str] | list[str]) -> set[str]:

@@ -1,0 +1,196 @@
+"""Calibrations and rules read off blind batch 05o: every candidate in the one answer slot, an
+order the words state among a list's members, a round packed onto one day under a cap per
+day, the rest kept as it was where the words say so; and three calibrations (a thing named
+only among those honest play acted on, with no rule selecting, is a spare, not a choice; a
+probe that names the moved value itself reveals nothing; a value is moved clear of the ones
+the task already uses). Each rule is tested on the smallest input it reads; the rule that
+accuses a changed record is tested on a plant that must be caught and a sound twin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from openai.types.responses import Response
+from test_validate_policy_moves import pays, tasks
+from test_validate_unseen import call, failed, say, validate
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.hedges import in_one_slot
+from proofgym_stack.validation.information import _guessed, _moved_clear
+from proofgym_stack.validation.search.across import across_calls_mutants
+from proofgym_stack.validation.search.kept import keep_clause
+from proofgym_stack.validation.search.member_order import broken_member_order, member_orders
+from proofgym_stack.validation.search.passed import _SELECTS, singled_out
+from proofgym_stack.validation.search.values import Pools
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.compose import all_or_nothing
+
+# -- the rules on their own ------------------------------------------------------------------
+
+
+def test_every_candidate_goes_into_the_one_slot_right_first_and_right_last() -> None:
+    assert in_one_slot("Answer: B", ["Answer: A", "Answer: D"]) == ("Answer: BAD", "Answer: ADB")
+    assert in_one_slot("It is Paris.", ["It is Lyon."]) == (
+        "It is Paris, Lyon.",
+        "It is Lyon, Paris.",
+    )
+    # wrong answers that differ in more than one short value have no one slot
+    assert in_one_slot("Answer: B", ["I think the answer could well be C, or so"]) is None
+
+
+def test_an_order_among_a_list_s_members_is_read_from_the_words() -> None:
+    words = "Steps:\n- fit_hinges: requires attach_side\n- hang_doors: requires fit_hinges, dowels"
+    names = ["attach_side", "fit_hinges", "hang_doors", "dowels"]
+    assert {(a, b) for a, b, _ in member_orders(words, names)} == {
+        ("attach_side", "fit_hinges"),
+        ("fit_hinges", "hang_doors"),
+        ("dowels", "hang_doors"),
+    }
+    assert member_orders("Sand before paint.", ["paint", "sand"])[0][:2] == ("sand", "paint")
+    assert member_orders("Sand and paint in any order.", ["paint", "sand"]) == []
+    honest = [call("plan", steps=["attach_side", "dowels", "fit_hinges", "hang_doors"])]
+    listed = [call("plan", steps=["attach_side", "dowels", "hang_doors", "fit_hinges"])]
+    assert "hang_doors before fit_hinges" in (broken_member_order(honest, listed, words) or "")
+    assert broken_member_order(honest, honest, words) is None
+    # where honest play itself breaks what was read, the words were misread: no order held
+    assert broken_member_order(listed, honest, words) is None
+
+
+def test_a_round_on_several_days_is_packed_onto_the_first() -> None:
+    honest = [
+        call("book", job="J1", when="2026-04-12 09:00"),
+        call("book", job="J2", when="2026-04-12 10:00"),
+        call("book", job="J3", when="2026-04-13 09:00"),
+    ]
+    packed = [m for m in across_calls_mutants(honest, Pools()) if m.op == "packed"]
+    assert len(packed) == 1
+    assert '"2026-04-12 11:00"' in str(packed[0].script[2])
+    one_day = honest[:2]
+    assert not [m for m in across_calls_mutants(one_day, Pools()) if m.op == "packed"]
+
+
+def test_the_words_that_keep_the_rest_as_it_was() -> None:
+    assert keep_clause("Move cues 2-3; every other cue is correct and must stay as it is.")
+    assert keep_clause("Re-time the cues and leave every other cue exactly as it is.")
+    assert keep_clause("Never change another member's booking.")
+    assert keep_clause("Book a class for the member.") is None
+    assert keep_clause("Leave a note for the others.") is None
+
+
+def test_a_thing_set_apart_and_a_rule_that_selects() -> None:
+    acted = {"ana", "ben"}
+    assert not singled_out("Volunteers in today: Ana, Ben, Cy.", "Cy", acted)
+    assert singled_out("Please invite Ana, Ben, Cy.\nBusy today: Cy.", "Cy", acted)
+    assert _SELECTS.search("Archive the files if they're due.")
+    assert _SELECTS.search("When a category is full, leave that item out.")
+    assert not _SELECTS.search("Staff the till every hour; each volunteer does one shift.")
+
+
+def test_a_probe_naming_the_value_guesses_it_and_a_move_lands_clear() -> None:
+    assert _guessed({"appliance_id": 1}, 1)
+    assert not _guessed({"appliance_id": True}, 1)  # a bool is no id
+    assert not _guessed({"topic": "answer"}, 1)
+    assert _moved_clear(1, set()) == 9
+    moved = _moved_clear(1, {"9"})
+    assert moved != 9 and moved != 1
+
+
+# -- the rest kept as it was: a plant caught, its twin not accused ---------------------------
+
+
+class Cues:
+    """One session's subtitle cues: `[start_ms, end_ms]` each."""
+
+    def __init__(self, cues: list[list[int]]) -> None:
+        self.cues = [list(c) for c in cues]
+
+
+class Subtitles(Environment[Cues]):
+    """Shift the asked cues; every other cue must stay as it is."""
+
+    name = "subs"
+
+    def create_state(self, task: Task, workdir: Path | None) -> Cues:
+        return Cues(task.task_data["cues"])
+
+    def instructions(self, task: Task) -> str:
+        return "retime(cue, start, end) sets one cue (ms). Leave every other cue as it is."
+
+    @tool(inline=True)
+    def retime(self, state: Cues, cue: int, start: int, end: int) -> str:
+        """Set one cue's times.
+
+        Args:
+            cue: the cue's number, from 1.
+            start: its new start, in ms.
+            end: its new end, in ms.
+        """
+        if not 1 <= cue <= len(state.cues) or not 0 <= start < end:
+            raise ToolError("no such cue, or the times are out of order")
+        state.cues[cue - 1] = [start, end]
+        return f"cue {cue}: {start}-{end}"
+
+    def others_kept(self, state: Cues, task: Task) -> bool:
+        asked = task.task_data["asked"]
+        before = task.task_data["cues"]
+        return all(state.cues[i] == before[i] for i in range(len(before)) if i + 1 != asked)
+
+    def verify(self, state: Cues, task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        moved = state.cues[d["asked"] - 1] == [x - d["by"] for x in d["cues"][d["asked"] - 1]]
+        return all_or_nothing(
+            [
+                Check(name="asked_cue_moved", passed=moved),
+                Check(name="others_kept", passed=self.others_kept(state, task)),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        s, e = (x - d["by"] for x in d["cues"][d["asked"] - 1])
+        done = say("Done: the cue is re-timed.")
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("retime", cue=d["asked"], start=s, end=e), done],
+            ),
+            Control(name="noop_claim", expect="fail", script=[done]),
+            Control(
+                name="violation_wrong_shift",
+                expect="fail",
+                script=[call("retime", cue=d["asked"], start=s + 7, end=e + 7), done],
+            ),
+        ]
+
+
+class KeptBySize(Subtitles):
+    """The planted slip: a cue counts as kept when its length is unchanged."""
+
+    def others_kept(self, state: Cues, task: Task) -> bool:
+        before = task.task_data["cues"]
+        asked = task.task_data["asked"]
+        return all(
+            state.cues[i][1] - state.cues[i][0] == before[i][1] - before[i][0]
+            for i in range(len(before))
+            if i + 1 != asked
+        )
+
+
+def subtitle_tasks() -> list[Task]:
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for k in range(4):
+        cues = [[1000 * (5 * j + k + 1), 1000 * (5 * j + k + 3)] for j in range(4)]
+        asked, by = 2 + k % 2, 250 * (k + 1)
+        text = f"Cue {asked} shows {by} ms too late; move it earlier by {by} ms."
+        rows.append((text, {"cues": cues, "asked": asked, "by": by}))
+    return tasks("subs", rows)
+
+
+async def test_another_cue_moved_where_the_words_keep_it_is_caught_only_on_the_plant() -> None:
+    plant = await validate(KeptBySize(), subtitle_tasks())
+    kept = [why for _, why in pays(plant) if "keep the rest as it was" in why]
+    assert kept, plant.findings
+    twin = await validate(Subtitles(), subtitle_tasks())
+    assert not failed(twin), [v for v in twin.verdicts if not v.passed]
