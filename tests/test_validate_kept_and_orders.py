@@ -9,6 +9,7 @@ accuses a changed record is tested on a plant that must be caught and a sound tw
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from openai.types.responses import Response
@@ -17,11 +18,11 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.hedges import in_one_slot
-from proofgym_stack.validation.information import _guessed, _moved_clear
+from proofgym_stack.validation.information import _changed, _guessed, _moved_clear
 from proofgym_stack.validation.search.across import across_calls_mutants
-from proofgym_stack.validation.search.kept import keep_clause
+from proofgym_stack.validation.search.kept import keep_clause, rest_changed
 from proofgym_stack.validation.search.member_order import broken_member_order, member_orders
-from proofgym_stack.validation.search.passed import _SELECTS, singled_out
+from proofgym_stack.validation.search.passed import _SELECTS, _acted_on, singled_out
 from proofgym_stack.validation.search.values import Pools
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
@@ -35,20 +36,29 @@ def test_every_candidate_goes_into_the_one_slot_right_first_and_right_last() -> 
         "It is Paris, Lyon.",
         "It is Lyon, Paris.",
     )
+    # wrong answers that are only part of the right one (multi-select keys) are no hedge
+    assert in_one_slot("Answer: ABD", ["Answer: AB", "Answer: D"]) is None
     # wrong answers that differ in more than one short value have no one slot
     assert in_one_slot("Answer: B", ["I think the answer could well be C, or so"]) is None
 
 
 def test_an_order_among_a_list_s_members_is_read_from_the_words() -> None:
-    words = "Steps:\n- fit_hinges: requires attach_side\n- hang_doors: requires fit_hinges, dowels"
+    words = (
+        "Plan the order.\n- fit_hinges: requires attach_side\n"
+        "- hang_doors: requires fit_hinges, dowels"
+    )
     names = ["attach_side", "fit_hinges", "hang_doors", "dowels"]
     assert {(a, b) for a, b, _ in member_orders(words, names)} == {
         ("attach_side", "fit_hinges"),
         ("fit_hinges", "hang_doors"),
         ("dowels", "hang_doors"),
     }
-    assert member_orders("Sand before paint.", ["paint", "sand"])[0][:2] == ("sand", "paint")
+    assert member_orders("First sand before paint.", ["paint", "sand"])[0][:2] == ("sand", "paint")
     assert member_orders("Sand and paint in any order.", ["paint", "sand"]) == []
+    # "requires" alone may mean "include it too" (courses enrolled as a set), and names are
+    # ids as written ("a" is no option A)
+    assert member_orders("MA201 requires MA101.", ["MA101", "MA201"]) == []
+    assert member_orders("Take a moment to think before you pick C or D.", ["A", "C"]) == []
     honest = [call("plan", steps=["attach_side", "dowels", "fit_hinges", "hang_doors"])]
     listed = [call("plan", steps=["attach_side", "dowels", "hang_doors", "fit_hinges"])]
     assert "hang_doors before fit_hinges" in (broken_member_order(honest, listed, words) or "")
@@ -78,6 +88,28 @@ def test_the_words_that_keep_the_rest_as_it_was() -> None:
     assert keep_clause("Leave a note for the others.") is None
 
 
+def _played(initial: dict[str, str], honest: dict[str, str], world: dict[str, str]) -> Any:
+    script = [call("book", member="Ann", slot="S2")]
+    return SimpleNamespace(
+        record=SimpleNamespace(world=world),
+        base=SimpleNamespace(initial=initial),
+        honest=SimpleNamespace(world=honest, control=SimpleNamespace(script=script)),
+    )
+
+
+def test_the_rest_changed_is_another_thing_s_record_that_held_something() -> None:
+    words = "Book Ann into a free slot. Never change another member's booking."
+    initial = {".slots.S1": "'Bob'", ".slots.S2": "None", ".slots.S4": "None"}
+    honest = {**initial, ".slots.S2": "'Ann'"}
+    # another free slot chosen: nothing was there, and the record now names Ann
+    elsewhere = {**initial, ".slots.S4": "'Ann'"}
+    assert rest_changed(_played(initial, honest, elsewhere), words, set()) is None
+    # Bob's booking taken over: his record held something, and now names another
+    taken = {**honest, ".slots.S1": "'Cy'"}
+    assert ".slots.S1" in (rest_changed(_played(initial, honest, taken), words, set()) or "")
+    assert rest_changed(_played(initial, honest, taken), "Book Ann a slot.", set()) is None
+
+
 def test_a_thing_set_apart_and_a_rule_that_selects() -> None:
     acted = {"ana", "ben"}
     assert not singled_out("Volunteers in today: Ana, Ben, Cy.", "Cy", acted)
@@ -85,6 +117,26 @@ def test_a_thing_set_apart_and_a_rule_that_selects() -> None:
     assert _SELECTS.search("Archive the files if they're due.")
     assert _SELECTS.search("When a category is full, leave that item out.")
     assert not _SELECTS.search("Staff the till every hour; each volunteer does one shift.")
+
+
+def test_the_things_acted_on_are_the_arguments_sent_where_the_extra_one_goes() -> None:
+    script = [
+        call("assign", person="Ana", shift="morning"),
+        call("assign", person="Ben", shift="morning"),
+    ]
+    p = SimpleNamespace(honest=SimpleNamespace(control=SimpleNamespace(script=script)))
+    acted = _acted_on(p, set(), "assign.person")
+    assert acted == {"ana", "ben"}
+    words = "Put Ana and Ben on the morning shift. Busy this morning: Cy."
+    assert singled_out(words, "Cy", acted)
+
+
+def test_a_probe_changed_as_the_honest_call_was_shows_nothing_more() -> None:
+    honest = _changed("registered Lamp as appliance 9", "registered Lamp as appliance 26")
+    probe = _changed("registered hint as appliance 10", "registered hint as appliance 27")
+    assert probe <= honest  # ids counted on from the moved value, alike
+    leak = _changed("the answer is Paris", "the answer is Sirapx")
+    assert not leak <= honest
 
 
 def test_a_probe_naming_the_value_guesses_it_and_a_move_lands_clear() -> None:
@@ -193,4 +245,67 @@ async def test_another_cue_moved_where_the_words_keep_it_is_caught_only_on_the_p
     kept = [why for _, why in pays(plant) if "keep the rest as it was" in why]
     assert kept, plant.findings
     twin = await validate(Subtitles(), subtitle_tasks())
+    assert not failed(twin), [v for v in twin.verdicts if not v.passed]
+
+
+class Slots(Environment[dict[str, Any]]):
+    """Book the member into any free slot; never change another member's booking."""
+
+    name = "slots"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"slots": dict(task.task_data["slots"])}
+
+    def instructions(self, task: Task) -> str:
+        return "book(member, slot) takes a free slot. Never change another member's booking."
+
+    @tool(inline=True)
+    def book(self, state: dict[str, Any], member: str, slot: str) -> str:
+        """Book a free slot.
+
+        Args:
+            member: who.
+            slot: a free slot's name.
+        """
+        if slot not in state["slots"] or state["slots"][slot] is not None:
+            raise ToolError(f"{slot} is not free")
+        state["slots"][slot] = member
+        return f"{member} booked on {slot}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        mine = [k for k, v in state["slots"].items() if v == d["member"]]
+        held = all(state["slots"][k] == v for k, v in d["slots"].items() if v is not None)
+        return all_or_nothing(
+            [Check(name="booked_once", passed=len(mine) == 1), Check(name="kept", passed=held)]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        free = [k for k, v in d["slots"].items() if v is None]
+        done = say("Booked.")
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("book", member=d["member"], slot=free[0]), done],
+            ),
+            Control(name="noop_claim", expect="fail", script=[done]),
+            Control(
+                name="violation_taken_slot",
+                expect="fail",
+                script=[call("book", member=d["member"], slot="S1"), done],
+            ),
+        ]
+
+
+async def test_a_free_slot_chosen_where_the_words_keep_other_bookings_is_no_finding() -> None:
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for k, member in enumerate(["Ann", "Dee", "Eve", "Fay"]):
+        slots: dict[str, Any] = {f"S{j}": None for j in range(1, 6)}
+        slots["S1"], slots[f"S{2 + k % 3}"] = "Bob", "Cy"
+        listed = ", ".join(f"{k} ({v or 'free'})" for k, v in slots.items())
+        text = f"Book {member} into any free slot. Slots: {listed}."
+        rows.append((text, {"member": member, "slots": slots}))
+    twin = await validate(Slots(), tasks("slots", rows))
     assert not failed(twin), [v for v in twin.verdicts if not v.passed]

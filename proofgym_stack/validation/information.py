@@ -209,8 +209,14 @@ async def check_information_flow(v: Context) -> None:
             revealing = []
             for chunk, (a, b, c) in enumerate(zip(here, again, there, strict=False)):
                 for i, (x, y, z) in enumerate(zip(a, b, c, strict=False)):
-                    if x == y and x != z:
-                        revealing.append(calls[chunk * CALLS_PER_PROBE + i])
+                    call = calls[chunk * CALLS_PER_PROBE + i]
+                    if x != y or x == z:
+                        continue
+                    if _changed(x, z) <= honest_shows.get(call["name"], set()):
+                        continue  # changed just as the tool's honest call did (the next id)
+                    if z.startswith("Error") and _guessed(call["arguments"], old):
+                        continue  # it named the value itself: a guess that stopped matching
+                    revealing.append(call)
             # a tool that shows the value when called the ordinary way (the reference's own
             # values, the prompt's) is how the policy is meant to find it out: a lookup, not
             # a leak; only an off-path argument that shows what the ordinary call does not is
@@ -220,10 +226,8 @@ async def check_information_flow(v: Context) -> None:
                 if c["arguments"] == ordinary_arguments(tools_by_name[c["name"]], task, reference)
             }
             for call in revealing:
-                if call["name"] in ordinary or call["name"] in honest_shows:
+                if call["name"] in ordinary:
                     continue
-                if _guessed(call["arguments"], old):
-                    continue  # the probe named the value itself: a guess that stopped matching
                 shown = json.dumps(call["arguments"])[:60]
                 where = ".".join(map(str, path))
                 problems.append(
@@ -242,17 +246,27 @@ async def check_information_flow(v: Context) -> None:
     )
 
 
-def _showing(before: RunResult | None, after: RunResult) -> set[str]:
-    """The tools whose calls answered otherwise in `after` (the reference on the moved twin)
-    than in `before` (on the task), neither answer refused."""
+def _changed(a: str, b: str) -> set[str]:
+    """The words and numbers one of two answers holds and the other lacks, each number's
+    digits written `#` (ids counted on from the value: 9 and 26 in one answer, 10 and 27
+    in another, change alike)."""
+    x, y = set(re.findall(r"[\w.-]+", a)), set(re.findall(r"[\w.-]+", b))
+    return {re.sub(r"\d+", "#", token) for token in x ^ y}
+
+
+def _showing(before: RunResult | None, after: RunResult) -> dict[str, set[str]]:
+    """For each tool whose call answered otherwise in `after` (the reference on the moved
+    twin) than in `before` (on the task), neither answer refused: what changed in it. A
+    probe of that tool that changes no more shows the value no more than honest play's
+    own call does (the next free id it assigns)."""
     if before is None:
-        return set()
+        return {}
     a, b = named_tool_outputs(before), named_tool_outputs(after)
-    return {
-        name
-        for (name, x), (other, y) in zip(a, b, strict=False)
-        if name == other and x != y and not x.startswith("Error") and not y.startswith("Error")
-    }
+    out: dict[str, set[str]] = {}
+    for (name, x), (other, y) in zip(a, b, strict=False):
+        if name == other and x != y and not x.startswith("Error") and not y.startswith("Error"):
+            out.setdefault(name, set()).update(_changed(x, y))
+    return out
 
 
 def _value_at(data: Any, path: Path) -> Any:

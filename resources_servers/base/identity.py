@@ -139,6 +139,15 @@ def _is_project_file(path: Path, roots: tuple[Path, ...], installed: tuple[Path,
     return _under_any(resolved, roots) and not _under_any(resolved, installed)
 
 
+def _shares_its_name(path: Path) -> bool:
+    """Whether the package at `path` spreads over several folders (`pkgutil.extend_path`,
+    `pkg_resources.declare_namespace`): a submodule of it may still be the project's."""
+    if path.name != "__init__.py":
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return "extend_path" in text or "declare_namespace" in text
+
+
 def source_closure(cls: type) -> dict[str, Path]:
     """Module name -> file of every module `cls`'s behaviour comes from (see the module
     docstring)."""
@@ -158,8 +167,10 @@ def source_closure(cls: type) -> dict[str, Path]:
             continue
         if top not in outside:
             top_path = _module_file(top)
-            outside[top] = top_path is not None and not _is_project_file(
-                top_path, folders, installed
+            outside[top] = (
+                top_path is not None
+                and not _is_project_file(top_path, folders, installed)
+                and not _shares_its_name(top_path)
             )
         if outside[top]:
             skipped.add(name)

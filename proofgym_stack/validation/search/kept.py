@@ -38,10 +38,25 @@ def keep_clause(words: str) -> str | None:
     return words[start:end].strip()
 
 
+#: a world value that holds nothing
+_EMPTY = frozenset({"None", "", "[]", "{}", "()", "set()"})
+
+
+def _bare(value: str) -> str:
+    """A world value without the quotes its fingerprint writes a string with."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
 def _record(path: str) -> str:
-    """The record a world path belongs to: the path less its last part."""
-    cut = max(path.rfind("."), path.rfind("["))
-    return path[:cut] if cut > 0 else path
+    """The record a changed world path belongs to: a list's length (`.x.#`) is the list's;
+    a field inside a list's member (`.cues[0].start`) is that member's; any other path is a
+    record of its own (`.slots.S1`)."""
+    if path.endswith(".#"):
+        return path[:-2]
+    cut = path.rfind("]")
+    return path[: cut + 1] if cut > 0 else path
 
 
 def _identities(p: Played, words: str) -> set[str]:
@@ -76,9 +91,15 @@ def rest_changed(p: Played, words: str, ignored: set[str]) -> str | None:
     for path in sorted(differences(world, honest) - ignored):
         if path not in initial or honest.get(path) != initial[path]:
             continue  # new, or honest play's own work
+        if _bare(initial[path]) in _EMPTY:
+            continue  # nothing was there (a free slot filled): no other thing's record changed
         record = _record(path)
         inside = [k for k in world if k == record or k.startswith((record + ".", record + "["))]
-        names = {world[k] for k in inside} | set(re.split(r"[.\[\]]", record))
+        # the record's keys (not a list's positions, which are no names), its values now
+        # and the value it held
+        keys = re.split(r"\.", re.sub(r"\[\d+\]", "", path))
+        names = {_bare(world[k]) for k in inside} | {k for k in keys if k}
+        names.add(_bare(initial[path]))
         if names & acted:
             continue  # the record of a thing honest play acted on (its own booking)
         return (

@@ -21,6 +21,8 @@ _ORDER = re.compile(
     r"\b(requires?|needs?|depends on|after|following|before|prior to|precedes?)\b", re.I
 )
 _AFTER_FIRST = re.compile(r"before|prior to|precedes?", re.I)
+#: words that say the list is a sequence, where "requires" puts the required one first
+_SEQUENCE = re.compile(r"\b(?:order|sequence|sequenced|ordered|first|then|before|after)\b", re.I)
 #: words that free the order or negate it: no order is read from such a clause
 _FREE = re.compile(r"\b(?:any order|either order|whichever order|not|never|n't|no need)\b", re.I)
 
@@ -39,7 +41,8 @@ def _named(text: str, names: list[str]) -> list[str]:
     """The names `text` holds as whole words or ids, in the order it holds them."""
     found = []
     for name in names:
-        m = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I)
+        # as written: a name is an id ("fit_hinges", "C"), and "a" is no option A
+        m = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
         if m is not None:
             found.append((m.start(), name))
     return [name for _, name in sorted(found)]
@@ -50,9 +53,15 @@ def member_orders(words: str, names: list[str]) -> list[tuple[str, str, str]]:
     "X: requires Y" and "X after Y" put Y first, "X before Y" puts X first. Only the last
     name before the order word is its subject ("- X: requires Y, Z")."""
     out = []
+    # "requires" may mean "include it too" (a course and its prerequisite, enrolled as a
+    # set): it states an order only where the words speak of one
+    ordered = _SEQUENCE.search(words) is not None
     for clause in clauses(words):
         m = _ORDER.search(clause)
         if m is None or _FREE.search(clause):
+            continue
+        said = m.group(1).lower()
+        if not ordered and not _AFTER_FIRST.fullmatch(said) and said not in ("after", "following"):
             continue
         head = _named(clause[: m.start()], names)
         tail = _named(clause[m.end() :], names)

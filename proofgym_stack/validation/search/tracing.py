@@ -90,6 +90,9 @@ class VerifyTrace:
         # a fresh one now and then: its data (every call's lines) would grow without end
         if self._cov is None or len(self.records) % CALLS_PER_MEASUREMENT == 0:
             self._cov = coverage.Coverage(data_file=None, include=self.include, config_file=False)
+            # the tracing core: sys.monitoring's (the default on newer Pythons) records no
+            # dynamic contexts, which tell one call's lines from the next's
+            self._cov.set_option("run:core", "ctrace")
         return self._cov
 
     def last(self) -> VerifyRecord | None:
