@@ -88,8 +88,13 @@ def test_the_words_that_keep_the_rest_as_it_was() -> None:
     assert keep_clause("Leave a note for the others.") is None
 
 
-def _played(initial: dict[str, str], honest: dict[str, str], world: dict[str, str]) -> Any:
-    script = [call("book", member="Ann", slot="S2")]
+def _played(
+    initial: dict[str, str],
+    honest: dict[str, str],
+    world: dict[str, str],
+    script: list[Any] | None = None,
+) -> Any:
+    script = script or [call("book", member="Ann", slot="S2")]
     return SimpleNamespace(
         record=SimpleNamespace(world=world),
         base=SimpleNamespace(initial=initial),
@@ -108,6 +113,18 @@ def test_the_rest_changed_is_another_thing_s_record_that_held_something() -> Non
     taken = {**honest, ".slots.S1": "'Cy'"}
     assert ".slots.S1" in (rest_changed(_played(initial, honest, taken), words, set()) or "")
     assert rest_changed(_played(initial, honest, taken), "Book Ann a slot.", set()) is None
+    # another of the asked things (a dock of the station named, beside the one honest play
+    # used) is not the rest the words keep; a dock of another station is
+    words = "Unload at Kings Cross (docks KX-1, KX-2). Leave other stations as they are."
+    initial = {".bikes.KX-1": "3", ".bikes.KX-2": "5", ".bikes.EU-1": "2"}
+    honest = {**initial, ".bikes.KX-1": "6"}
+    script = [call("unload", dock="KX-1", bikes=3)]
+    same_station = {**initial, ".bikes.KX-2": "8"}
+    assert rest_changed(_played(initial, honest, same_station, script), words, set()) is None
+    away = {**initial, ".bikes.EU-1": "5"}
+    assert ".bikes.EU-1" in (
+        rest_changed(_played(initial, honest, away, script), words, set()) or ""
+    )
 
 
 def test_a_thing_set_apart_and_a_rule_that_selects() -> None:

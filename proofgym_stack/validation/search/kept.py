@@ -78,6 +78,19 @@ def _identities(p: Played, words: str) -> set[str]:
     return out
 
 
+def _named(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def _listed_with(words: str, key: str, acted: set[str]) -> bool:
+    """Whether a sentence or line of the words names `key` beside a thing honest play acted
+    on ("docks KX-1, KX-2, KX-3": one of the asked things, not the rest)."""
+    return any(
+        _named(part, key) and any(_named(part, a) for a in acted)
+        for part in re.split(r"\n|(?<=[.;!?])\s+", words)
+    )
+
+
 def rest_changed(p: Played, words: str, ignored: set[str]) -> str | None:
     """Where the words keep the rest as it was: the record honest play left as it was that
     the mutant changed, one naming nothing honest play acted on, as a reason; else None."""
@@ -102,6 +115,9 @@ def rest_changed(p: Played, words: str, ignored: set[str]) -> str | None:
         names.add(_bare(initial[path]))
         if names & acted:
             continue  # the record of a thing honest play acted on (its own booking)
+        own = record.rsplit(".", 1)[-1] if not record.endswith("]") else ""
+        if own and _listed_with(words, own, acted):
+            continue  # one of the asked things (a dock of the station the van was sent to)
         return (
             f"the task's words keep the rest as it was ({clause!r}); this changed {path}, "
             "which honest play left as it was"
