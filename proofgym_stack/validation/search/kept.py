@@ -63,7 +63,7 @@ def _identities(p: Played, words: str) -> set[str]:
     """What honest play acted on, by name: its calls' argument values that the words state or
     the world held before any action (a member, a class id, a cue number), not values it
     worked out (a new time)."""
-    held = set(p.base.initial.values()) | {
+    held = {_bare(v) for v in p.base.initial.values()} | {
         part for path in p.base.initial for part in re.split(r"[.\[\]]", path) if part
     }
     out = set()
