@@ -7,6 +7,8 @@ a verifier that tests the slot by containment (`truth in stated`) pays it.
 
 from __future__ import annotations
 
+import re
+
 
 def _common_head(texts: list[str]) -> str:
     """The longest text every one of `texts` starts with."""
@@ -28,7 +30,8 @@ def in_one_slot(right: str, wrong: list[str]) -> tuple[str, str] | None:
     values = [t[len(head) : len(t) - len(tail)] for t in texts]
     if any(not x.strip() or len(x) > 24 or "\n" in x for x in values):
         return None
-    if all(set(x) <= set(values[0]) for x in values[1:]):
+    letters = all(re.fullmatch(r"[A-Za-z ,;/]+", x) for x in values)
+    if letters and all(set(x) <= set(values[0]) for x in values[1:]):
         return None  # the wrong ones only part of the right one (AB beside ABD): no hedge
     glue = "" if all(len(x) == 1 for x in values) else ", "
     first, last = [values[0], *values[1:]], [*values[1:], values[0]]

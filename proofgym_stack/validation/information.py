@@ -212,7 +212,8 @@ async def check_information_flow(v: Context) -> None:
                     call = calls[chunk * CALLS_PER_PROBE + i]
                     if x != y or x == z:
                         continue
-                    if _changed(x, z) <= honest_shows.get(call["name"], set()):
+                    shows = honest_shows.get(call["name"])
+                    if shows and _changed(x, z) <= shows:
                         continue  # changed just as the tool's honest call did (the next id)
                     if z.startswith("Error") and _guessed(call["arguments"], old):
                         continue  # it named the value itself: a guess that stopped matching
@@ -246,15 +247,26 @@ async def check_information_flow(v: Context) -> None:
     )
 
 
-def _changed(a: str, b: str) -> set[str]:
-    """The words and numbers one of two answers holds and the other lacks, each number's
-    digits written `#` (ids counted on from the value: 9 and 26 in one answer, 10 and 27
-    in another, change alike)."""
-    x, y = set(re.findall(r"[\w.-]+", a)), set(re.findall(r"[\w.-]+", b))
-    return {re.sub(r"\d+", "#", token) for token in x ^ y}
+def _changed(a: str, b: str) -> set[tuple[str, ...]]:
+    """How one answer became the other, token by token at the same places: a number by how
+    much it moved (ids counted on from the value move alike: 9 to 26 and 10 to 27), a word
+    by what it became; an answer of another shape (tokens added, dropped or reordered in
+    number) as the answer itself, which no other change matches."""
+    x, y = re.findall(r"[\w.-]+", a), re.findall(r"[\w.-]+", b)
+    if len(x) != len(y):
+        return {("whole", a, b)}
+    out: set[tuple[str, ...]] = set()
+    for s, t in zip(x, y, strict=True):
+        if s == t:
+            continue
+        if re.fullmatch(r"\d+", s) and re.fullmatch(r"\d+", t):
+            out.add(("by", str(int(t) - int(s))))
+        else:
+            out.add(("word", s, t))
+    return out or {("whole", a, b)}
 
 
-def _showing(before: RunResult | None, after: RunResult) -> dict[str, set[str]]:
+def _showing(before: RunResult | None, after: RunResult) -> dict[str, set[tuple[str, ...]]]:
     """For each tool whose call answered otherwise in `after` (the reference on the moved
     twin) than in `before` (on the task), neither answer refused: what changed in it. A
     probe of that tool that changes no more shows the value no more than honest play's
@@ -262,7 +274,7 @@ def _showing(before: RunResult | None, after: RunResult) -> dict[str, set[str]]:
     if before is None:
         return {}
     a, b = named_tool_outputs(before), named_tool_outputs(after)
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[tuple[str, ...]]] = {}
     for (name, x), (other, y) in zip(a, b, strict=False):
         if name == other and x != y and not x.startswith("Error") and not y.startswith("Error"):
             out.setdefault(name, set()).update(_changed(x, y))

@@ -10,10 +10,11 @@ never looks at the rest (compared by size, or not compared at all).
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.world import differences
+from proofgym_stack.validation.search.world import World, differences, records
 
 _AS_IT_WAS = r"(?:as (?:it|they) (?:is|are|was|were|stands?)|unchanged|untouched|alone|intact)"
 _KEEP = re.compile(
@@ -78,6 +79,58 @@ def _identities(p: Played, words: str) -> set[str]:
     return out
 
 
+_INDEX = re.compile(r"\[\d+\]")
+#: the thing a keep clause protects: the words after "other" or "another"
+_KEPT_NOUN = re.compile(
+    r"\b(?:other|another|rest of the|remaining)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)", re.I
+)
+
+
+def _kept_kinds(clause: str) -> set[str]:
+    """The stems of the nouns the clause keeps ("every other cue" -> cue; "another member's
+    booking" -> memb, book); empty where it names none (then any record counts)."""
+    out = set()
+    for m in _KEPT_NOUN.finditer(clause):
+        for word in m.group(1).split():
+            stem = _stem(word)
+            if len(stem) >= 3 and stem not in {"the", "and", "one", "thin", "item"}:
+                out.add(stem)
+    return out
+
+
+def _stem(word: str) -> str:
+    """A noun's first four letters, its plural and possessive `s` dropped."""
+    return re.sub(r"'s$|s$", "", word.lower().lstrip("_"))[:4]
+
+
+def _of_kind(key: str, kinds: set[str]) -> bool:
+    return _stem(key) in kinds
+
+
+def _keys(path: str) -> list[str]:
+    """A world path's keys, a list's positions left out (no names)."""
+    return [k for k in re.split(r"\.", _INDEX.sub("", path)) if k]
+
+
+def _list_of(path: str) -> str:
+    """The list a member's path lies in, as `records` names it (`.cues[0].start` -> `.cues[]`)."""
+    return path[: _INDEX.search(path).start()] + "[]"  # type: ignore[union-attr]
+
+
+def _members_moved(world: World, honest: World, initial: World, ignored: set[str]) -> set[str]:
+    """The lists in which a member honest play left as it was before any action (read
+    whole, as a multiset) is gone from the mutant's world."""
+    now, kept, before = records(world, ignored), records(honest, ignored), records(initial, ignored)
+    out = set()
+    for name, members in kept.items():
+        there = Counter(now.get(name, []))
+        for member in members:
+            if member in before.get(name, []) and there[member] == 0:
+                out.add(name)
+            there[member] -= 1
+    return out
+
+
 def _named(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
@@ -101,22 +154,28 @@ def rest_changed(p: Played, words: str, ignored: set[str]) -> str | None:
         return None
     world, honest, initial = p.record.world, p.honest.world, p.base.initial
     acted = _identities(p, words)
+    kinds = _kept_kinds(clause)
+    moved = _members_moved(world, honest, initial, ignored)
     for path in sorted(differences(world, honest) - ignored):
         if path not in initial or honest.get(path) != initial[path]:
             continue  # new, or honest play's own work
+        if _INDEX.search(path) and _list_of(path) not in moved:
+            continue  # a list's members only shifted along (another member inserted before)
+        if kinds and not any(_of_kind(key, kinds) for key in _keys(path)):
+            continue  # not the kind of thing the words keep (a driver's status, not an order)
         if _bare(initial[path]) in _EMPTY:
             continue  # nothing was there (a free slot filled): no other thing's record changed
         record = _record(path)
         inside = [k for k in world if k == record or k.startswith((record + ".", record + "["))]
         # the record's keys (not a list's positions, which are no names), its values now
         # and the value it held
-        keys = re.split(r"\.", re.sub(r"\[\d+\]", "", path))
-        names = {_bare(world[k]) for k in inside} | {k for k in keys if k}
+        names = {_bare(world[k]) for k in inside} | set(_keys(path))
         names.add(_bare(initial[path]))
         if names & acted:
             continue  # the record of a thing honest play acted on (its own booking)
-        own = record.rsplit(".", 1)[-1] if not record.endswith("]") else ""
-        if own and _listed_with(words, own, acted):
+        keys = _keys(path)
+        own = [k for k in keys[1:] if not _of_kind(k, kinds)] if not record.endswith("]") else []
+        if any(_listed_with(words, k, acted) for k in own[:1]):
             continue  # one of the asked things (a dock of the station the van was sent to)
         return (
             f"the task's words keep the rest as it was ({clause!r}); this changed {path}, "

@@ -22,7 +22,7 @@ _ORDER = re.compile(
 )
 _AFTER_FIRST = re.compile(r"before|prior to|precedes?", re.I)
 #: words that say the list is a sequence, where "requires" puts the required one first
-_SEQUENCE = re.compile(r"\b(?:order|sequence|sequenced|ordered|first|then|before|after)\b", re.I)
+_SEQUENCE = re.compile(r"\b(?:order|sequence|sequenced|ordered)\b", re.I)
 #: words that free the order or negate it: no order is read from such a clause
 _FREE = re.compile(r"\b(?:any order|either order|whichever order|not|never|n't|no need)\b", re.I)
 
