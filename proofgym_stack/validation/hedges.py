@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import re
 
-
-def _common_head(texts: list[str]) -> str:
-    """The longest text every one of `texts` starts with."""
-    first, last = min(texts), max(texts)
-    n = 0
-    while n < len(first) and first[n] == last[n]:
-        n += 1
-    return first[:n]
+from proofgym_stack.validation.search.values import common_prefix
 
 
 def in_one_slot(right: str, wrong: list[str]) -> tuple[str, str] | None:
@@ -25,8 +18,8 @@ def in_one_slot(right: str, wrong: list[str]) -> tuple[str, str] | None:
     its slot, the right one first and the right one last (`Answer: BCD`, `Answer: CDB`:
     run together where each is one character, else listed with commas); else None."""
     texts = [right, *wrong]
-    head = _common_head(texts)
-    tail = _common_head([t[len(head) :][::-1] for t in texts])[::-1]
+    head = common_prefix(texts)
+    tail = common_prefix([t[len(head) :][::-1] for t in texts])[::-1]
     values = [t[len(head) : len(t) - len(tail)] for t in texts]
     if any(not x.strip() or len(x) > 24 or "\n" in x for x in values):
         return None

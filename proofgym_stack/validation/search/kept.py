@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.search.rules import sentences
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import World, differences, records
 
@@ -73,8 +74,7 @@ def _identities(p: Played, words: str) -> set[str]:
             if isinstance(value, bool) or not isinstance(value, (str, int)):
                 continue
             text = str(value).strip()
-            named = re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", words)
-            if text and (text in held or named):
+            if text and (text in held or _named(words, text)):
                 out.add(text)
     return out
 
@@ -132,6 +132,7 @@ def _members_moved(world: World, honest: World, initial: World, ignored: set[str
 
 
 def _named(text: str, name: str) -> bool:
+    """Whether `text` holds `name` as written, as a whole word or id."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
@@ -139,8 +140,7 @@ def _listed_with(words: str, key: str, acted: set[str]) -> bool:
     """Whether a sentence or line of the words names `key` beside a thing honest play acted
     on ("docks KX-1, KX-2, KX-3": one of the asked things, not the rest)."""
     return any(
-        _named(part, key) and any(_named(part, a) for a in acted)
-        for part in re.split(r"\n|(?<=[.;!?])\s+", words)
+        _named(part, key) and any(_named(part, a) for a in acted) for part in sentences(words)
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
-from proofgym_stack.validation.search.rules import names
+from proofgym_stack.validation.search.rules import names, sentences
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import lost, passed_over
 
@@ -89,7 +89,7 @@ def singled_out(text: str, thing: str, acted: set[str]) -> bool:
     """Whether `text` (the task's words, what honest play was shown) names `thing` in some
     sentence or line that names none of the things honest play `acted` on: set apart ("Busy
     today: Lena."), not only listed among them."""
-    for part in re.split(r"\n|(?<=[.;!?])\s+", text):
+    for part in sentences(text):
         if names(part, thing) and not any(
             names(part, other) for other in acted if other != thing.strip().lower()
         ):

@@ -505,6 +505,11 @@ def _pairs(text: str) -> set[tuple[str, str]]:
 _DESCRIBING = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?")
 
 
+def sentences(text: str) -> list[str]:
+    """`text` cut into its lines and sentences (after `.`, `;`, `!` or `?` and a space)."""
+    return re.split(r"\n|(?<=[.;!?])\s+", text)
+
+
 def names(words: str, value: str) -> bool:
     """Whether the task's `words` name `value` (as a whole word or id)."""
     pattern = rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])"
