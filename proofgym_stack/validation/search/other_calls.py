@@ -12,6 +12,7 @@ from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.across import across_calls_mutants
+from proofgym_stack.validation.search.edges import edge_mutants
 from proofgym_stack.validation.search.gather import gathered_mutants
 from proofgym_stack.validation.search.guesses import guess_mutants
 from proofgym_stack.validation.search.injection import injected_mutants
@@ -61,6 +62,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *guess_mutants(script, pools),
         *gathered_mutants(script),
         *pattern_mutants(script),
+        *edge_mutants(script, prompt),
     ]
 
 

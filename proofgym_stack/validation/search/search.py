@@ -23,21 +23,20 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
-from proofgym_stack.validation.scripts import (
-    Script,
-    refused_calls,
-)
+from proofgym_stack.validation.scripts import Script, refused_calls
 from proofgym_stack.validation.search import probes
 from proofgym_stack.validation.search.acted_on import acting_on_what_showed
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
+from proofgym_stack.validation.search.edges import OP as EDGES
 from proofgym_stack.validation.search.evidence import (
     counted,
     free_text,
@@ -78,6 +77,7 @@ from proofgym_stack.validation.search.kinds import (
 )
 from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
 from proofgym_stack.validation.search.left_row import gained_row
+from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
@@ -132,6 +132,8 @@ class Search:
         #: a stated-rule finding's id -> what the shrinker keeps true of its script (the value
         #: told, the reply past the cap, the value withheld)
         self._still: dict[int, Callable[[Script], bool]] = {}
+        #: a bound seen broken by a look: what its rollout must still show (`monitored`)
+        self._seen: dict[int, Callable[[RunResult], bool]] = {}
         #: whether the verifier grades a tool's like calls as a share (`shares`)
         self.shares = Shares(ctx)
         #: a task's id -> the world its reference leaves and the untouched one (`steered`)
@@ -191,7 +193,11 @@ class Search:
             self.found("another_world", PAYS, p, UNCLAIMED)
         for p in await unlooked(played, self.play, self.ctx.passes, ctx.env.observing_tools):
             self.found("another_world", PAYS, p, UNLOOKED)
-        await self.judge([p for p in played if p.mutant.op not in ("inject", "guess")])
+        wording = partial(task_words, ctx.env)
+        for p, why, still in await seen_past_bound(played, self.play, ctx.passes, ctx.env, wording):
+            self.found("stated_rule", PAYS, p, why)
+            self._seen[id(self.findings[-1])] = still
+        await self.judge([p for p in played if p.mutant.op not in ("inject", "guess", EDGES)])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
 
@@ -200,7 +206,7 @@ class Search:
         printed tokens honest play never showed, its later calls' strings set to them."""
         out: list[Mutant] = []
         self._follow = {}
-        for m, p in acting_on_what_showed(played):
+        for m, p in acting_on_what_showed([p for p in played if p.mutant.op != EDGES]):
             self._follow[id(m)] = (p.honest, p.base)
             self._parent_op[id(m)] = p.mutant.op
             out.append(m)
@@ -553,6 +559,8 @@ class Search:
             if f.oracle == "another_truth" and target is not None:
                 again, _ = await self.play(target, script, "search: shrinking, another truth")
                 return self.ctx.passes(again)
+            if id(f) in self._seen:  # the looks still show the bound broken
+                return self._seen[id(f)](result)
             if id(f) in self._still:  # still what it was
                 return self._still[id(f)](script)
             if f.oracle != "another_world" or record is None or id(f) not in self._worlds:
