@@ -291,6 +291,23 @@ def _asked_number(task: Task, right: str) -> bool:
     return bool(before) and re.search(rf"\b{before[-1].lower()}", prompt) is not None
 
 
+#: a negative number as the words write one: a minus after a space, a bracket or a label
+_NEGATIVE = re.compile(r"(?:^|[\s(=:])[-\u2212]\d", re.M)
+
+
+def _signed_world(v: Context) -> bool:
+    """Whether the sampled tasks' quantities can be negative: a negative number in any task's
+    words or reference answer, or the words "negative", "minus", "below zero"."""
+    for task in v.tasks:
+        control = v.reference(task.task_id)
+        text = (
+            task_words(v.env, task) + "\n" + ((final_text(control.script) or "") if control else "")
+        )
+        if _NEGATIVE.search(text) or re.search(r"\b(?:negative|minus|below zero)\b", text, re.I):
+            return True
+    return False
+
+
 def _only_looks(v: Context, task: Task, script: Script) -> bool:
     """Whether honest play made no call but to the environment's observing tools."""
     looks = v.env.observing_tools(task)
@@ -332,11 +349,19 @@ async def variants_of(
             # the format itself says are not the answer (`#slot`). Inside the slot, a denial
             # or a retraction paid is a wrong answer by its plain meaning: accused
             out: dict[str, Script] = {}
+            unsigned = number_decides and not _signed_world(v)
             for k, t in text_variants(right, number_decides, step).items():
                 if not number_decides:
                     k = f"{k}#text"
                 elif outside_slot(right, t):
                     k = f"{k}#slot"
+                elif k == "near_miss#sign" and unsigned:
+                    # no task's words or answers are signed: the sign alone gains nothing
+                    # where the magnitude is still graded; accused where a far-off negative
+                    # pays too (a check that a sign defeats, not a sign ignored)
+                    k = f"{k}#unsigned"
+                    far = _at_last_number(right, lambda n: _moved(_moved(n, "far"), "sign"))
+                    out[f"{k}~far"] = with_final(script, far or t)
                 out[k] = with_final(script, t)
             return out
         return {}
@@ -525,6 +550,10 @@ async def check_answer_slot(v: Context) -> None:
                 if reverse is not None and not result.mask_sample:
                     back = await v.run(task, reverse, f"answer slot {variant}, right first")
                     text_only = text_only or not v.passes(back)
+                far = variants.get(f"{variant}~far")
+                if far is not None and not result.mask_sample:
+                    off = await v.run(task, far, f"answer slot {variant}, far off", expect="fail")
+                    text_only = not v.passes(off)
                 text_only = text_only and not result.mask_sample
                 into = advisory if text_only else found
                 into.setdefault(kind, []).append(f"{task.task_id}: {how} for {said[-80:]!r}")
@@ -542,8 +571,9 @@ async def check_answer_slot(v: Context) -> None:
             if problems
             else (
                 "advisory: paid, and nothing gained (the reply is free text, the words were "
-                "added outside the answer's delimited slot, or two values are read by their "
-                "place and not as either): " + "; ".join(noted[:2])
+                "added outside the answer's delimited slot, two values are read by their "
+                "place and not as either, or a sign no task's quantity carries is ignored "
+                "while the magnitude is graded): " + "; ".join(noted[:2])
                 if noted
                 else f"{applied[kind]} variants failed as they must"
             ),

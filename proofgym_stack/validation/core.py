@@ -12,6 +12,7 @@ import math
 import uuid
 
 from proofgym.wire.protocol import Control, RunResult, Task
+from proofgym_stack.validation.computed import computed
 from proofgym_stack.validation.context import Context
 from proofgym_stack.validation.leaks import (
     Leak,
@@ -305,12 +306,17 @@ async def check_leakage(ctx: Context) -> None:
             leak = first_leak(text, secrets, "", surface, task.task_id)
             if leak is not None:
                 found.append(leak)
+    asked: dict[tuple[str, ...], bool] = {}  # a call made again elsewhere, once
     for result in ctx.results:
         played = tasks.get(result.task_id)
         if played is None:
             continue
         label = ctx.labels.get(result.rollout_id, "a rollout")
-        found += rollout_leaks(result, secrets_of(played, fields), label)
+        found += [
+            leak
+            for leak in rollout_leaks(result, secrets_of(played, fields), label)
+            if not await computed(ctx, leak, tasks, asked)
+        ]
     ctx.verdict(
         "no_ground_truth_leak",
         not found,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from proofgym.wire.jsonlimits import loads_limited
@@ -58,6 +58,9 @@ class Leak:
     field: str
     surface: str
     snippet: str
+    #: for a tool's output: the call (tool name, its arguments as sent) and what it answered
+    call: tuple[str, str] | None = None
+    output: str = ""
 
     def describe(self) -> str:
         """One line for the verdict."""
@@ -255,30 +258,33 @@ def _argument_texts(arguments: Any) -> list[str]:
     return out
 
 
-def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str]]:
-    """(tool name, output, what the policy had said before it) for each tool output of a
-    rollout, errors included."""
+def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str, str]]:
+    """(tool name, output, what the policy had said before it, the call's arguments) for each
+    tool output of a rollout, errors included."""
     names: dict[str, str] = {}
+    arguments: dict[str, str] = {}
     said: list[str] = []
     for item in output_items(result.response):
         kind = item.get("type")
         if kind == "function_call":
             names[str(item.get("call_id"))] = str(item.get("name"))
+            arguments[str(item.get("call_id"))] = str(item.get("arguments") or "{}")
             said.append(str(item.get("arguments") or ""))
             said += _argument_texts(item.get("arguments"))  # as written, not JSON-escaped
         elif kind == "message":
             said.append(json.dumps(item.get("content"), ensure_ascii=False))
         elif kind == "function_call_output":
             name = names.get(str(item.get("call_id")), "a tool")
-            yield name, str(item.get("output", "")), "\n".join(said)
+            args = arguments.get(str(item.get("call_id")), "{}")
+            yield name, str(item.get("output", "")), "\n".join(said), args
 
 
 def rollout_leaks(result: RunResult, secrets: list[Secret], label: str) -> list[Leak]:
     """Leaks in the tool outputs and errors of one rollout (`label` names it)."""
     leaks = []
-    for i, (name, output, said) in enumerate(tool_outputs_in_order(result), 1):
+    for i, (name, output, said, args) in enumerate(tool_outputs_in_order(result), 1):
         kind = "error" if output.startswith("Error") else "output"
         leak = first_leak(output, secrets, said, f"{label}, {name} {kind} #{i}", result.task_id)
         if leak is not None:
-            leaks.append(leak)
+            leaks.append(replace(leak, call=(name, args), output=output))
     return leaks

@@ -3,14 +3,30 @@
 A policy reads what its changed call printed and acts on it: it searches the other direction,
 books what it found. For each played mutant whose tools printed tokens honest play never
 showed, its later calls' string arguments are set to each of them (`mutants.follow_ups`).
+And a number honest play copied from a tool's output into a later call (the quote's £512.00
+paid as `payment=512.0`) is copied again from what the changed call printed in its place
+(£482.00, the quote without the permit): a policy pays what it was quoted (`copied_again`,
+at most `MAX_COPIED` a search, played beside the follow-ups' draw).
 """
 
 from __future__ import annotations
 
-from proofgym_stack.validation.scripts import script_calls, tool_outputs
-from proofgym_stack.validation.search.mutants import Mutant, follow_ups
+from typing import Any
+
+from proofgym_stack.validation.scripts import (
+    Script,
+    call_arguments,
+    leaves,
+    script_calls,
+    set_at,
+    tool_outputs,
+)
+from proofgym_stack.validation.search.mutants import Mutant, follow_ups, site_of, with_call
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.values import tokens
+from proofgym_stack.validation.search.values import numbers, tokens
+
+#: numbers copied again, played per search beside the follow-ups' seeded draw
+MAX_COPIED = 12
 
 
 def acting_on_what_showed(played: list[Played]) -> list[tuple[Mutant, Played]]:
@@ -31,3 +47,58 @@ def acting_on_what_showed(played: list[Played]) -> list[tuple[Mutant, Played]]:
         )
         out += [(m, p) for m in follow_ups(p.mutant.script, changed, fresh)]
     return out
+
+
+def copied_again(played: list[Played]) -> list[tuple[Mutant, Played]]:
+    """Each played mutant's numbers copied again (`copies_moved`), with the mutant it
+    follows."""
+    out: list[tuple[Mutant, Played]] = []
+    for p in played:
+        if p.mutant.op not in ("message", "call_drop", "follow_up"):
+            again = copies_moved(p.mutant.script, p.honest.outputs, tool_outputs(p.result))
+            out += [(m, p) for m in again]
+    return out
+
+
+def _moved_numbers(honest: str, now: str) -> dict[float, float]:
+    """Where one output prints the same numbers in the same order as another but some moved:
+    each moved number -> what it became (nothing where the count differs)."""
+    before, after = numbers(honest), numbers(now)
+    if len(before) != len(after):
+        return {}
+    return {b: a for b, a in zip(before, after, strict=True) if a != b}
+
+
+def copies_moved(script: Script, honest: list[str], outputs: list[str]) -> list[Mutant]:
+    """The mutant `script` with every later call's number that honest play copied from a
+    tool's output set to what that output printed in its place after the change (one mutant
+    per output that moved a copied number). The calls must line up with honest play's."""
+    calls = script_calls(script)
+    if len(outputs) != len(calls) or len(honest) != len(calls):
+        return []
+    out: list[Mutant] = []
+    for k, (was, now) in enumerate(zip(honest, outputs, strict=True)):
+        moved = _moved_numbers(was, now)
+        if not moved:
+            continue
+        changed: Script = script
+        where: list[str] = []
+        for t, i, item in calls[k + 1 :]:
+            args = call_arguments(item)
+            new = args
+            for path, value in leaves(args):
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    continue
+                if float(value) in moved:
+                    new = set_at(new, path, _typed(moved[float(value)], value))
+                    where.append(site_of(str(item.get("name")), path))
+            if new != args:
+                changed = with_call(changed, t, i, new)
+        if where:
+            what = f"then {', '.join(where[:2])}: copied again from what call {k + 1} printed"
+            out.append(Mutant(changed, "follow_up", where[0], "follow_up", what))
+    return out
+
+
+def _typed(number: float, like: Any) -> Any:
+    return int(number) if isinstance(like, int) and number == int(number) else number

@@ -31,7 +31,11 @@ from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import Script, refused_calls
 from proofgym_stack.validation.search import probes
-from proofgym_stack.validation.search.acted_on import acting_on_what_showed
+from proofgym_stack.validation.search.acted_on import (
+    MAX_COPIED,
+    acting_on_what_showed,
+    copied_again,
+)
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.caps import cap_crossed
@@ -170,7 +174,11 @@ class Search:
             if why is not None:
                 error = f" ({record.error})" if record is not None and record.error else ""
                 self.found("fault", severity_of_fault(result), played[-1], why + error)
-        extra = within_budget(self.follow_ups(played), max(ctx.budget // 4, 1), rng)
+        plain = [p for p in played if p.mutant.op != EDGES]
+        extra = within_budget(
+            self.follow_ups(acting_on_what_showed(plain)), max(ctx.budget // 4, 1), rng
+        )
+        extra += self.follow_ups(copied_again(plain))[:MAX_COPIED]  # beside the draw
         for m in extra:
             honest, base = self._follow[id(m)]
             result, record = await self.play(base.task, m.script, f"search: {m.what}")
@@ -201,16 +209,13 @@ class Search:
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
 
-    def follow_ups(self, played: list[Played]) -> list[Mutant]:
-        """Mutants that act on what a changed call showed: for each played mutant whose tools
-        printed tokens honest play never showed, its later calls' strings set to them."""
-        out: list[Mutant] = []
-        self._follow = {}
-        for m, p in acting_on_what_showed([p for p in played if p.mutant.op != EDGES]):
+    def follow_ups(self, pairs: list[tuple[Mutant, Played]]) -> list[Mutant]:
+        """Mutants that act on what a changed call showed (`acted_on`), each kept with the
+        played mutant it follows."""
+        for m, p in pairs:
             self._follow[id(m)] = (p.honest, p.base)
             self._parent_op[id(m)] = p.mutant.op
-            out.append(m)
-        return out
+        return [m for m, _ in pairs]
 
     def found(self, oracle: str, severity: str, p: Played, why: str) -> None:
         """Record a finding (grouped by root cause later), with the honest world it is
@@ -574,34 +579,3 @@ class Search:
             return bool(lost(record.world, honest, ignored))  # still another world
 
         return check
-
-
-async def check_search(ctx: Context) -> list[Finding]:
-    """The search as one check of `validate`: it fails on any `pays` finding."""
-    if not ctx.controls or ctx.budget <= 0:
-        ctx.not_applicable(NAME, "no pass control to mutate, or a budget of 0")
-        return []
-    with VerifyTrace(ctx.env) as trace:
-        search = Search(ctx, trace)
-        if ctx.env.random_play_can_pass:
-            search.judge = _faults_only  # type: ignore[method-assign]
-        played, found = await search.run()
-    pays = [f for f in found if f.severity in FAILING]
-    advisory = [f for f in found if f.severity == ADVISORY]
-    if not played:
-        ctx.not_applicable(NAME, "no pass control passed twice: nothing to mutate")
-        return found
-    summary = (
-        f"{played} mutants of the pass controls (budget {ctx.budget}, "
-        f"{search.follow_ups_played} of them follow-ups)"
-    )
-    if pays:
-        ctx.verdict(NAME, False, f"{summary}: " + "; ".join(f.line() for f in pays[:3]))
-    else:
-        note = f"; {len(advisory)} advisory" if advisory else ""
-        ctx.verdict(NAME, True, f"{summary}: none earned reward it did not deserve{note}")
-    return found
-
-
-async def _faults_only(played: list[Played]) -> None:
-    """A game of chance: a changed move may win fairly, so only faults are judged."""
