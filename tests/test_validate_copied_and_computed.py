@@ -24,19 +24,28 @@ from resources_servers.verifiers.compose import all_or_nothing
 
 
 def test_a_copied_number_is_copied_again_from_what_the_changed_call_printed() -> None:
-    script = [
-        call("quote", size="midi", road=False),
+    honest = [
+        call("quote", size="midi", road=True),
         call("book", size="midi", road=True, payment=512.0),
         say("Booked."),
     ]
-    honest = ["midi for 7 days, on the road: £512.00", "booked, paid £512.00"]
+    script = [call("quote", size="midi", road=False), *honest[1:]]
+    was = ["midi for 7 days, on the road: £512.00", "booked, paid £512.00"]
     now = ["midi for 7 days, off the road: £482.00", "booked, paid £512.00"]
-    (again,) = copies_moved(script, honest, now)
+    (again,) = copies_moved(script, honest, was, now)
     assert '"payment": 482.0' in str(again.script[1]) and again.site == "book.payment"
+    assert (again.old, again.new, again.leaf) == (512.0, 482.0, ("payment",))
     # the count of numbers differs: nothing lines up, nothing is copied
-    assert copies_moved(script, honest, ["midi, off the road: £482.00", "booked"]) == []
+    assert copies_moved(script, honest, was, ["midi, off the road: £482.00", "booked"]) == []
     # a call more or less than honest play made: the outputs no longer line up with the calls
-    assert copies_moved(script, honest, now[:1]) == []
+    assert copies_moved(script, honest, was, now[:1]) == []
+    # calls swapped: the outputs are another tool's, nothing lines up
+    assert copies_moved(script[::-1][1:] + script[-1:], honest, was, now[::-1]) == []
+    # a number the policy sent itself, echoed back, was not copied from the output
+    moved = [call("move", amount=90.0), call("pay", bill="B1", amount=90.0), say("Paid.")]
+    changed = [call("move", amount=120.0), *moved[1:]]
+    echoed = copies_moved(changed, moved, ["moved 90.00", "paid"], ["moved 120.00", "paid"])
+    assert echoed == []
 
 
 SIZES = {"mini": 180, "midi": 260, "maxi": 340}

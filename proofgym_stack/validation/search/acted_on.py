@@ -55,7 +55,8 @@ def copied_again(played: list[Played]) -> list[tuple[Mutant, Played]]:
     out: list[tuple[Mutant, Played]] = []
     for p in played:
         if p.mutant.op not in ("message", "call_drop", "follow_up"):
-            again = copies_moved(p.mutant.script, p.honest.outputs, tool_outputs(p.result))
+            script, honest = p.mutant.script, p.honest.control.script
+            again = copies_moved(script, honest, p.honest.outputs, tool_outputs(p.result))
             out += [(m, p) for m in again]
     return out
 
@@ -69,34 +70,47 @@ def _moved_numbers(honest: str, now: str) -> dict[float, float]:
     return {b: a for b, a in zip(before, after, strict=True) if a != b}
 
 
-def copies_moved(script: Script, honest: list[str], outputs: list[str]) -> list[Mutant]:
-    """The mutant `script` with every later call's number that honest play copied from a
-    tool's output set to what that output printed in its place after the change (one mutant
-    per output that moved a copied number). The calls must line up with honest play's."""
-    calls = script_calls(script)
-    if len(outputs) != len(calls) or len(honest) != len(calls):
+def copies_moved(script: Script, honest: Script, was: list[str], now: list[str]) -> list[Mutant]:
+    """The mutant `script` with every later call's number that honest play (`honest`, whose
+    calls printed `was`) copied from a tool's output set to what that output printed in its
+    place after the change (`now`; one mutant per output that moved a copied number). The
+    calls must line up with honest play's, tool by tool; a number the policy itself sent
+    before the output (a transfer's amount, echoed back) was not copied from it."""
+    calls, own = script_calls(script), script_calls(honest)
+    names = [str(item.get("name")) for _, _, item in calls]
+    if not len(now) == len(was) == len(calls) or names != [str(c.get("name")) for *_, c in own]:
         return []
     out: list[Mutant] = []
-    for k, (was, now) in enumerate(zip(honest, outputs, strict=True)):
-        moved = _moved_numbers(was, now)
-        if not moved:
-            continue
+    for k, (before, after) in enumerate(zip(was, now, strict=True)):
+        sent = {
+            float(v)
+            for _, _, item in own[: k + 1]
+            for _, v in leaves(call_arguments(item))
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
+        moved = {b: a for b, a in _moved_numbers(before, after).items() if b not in sent}
         changed: Script = script
+        first: tuple[tuple[int, int], Any, Any, Any] | None = None
         where: list[str] = []
-        for t, i, item in calls[k + 1 :]:
+        for t, i, item in calls[k + 1 :] if moved else []:
             args = call_arguments(item)
             new = args
             for path, value in leaves(args):
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     continue
                 if float(value) in moved:
-                    new = set_at(new, path, _typed(moved[float(value)], value))
+                    number = _typed(moved[float(value)], value)
+                    new = set_at(new, path, number)
                     where.append(site_of(str(item.get("name")), path))
+                    first = first or ((t, i), path, value, number)
             if new != args:
                 changed = with_call(changed, t, i, new)
-        if where:
+        if first is not None:
             what = f"then {', '.join(where[:2])}: copied again from what call {k + 1} printed"
-            out.append(Mutant(changed, "follow_up", where[0], "follow_up", what))
+            at, path, old, number = first
+            out.append(
+                Mutant(changed, "follow_up", where[0], "follow_up", what, at, path, old, number)
+            )
     return out
 
 
