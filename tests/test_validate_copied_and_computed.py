@@ -1,7 +1,8 @@
 """Read off blind batch 05p: a number honest play copied from a tool's output, copied again
 after a changed call (a quote without the permit, paid as quoted); a tool that computes from
 the policy's own arguments (a calculator) shows no secret; a sign ignored on a quantity no
-task makes signed is no accusation while the magnitude is graded. Each on a plant that must
+task makes signed is no accusation while the magnitude is graded; an answer ten times over (a
+unit slip) is a near miss. Each on a plant that must
 be caught (or an environment that must still be accused) and a sound twin."""
 
 from __future__ import annotations
@@ -203,6 +204,18 @@ class Yield(Environment[None]):
         ]
 
 
+class ZerosStripped(Yield):
+    """The planted slip: both numbers tidied with `rstrip("0")`, so a unit slip (ten times
+    over) compares equal."""
+
+    def verify(self, state: None, task: Task, response: Response) -> VerifyResult:
+        lines = final_message(response).strip().splitlines() or [""]
+        found = _ANSWER.fullmatch(lines[-1].strip())
+        truth = str(task.task_data["litres"]).rstrip("0")
+        right = found is not None and found.group(1).rstrip("0") == truth
+        return all_or_nothing([Check(name="answer", passed=right)])
+
+
 class Hinted(Yield):
     """A tool that knows the answer: it shows the task's own litres."""
 
@@ -243,6 +256,12 @@ async def test_a_calculator_shows_no_secret_and_an_unread_sign_on_a_yield_is_adv
     # a tool that shows the task's own answer still leaks
     hinted = await validate(Hinted(), yield_tasks())
     assert "no_ground_truth_leak" in failed(hinted)
+
+
+async def test_a_unit_slip_ten_times_over_is_a_near_miss() -> None:
+    report = await validate(ZerosStripped(), yield_tasks())
+    assert "answer_slot:near_miss" in failed(report)
+    assert "1023600" in _verdict(report, "answer_slot:near_miss").detail  # 102360 x 10
 
 
 async def test_an_unread_sign_is_accused_where_the_task_s_quantities_are_signed() -> None:

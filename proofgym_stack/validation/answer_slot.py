@@ -4,7 +4,8 @@ Built from the reference's own answer (its final message, or, where the final me
 not decide the reward, the last tool call's arguments that carry a value of the task), each
 variant keeps the reference's actions and changes only the answer so that it no longer states
 the truth:
-- `near_miss`: the number moved a little (by one, by 5%) or its sign flipped;
+- `near_miss`: the number moved a little (by one, by 5%), its sign flipped, or ten times over
+  (a unit slip);
 - `denied`: the answer denied ("not 333");
 - `retracted`: the answer, then taken back;
 - `self_contradicting`: a wrong value set equal to the right one ("340 = 333");
@@ -61,14 +62,16 @@ def _shown(value: float, like: str) -> str:
 
 
 def _moved(token: str, by: str, step: float = 0.0) -> str:
-    """`token` moved `by` one, by five percent (up or down), far off or its sign flipped;
-    never by less than `step` (the verifier's measured tolerance: a move inside it is the
-    same answer)."""
+    """`token` moved `by` one, by five percent (up or down), far off, its sign flipped or ten
+    times over; never by less than `step` (the verifier's measured tolerance: a move inside
+    it is the same answer)."""
     value = _value(token)
     if by == "far":
         return _shown(value * 3 + 17, token)
     if by == "sign":
         return _shown(-value, token) if value else "-1"
+    if by == "tenfold":  # a unit slip (litres for m3, mm for m): the number ten times over
+        return _shown(value * 10, token) if value else "10"
     if by == "five_percent_down":  # the mirror image of `five_percent`, below the value
         return _shown(2 * value - _value(_moved(token, "five_percent", step)), token)
     moved = value + 1 if by == "one" else value * 1.05 if value else 1.0
@@ -163,9 +166,9 @@ def text_variants(right: str, number_decides: bool, step: float = 0.0) -> dict[s
     if not number_decides or not found:
         return out
     value = _value(found[-1].group())
-    for by in ("one", "five_percent", "sign"):
-        if by == "sign" and abs(2 * value) <= step:
-            continue  # the sign flipped is inside the tolerance
+    for by in ("one", "five_percent", "sign", "tenfold"):
+        if by in ("sign", "tenfold") and abs(9 * value if by == "tenfold" else 2 * value) <= step:
+            continue  # the move is inside the tolerance
         moved = _at_last_number(right, lambda n, by=by: _moved(n, by, step))  # type: ignore[misc]
         if moved is not None and moved != right:
             out[f"near_miss#{by}"] = moved
