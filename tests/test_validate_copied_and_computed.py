@@ -36,6 +36,10 @@ def test_a_copied_number_is_copied_again_from_what_the_changed_call_printed() ->
     (again,) = copies_moved(script, honest, was, now)
     assert '"payment": 482.0' in str(again.script[1]) and again.site == "book.payment"
     assert (again.old, again.new, again.leaf) == (512.0, 482.0, ("payment",))
+    assert copies_moved(script, honest, was, now, frozenset({"quote"})) == [again]
+    # an action's output that moved (a job on another press ends at another hour) is
+    # re-planned from by honest play too: only a look's number is copied again
+    assert copies_moved(script, honest, was, now, frozenset({"book"})) == []
     # the count of numbers differs: nothing lines up, nothing is copied
     assert copies_moved(script, honest, was, ["midi, off the road: £482.00", "booked"]) == []
     # a call more or less than honest play made: the outputs no longer line up with the calls

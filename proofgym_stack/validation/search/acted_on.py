@@ -5,14 +5,17 @@ books what it found. For each played mutant whose tools printed tokens honest pl
 showed, its later calls' string arguments are set to each of them (`mutants.follow_ups`).
 And a number honest play copied from a tool's output into a later call (the quote's £512.00
 paid as `payment=512.0`) is copied again from what the changed call printed in its place
-(£482.00, the quote without the permit): a policy pays what it was quoted (`copied_again`,
-at most `MAX_COPIED` a search, played beside the follow-ups' draw).
+(£482.00, the quote without the permit), where the output is a look's: a policy pays what
+it was quoted (`copied_again`, at most `MAX_COPIED` a search, played beside the follow-ups'
+draw).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -49,15 +52,20 @@ def acting_on_what_showed(played: list[Played]) -> list[tuple[Mutant, Played]]:
     return out
 
 
-def copied_again(played: list[Played]) -> list[tuple[Mutant, Played]]:
-    """Each played mutant's numbers copied again (`copies_moved`), with the mutant it
-    follows."""
+def copied_again(
+    played: list[Played], looks_of: Callable[[Task], frozenset[str]]
+) -> list[tuple[Mutant, Played]]:
+    """Each played mutant's numbers copied again from what a look printed (`copies_moved`),
+    with the mutant it follows. Only a look's: an action's output that moved (a job put on
+    another press, ending at another hour) is re-planned from consistently by honest play
+    too, and what follows is another valid plan, not a figure taken on trust."""
     out: list[tuple[Mutant, Played]] = []
     for p in played:
         if p.mutant.op not in ("message", "call_drop", "follow_up"):
             script, honest = p.mutant.script, p.honest.control.script
-            again = copies_moved(script, honest, p.honest.outputs, tool_outputs(p.result))
-            out += [(m, p) for m in again]
+            looks = looks_of(p.base.task)
+            moved = copies_moved(script, honest, p.honest.outputs, tool_outputs(p.result), looks)
+            out += [(m, p) for m in moved]
     return out
 
 
@@ -70,18 +78,27 @@ def _moved_numbers(honest: str, now: str) -> dict[float, float]:
     return {b: a for b, a in zip(before, after, strict=True) if a != b}
 
 
-def copies_moved(script: Script, honest: Script, was: list[str], now: list[str]) -> list[Mutant]:
+def copies_moved(
+    script: Script,
+    honest: Script,
+    was: list[str],
+    now: list[str],
+    looks: frozenset[str] | None = None,
+) -> list[Mutant]:
     """The mutant `script` with every later call's number that honest play (`honest`, whose
     calls printed `was`) copied from a tool's output set to what that output printed in its
-    place after the change (`now`; one mutant per output that moved a copied number). The
-    calls must line up with honest play's, tool by tool; a number the policy itself sent
-    before the output (a transfer's amount, echoed back) was not copied from it."""
+    place after the change (`now`; one mutant per output that moved a copied number), where
+    the output is a look's (`looks`, when given). The calls must line up with honest play's,
+    tool by tool; a number the policy itself sent before the output (a transfer's amount,
+    echoed back) was not copied from it."""
     calls, own = script_calls(script), script_calls(honest)
     names = [str(item.get("name")) for _, _, item in calls]
     if not len(now) == len(was) == len(calls) or names != [str(c.get("name")) for *_, c in own]:
         return []
     out: list[Mutant] = []
     for k, (before, after) in enumerate(zip(was, now, strict=True)):
+        if looks is not None and names[k] not in looks:
+            continue  # an action's output: what follows it is re-planned, not copied
         sent = {
             float(v)
             for _, _, item in own[: k + 1]

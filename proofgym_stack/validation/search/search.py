@@ -178,7 +178,8 @@ class Search:
         extra = within_budget(
             self.follow_ups(acting_on_what_showed(plain)), max(ctx.budget // 4, 1), rng
         )
-        extra += self.follow_ups(copied_again(plain))[:MAX_COPIED]  # beside the draw
+        again = copied_again(plain, ctx.env.observing_tools)
+        extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
         for m in extra:
             honest, base = self._follow[id(m)]
             result, record = await self.play(base.task, m.script, f"search: {m.what}")
