@@ -46,6 +46,8 @@ def test_a_copied_number_is_copied_again_from_what_the_changed_call_printed() ->
     assert copies_moved(script, honest, was, now[:1]) == []
     # calls swapped: the outputs are another tool's, nothing lines up
     assert copies_moved(script[::-1][1:] + script[-1:], honest, was, now[::-1]) == []
+    # a number the task's words give (the price the customer was told) was not copied
+    assert copies_moved(script, honest, was, now, given=frozenset({512.0})) == []
     # a number the policy sent itself, echoed back, was not copied from the output
     moved = [call("move", amount=90.0), call("pay", bill="B1", amount=90.0), say("Paid.")]
     changed = [call("move", amount=120.0), *moved[1:]]

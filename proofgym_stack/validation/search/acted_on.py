@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from proofgym.wire.protocol import Task
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -30,6 +31,9 @@ from proofgym_stack.validation.search.values import numbers, tokens
 
 #: numbers copied again, played per search beside the follow-ups' seeded draw
 MAX_COPIED = 12
+#: the source of a number copied again: judged, like an argument's number, within the
+#: verifier's tolerance around honest play's
+COPIED = "copied"
 
 
 def acting_on_what_showed(played: list[Played]) -> list[tuple[Mutant, Played]]:
@@ -53,18 +57,27 @@ def acting_on_what_showed(played: list[Played]) -> list[tuple[Mutant, Played]]:
 
 
 def copied_again(
-    played: list[Played], looks_of: Callable[[Task], frozenset[str]]
+    played: list[Played],
+    looks_of: Callable[[Task], frozenset[str]],
+    passes: Callable[[RunResult], bool],
 ) -> list[tuple[Mutant, Played]]:
-    """Each played mutant's numbers copied again from what a look printed (`copies_moved`),
+    """Each failed mutant's numbers copied again from what a look printed (`copies_moved`),
     with the mutant it follows. Only a look's: an action's output that moved (a job put on
     another press, ending at another hour) is re-planned from consistently by honest play
-    too, and what follows is another valid plan, not a figure taken on trust."""
+    too, and what follows is another valid plan, not a figure taken on trust. Only after a
+    mutant that failed: where the changed look alone passes, the look decides nothing (a
+    sheet read twice); where it fails and the copy pays, the verdict follows the figure the
+    look printed, not the truth."""
     out: list[tuple[Mutant, Played]] = []
     for p in played:
+        if passes(p.result) or p.result.mask_sample:
+            continue
         if p.mutant.op not in ("message", "call_drop", "follow_up"):
             script, honest = p.mutant.script, p.honest.control.script
             looks = looks_of(p.base.task)
-            moved = copies_moved(script, honest, p.honest.outputs, tool_outputs(p.result), looks)
+            given = frozenset(numbers(prompt_text(p.base.task), limit=200))
+            outputs = tool_outputs(p.result)
+            moved = copies_moved(script, honest, p.honest.outputs, outputs, looks, given)
             out += [(m, p) for m in moved]
     return out
 
@@ -84,13 +97,14 @@ def copies_moved(
     was: list[str],
     now: list[str],
     looks: frozenset[str] | None = None,
+    given: frozenset[float] = frozenset(),
 ) -> list[Mutant]:
-    """The mutant `script` with every later call's number that honest play (`honest`, whose
+    """The mutant `script` with a later call's number that honest play (`honest`, whose
     calls printed `was`) copied from a tool's output set to what that output printed in its
-    place after the change (`now`; one mutant per output that moved a copied number), where
-    the output is a look's (`looks`, when given). The calls must line up with honest play's,
-    tool by tool; a number the policy itself sent before the output (a transfer's amount,
-    echoed back) was not copied from it."""
+    place after the change (`now`), one number a mutant, where the output is a look's
+    (`looks`, when given). The calls must line up with honest play's, tool by tool; a number
+    the policy itself sent before the output (a transfer's amount, echoed back) or one the
+    task's words give (`given`: the minutes the group asked for) was not copied from it."""
     calls, own = script_calls(script), script_calls(honest)
     names = [str(item.get("name")) for _, _, item in calls]
     if not len(now) == len(was) == len(calls) or names != [str(c.get("name")) for *_, c in own]:
@@ -105,29 +119,22 @@ def copies_moved(
             for _, v in leaves(call_arguments(item))
             if isinstance(v, (int, float)) and not isinstance(v, bool)
         }
-        moved = {b: a for b, a in _moved_numbers(before, after).items() if b not in sent}
-        changed: Script = script
-        first: tuple[tuple[int, int], Any, Any, Any] | None = None
-        where: list[str] = []
+        moved = {b: a for b, a in _moved_numbers(before, after).items() if b not in sent | given}
         for t, i, item in calls[k + 1 :] if moved else []:
             args = call_arguments(item)
-            new = args
             for path, value in leaves(args):
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     continue
                 if float(value) in moved:
                     number = _typed(moved[float(value)], value)
-                    new = set_at(new, path, number)
-                    where.append(site_of(str(item.get("name")), path))
-                    first = first or ((t, i), path, value, number)
-            if new != args:
-                changed = with_call(changed, t, i, new)
-        if first is not None:
-            what = f"then {', '.join(where[:2])}: copied again from what call {k + 1} printed"
-            at, path, old, number = first
-            out.append(
-                Mutant(changed, "follow_up", where[0], "follow_up", what, at, path, old, number)
-            )
+                    site = site_of(str(item.get("name")), path)
+                    what = f"then {site}: copied again from what call {k + 1} printed"
+                    changed = with_call(script, t, i, set_at(args, path, number))
+                    out.append(
+                        Mutant(
+                            changed, "follow_up", site, COPIED, what, (t, i), path, value, number
+                        )
+                    )
     return out
 
 

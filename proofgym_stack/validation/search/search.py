@@ -178,7 +178,7 @@ class Search:
         extra = within_budget(
             self.follow_ups(acting_on_what_showed(plain)), max(ctx.budget // 4, 1), rng
         )
-        again = copied_again(plain, ctx.env.observing_tools)
+        again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
         for m in extra:
             honest, base = self._follow[id(m)]

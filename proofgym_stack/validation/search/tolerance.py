@@ -100,10 +100,11 @@ class Tolerances:
         self.windows: dict[tuple[Any, ...], tuple[float, float] | None] = {}
 
     async def honest_number(self, p: Played) -> bool:
-        """Whether a numeric argument mutant lies inside a bounded tolerance around the
-        control's value (probed outward on both sides until the reward is lost)."""
+        """Whether a numeric argument mutant (or a number copied again, `acted_on`) lies
+        inside a bounded tolerance around the control's value (probed outward on both sides
+        until the reward is lost)."""
         m = p.mutant
-        if m.op not in ("argument", "shortcut") or m.call_at is None:
+        if (m.op not in ("argument", "shortcut") and m.source != "copied") or m.call_at is None:
             return False
         if m.source == "option":
             return False  # another record of a listing is another choice, never a near value
