@@ -15,7 +15,13 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.edges import edge_mutants
-from proofgym_stack.validation.search.monitored import Bound, broken, stated_bounds, with_looks
+from proofgym_stack.validation.search.monitored import (
+    Bound,
+    broken,
+    named_with,
+    stated_bounds,
+    with_looks,
+)
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -27,6 +33,11 @@ def test_the_bounds_the_words_state() -> None:
     assert (high.side, high.number) == ("max", 5000.0)
     (stay,) = stated_bounds("Keep the pH: it must stay above 7.2 all day.")
     assert (stay.side, stay.number) == ("min", 7.2)
+    # a bound that holds only at some moments, or on a condition, is no invariant of the path
+    assert stated_bounds("From 17:00 the battery must never drop below 400 Wh.") == []
+    assert stated_bounds("By 18:00 the battery must not be below 400 Wh.") == []
+    # "no" inside a word is no negation
+    assert stated_bounds("Find a casino under 500 m away.") == []
     # a count or a goal is no bound kept along the way
     assert stated_bounds("Book at least 3 rooms for under 200 each.") == []
     assert stated_bounds("Schedule every load between 6:00 and 9:00.") == []
@@ -48,6 +59,15 @@ def test_a_bound_is_broken_only_where_the_actions_move_it_and_honest_play_keeps_
 
 def _hours(script: list[Any]) -> list[int]:
     return [json.loads(i["arguments"])["hour"] for t in script for i in t if "arguments" in i]
+
+
+def test_the_series_is_tied_to_the_bound_s_quantity_by_the_words() -> None:
+    bound = Bound("min", 900.0, "The battery starts at 2000 Wh and must never drop below 900 Wh.")
+    words = "plan shows the loads, the solar spilled and the battery level hour by hour"
+    assert named_with(bound, ("plan", "level_by_hour", "*"), words)
+    assert named_with(bound, ("plan", "battery_wh", "*"), "")
+    # another quantity the same look prints beside it
+    assert not named_with(bound, ("plan", "solar_spilled_wh", "*"), words)
 
 
 def test_every_call_moves_to_the_edge_its_thing_s_line_states() -> None:

@@ -46,6 +46,12 @@ def test_a_copied_number_is_copied_again_from_what_the_changed_call_printed() ->
     assert copies_moved(script, honest, was, now[:1]) == []
     # calls swapped: the outputs are another tool's, nothing lines up
     assert copies_moved(script[::-1][1:] + script[-1:], honest, was, now[::-1]) == []
+    # after a changed action (another room chosen), the cart's new price is honest play
+    # re-planned, not a figure taken on trust: only the changed call's own output is copied
+    rooms = [call("select", room="oak"), call("cart"), call("pay", amount=141.0), say("Paid.")]
+    elm = [call("select", room="elm"), *rooms[1:]]
+    cart = ["oak selected", "cart: 141.00", "paid"]
+    assert copies_moved(elm, rooms, cart, ["elm selected", "cart: 126.00", "paid"]) == []
     # a number the task's words give (the price the customer was told) was not copied
     assert copies_moved(script, honest, was, now, given=frozenset({512.0})) == []
     # a number the policy sent itself, echoed back, was not copied from the output
@@ -241,6 +247,23 @@ class Hinted(Yield):
         self.hidden = task.task_data["litres"]
 
 
+class Keyed(Yield):
+    """A table keyed by the arguments: every task's yield, looked up, not computed."""
+
+    @tool(inline=True, observes=True)
+    def calc(self, state: None, a: int, b: int) -> str:
+        """Multiply two numbers.
+
+        Args:
+            a: a whole number.
+            b: another.
+        """
+        table = {(t.task_data["area"], t.task_data["mm"]): t.task_data["litres"] for t in ROOFS}
+        if (a, b) not in table:
+            raise ToolError("no such roof on record")
+        return str(table[(a, b)])
+
+
 def yield_tasks(signed: bool = False) -> list[Task]:
     rows: list[tuple[str, dict[str, Any]]] = []
     for k, (area, mm) in enumerate([(120, 853), (95, 611), (143, 702), (88, 927)]):
@@ -251,6 +274,9 @@ def yield_tasks(signed: bool = False) -> list[Task]:
     return tasks("rainyield", rows)
 
 
+ROOFS = yield_tasks()
+
+
 def _verdict(report: Any, name: str) -> Any:
     return next(v for v in report.verdicts if v.name == name)
 
@@ -259,9 +285,12 @@ async def test_a_calculator_shows_no_secret_and_an_unread_sign_on_a_yield_is_adv
     report = await validate(Yield(), yield_tasks())
     assert not failed(report), [v for v in report.verdicts if not v.passed]
     assert "advisory" in _verdict(report, "answer_slot:near_miss").detail
-    # a tool that shows the task's own answer still leaks
+    # a tool that shows the task's own answer still leaks, and so does a table keyed by the
+    # arguments (the same on every task, but no row for an input no task uses)
     hinted = await validate(Hinted(), yield_tasks())
     assert "no_ground_truth_leak" in failed(hinted)
+    keyed = await validate(Keyed(), yield_tasks())
+    assert "no_ground_truth_leak" in failed(keyed)
 
 
 async def test_a_unit_slip_ten_times_over_is_a_near_miss() -> None:

@@ -296,17 +296,23 @@ def _asked_number(task: Task, right: str) -> bool:
 
 #: a negative number as the words write one: a minus after a space, a bracket or a label
 _NEGATIVE = re.compile(r"(?:^|[\s(=:])[-\u2212]\d", re.M)
+_SIGNED_WORDS = re.compile(
+    r"\b(?:negative|minus|below zero|change[ds]?|difference|net|profit|loss|gain|deficit|"
+    r"surplus|balance|temperature|celsius|fahrenheit)\b|\u00b0[CF]",
+    re.I,
+)
 
 
 def _signed_world(v: Context) -> bool:
     """Whether the sampled tasks' quantities can be negative: a negative number in any task's
-    words or reference answer, or the words "negative", "minus", "below zero"."""
+    words or reference answer, or a word of a signed quantity ("negative", "minus", "below
+    zero", a change, a difference, a net figure, a profit or loss, a balance, a temperature)."""
     for task in v.tasks:
         control = v.reference(task.task_id)
         text = (
             task_words(v.env, task) + "\n" + ((final_text(control.script) or "") if control else "")
         )
-        if _NEGATIVE.search(text) or re.search(r"\b(?:negative|minus|below zero)\b", text, re.I):
+        if _NEGATIVE.search(text) or _SIGNED_WORDS.search(text):
             return True
     return False
 

@@ -27,7 +27,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.mutants import Mutant, follow_ups, site_of, with_call
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.values import numbers, tokens
+from proofgym_stack.validation.search.values import NUMBER, numbers, tokens
 
 #: numbers copied again, played per search beside the follow-ups' seeded draw
 MAX_COPIED = 12
@@ -69,6 +69,7 @@ def copied_again(
     sheet read twice); where it fails and the copy pays, the verdict follows the figure the
     look printed, not the truth."""
     out: list[tuple[Mutant, Played]] = []
+    seen: set[tuple[str, Any]] = set()  # one copy of a number into one site
     for p in played:
         if passes(p.result) or p.result.mask_sample:
             continue
@@ -78,17 +79,21 @@ def copied_again(
             given = frozenset(numbers(prompt_text(p.base.task), limit=200))
             outputs = tool_outputs(p.result)
             moved = copies_moved(script, honest, p.honest.outputs, outputs, looks, given)
-            out += [(m, p) for m in moved]
+            out += [(m, p) for m in moved if (m.site, m.new) not in seen]
+            seen |= {(m.site, m.new) for m in moved}
     return out
 
 
 def _moved_numbers(honest: str, now: str) -> dict[float, float]:
     """Where one output prints the same numbers in the same order as another but some moved:
     each moved number -> what it became (nothing where the count differs)."""
-    before, after = numbers(honest), numbers(now)
-    if len(before) != len(after):
+    before = [float(n) for n in NUMBER.findall(honest)]
+    after = [float(n) for n in NUMBER.findall(now)]
+    if len(before) != len(after) or now.startswith("Error"):
         return {}
-    return {b: a for b, a in zip(before, after, strict=True) if a != b}
+    pairs = {(b, a) for b, a in zip(before, after, strict=True)}
+    twice = {b for b, _ in pairs if sum(1 for c, _ in pairs if c == b) > 1}  # moved two ways
+    return {b: a for b, a in pairs if a != b and b not in twice}
 
 
 def copies_moved(
@@ -110,8 +115,12 @@ def copies_moved(
     if not len(now) == len(was) == len(calls) or names != [str(c.get("name")) for *_, c in own]:
         return []
     out: list[Mutant] = []
+    # the first call the mutant changed: a number is copied again only from that call's own
+    # output (a look asked otherwise); after a changed action, a look shows what the action
+    # did, and what follows is honest play re-planned (another room chosen, its price paid)
+    first = next((n for n, (a, b) in enumerate(zip(calls, own, strict=True)) if a[2] != b[2]), None)
     for k, (before, after) in enumerate(zip(was, now, strict=True)):
-        if looks is not None and names[k] not in looks:
+        if k != first or (looks is not None and names[k] not in looks):
             continue  # an action's output: what follows it is re-planned, not copied
         sent = {
             float(v)

@@ -17,11 +17,12 @@ the battery at 700 Wh under a 900 Wh reserve, and the reward is 1.0.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import Script, named_tool_outputs
 from proofgym_stack.validation.search.edges import OP as EDGES
@@ -33,7 +34,45 @@ Numbers = dict[tuple[str, ...], list[float]]
 #: paying mutants played again with the looks, per search (the eager rounds first)
 MAX_CHECKED = 8
 _NUM = r"(-?\d[\d,]*(?:\.\d+)?)"
-_NEVER = r"(?:never|not|n't|no)\s+(?:\w+\s+){0,2}?"
+_NEVER = r"(?:\bnever|\bnot|n't|\bno)\s+(?:\w+\s+){0,2}?"
+#: a bound that holds only at some moments or on a condition ("from 17:00 on", "by 18:00",
+#: "if it rains"): no invariant of the whole path
+_QUALIFIED = re.compile(
+    r"\b(?:from|after|before|by \d+|by the|during|between|until|till|if|when|unless|except|"
+    r"at the end|final|finally)\b"
+)
+#: words of a bound's sentence that name no quantity
+_NOT_SUBJECTS = frozenset(
+    {
+        "never",
+        "below",
+        "above",
+        "must",
+        "drop",
+        "fall",
+        "exceed",
+        "under",
+        "more",
+        "than",
+        "less",
+        "stay",
+        "remain",
+        "kept",
+        "keep",
+        "starts",
+        "start",
+        "with",
+        "that",
+        "this",
+        "every",
+        "each",
+        "should",
+        "cannot",
+        "over",
+        "rise",
+        "sink",
+    }
+)
 #: (pattern, the side the words keep: "min" keeps values at or above the number)
 _BOUNDS = (
     (
@@ -69,6 +108,8 @@ def stated_bounds(words: str) -> list[Bound]:
     out: list[Bound] = []
     for sentence in re.split(r"(?<=[.;!?])\s+|\n", words):
         low = sentence.lower()
+        if _QUALIFIED.search(low):
+            continue
         for pattern, side in _BOUNDS:
             for match in pattern.finditer(low):
                 number = float(match.group(1).replace(",", ""))
@@ -103,12 +144,13 @@ def printed(result: RunResult, looks: frozenset[str]) -> Numbers:
             last[name] = output
     out: Numbers = {}
     for name, output in last.items():
-        try:
-            data = json.loads(output)
-        except ValueError:
+        try:  # bounded: a look may print JSON nested 10,000 deep
+            found = _numbers(loads_limited(output))
+        except (ValueError, RecursionError):
             continue
-        for path, number in _numbers(data):
-            out.setdefault((name, *path), []).append(number)
+        for path, number in found:
+            if math.isfinite(number):
+                out.setdefault((name, *path), []).append(number)
     return out
 
 
@@ -141,6 +183,25 @@ def broken(
     return None
 
 
+def named_with(bound: Bound, path: tuple[str, ...], texts: str) -> bool:
+    """Whether the words tie the series at `path` to the bound's quantity: a word of its keys
+    is a word of the bound's sentence ("tank" in `tank_litres.*`), or stands beside one in the
+    words or a look's description ("the battery level hour by hour" for `level_by_hour.*`
+    under "the battery must never drop below 900 Wh"). A number the same look prints beside
+    it (the solar spilled) is another quantity."""
+    subjects = {w for w in re.findall(r"[a-z]{4,}", bound.clause.lower()) if w not in _NOT_SUBJECTS}
+    keys = {w for part in path[1:] for w in re.findall(r"[a-z]{3,}", part.lower())}
+    if subjects & keys:
+        return True
+    low = texts.lower()
+    for subject in subjects:
+        for key in keys:
+            near = rf"\b{subject}\W+(?:\w+\W+)?{key}\b|\b{key}\W+(?:of\W+)?(?:the\W+)?{subject}\b"
+            if re.search(near, low):
+                return True
+    return False
+
+
 def still_broken(bound: Bound, path: tuple[str, ...], looks: frozenset[str]) -> Any:
     """For the shrinker: whether a rollout's looks still show `path` past `bound`."""
 
@@ -148,6 +209,20 @@ def still_broken(bound: Bound, path: tuple[str, ...], looks: frozenset[str]) -> 
         return any(not bound.kept(v) for v in printed(result, looks).get(path, []))
 
     return check
+
+
+def _descriptions(env: Any, task: Any, looks: list[str]) -> str:
+    """What the tool schemas say of the looks."""
+    out = []
+    for schema in env.task_tool_schemas(task):
+        name = schema.get("name") or schema.get("function", {}).get("name")
+        if name in looks:
+            out.append(
+                str(
+                    schema.get("description") or schema.get("function", {}).get("description") or ""
+                )
+            )
+    return "\n".join(out)
 
 
 def bare_looks(env: Any, task: Any) -> list[str]:
@@ -185,8 +260,14 @@ async def seen_past_bound(
         if not passes(result):
             continue
         numbers = printed(result, frozenset(looks))
+        texts = words_of(task) + "\n" + _descriptions(env, task, looks)
         for bound in bounds:
-            if hit := broken(bound, untouched, honest, numbers):
+            series = {
+                path: values
+                for path, values in honest.items()
+                if "*" in path and named_with(bound, path, texts)
+            }
+            if hit := broken(bound, untouched, series, numbers):
                 path, value = hit
                 where = ".".join(path[1:]) or "its number"
                 kept = "above" if bound.side == "min" else "below"

@@ -19,7 +19,7 @@ from typing import Any
 from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 HUGE_INT = 10**12
 HUGE_TEXT = "A" * 10_000
@@ -72,7 +72,7 @@ def tokens(text: str, limit: int = 40) -> list[str]:
 
 def numbers(text: str, limit: int = 20) -> list[float]:
     """Distinct numbers written in `text`."""
-    return list(dict.fromkeys(float(m) for m in _NUMBER.findall(text)))[:limit]
+    return list(dict.fromkeys(float(m) for m in NUMBER.findall(text)))[:limit]
 
 
 def whole_passage(value: str, prompt: str) -> list[str]:
