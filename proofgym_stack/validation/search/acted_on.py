@@ -5,9 +5,9 @@ books what it found. For each played mutant whose tools printed tokens honest pl
 showed, its later calls' string arguments are set to each of them (`mutants.follow_ups`).
 And a number honest play copied from a tool's output into a later call (the quote's £512.00
 paid as `payment=512.0`) is copied again from what the changed call printed in its place
-(£482.00, the quote without the permit), where the output is a look's: a policy pays what
-it was quoted (`copied_again`, at most `MAX_COPIED` a search, played beside the follow-ups'
-draw).
+(£482.00, the quote without the permit), where the changed call is that look itself and
+failed as it was: a policy pays what it was quoted (`copied_again`, at most `MAX_COPIED` a
+search, played beside the follow-ups' draw).
 """
 
 from __future__ import annotations
