@@ -3,8 +3,11 @@
 Where the task's words keep a quantity on one side of a number at every moment ("the battery
 must never drop below 900 Wh", "the tank must never exceed 5000 litres"), and a look (a tool
 that only shows, `@tool(observes=True)`, taking no argument) prints that quantity, a paying
-mutant is played again with the looks made after its last call. A printed quantity (the
-numbers at one path of the look's JSON, an hour's key or a list's position read as any) that
+mutant is played again with the looks made after its last call. A sentence that holds the
+bound only at some moments or on a condition ("from 17:00", "by 18:00", "if") states none.
+A printed series (the numbers at one path of the look's JSON, an hour's key or a list's
+position read as any), tied to the bound's quantity by the words (`named_with`: "the
+battery level hour by hour" for `level_by_hour.*`), that
 
 - the actions move (the look on the untouched world prints it otherwise),
 - honest play's look keeps on the stated side of the bound, every one of its numbers, and
