@@ -39,6 +39,7 @@ from proofgym_stack.validation.scripts import (
     outcome,
     script_calls,
 )
+from proofgym_stack.validation.signed import signed_world
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -294,29 +295,6 @@ def _asked_number(task: Task, right: str) -> bool:
     return bool(before) and re.search(rf"\b{before[-1].lower()}", prompt) is not None
 
 
-#: a negative number as the words write one: a minus after a space, a bracket or a label
-_NEGATIVE = re.compile(r"(?:^|[\s(=:])[-\u2212]\d", re.M)
-_SIGNED_WORDS = re.compile(
-    r"\b(?:negative|minus|below zero|change[ds]?|difference|net|profit|loss|gain|deficit|"
-    r"surplus|balance|temperature|celsius|fahrenheit)\b|\u00b0[CF]",
-    re.I,
-)
-
-
-def _signed_world(v: Context) -> bool:
-    """Whether the sampled tasks' quantities can be negative: a negative number in any task's
-    words or reference answer, or a word of a signed quantity ("negative", "minus", "below
-    zero", a change, a difference, a net figure, a profit or loss, a balance, a temperature)."""
-    for task in v.tasks:
-        control = v.reference(task.task_id)
-        text = (
-            task_words(v.env, task) + "\n" + ((final_text(control.script) or "") if control else "")
-        )
-        if _NEGATIVE.search(text) or _SIGNED_WORDS.search(text):
-            return True
-    return False
-
-
 def _only_looks(v: Context, task: Task, script: Script) -> bool:
     """Whether honest play made no call but to the environment's observing tools."""
     looks = v.env.observing_tools(task)
@@ -358,7 +336,7 @@ async def variants_of(
             # the format itself says are not the answer (`#slot`). Inside the slot, a denial
             # or a retraction paid is a wrong answer by its plain meaning: accused
             out: dict[str, Script] = {}
-            unsigned = number_decides and not _signed_world(v)
+            unsigned = number_decides and not signed_world(v)
             for k, t in text_variants(right, number_decides, step).items():
                 if not number_decides:
                     k = f"{k}#text"

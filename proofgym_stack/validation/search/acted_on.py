@@ -27,7 +27,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.mutants import Mutant, follow_ups, site_of, with_call
 from proofgym_stack.validation.search.tolerance import Played
-from proofgym_stack.validation.search.values import NUMBER, numbers, tokens
+from proofgym_stack.validation.search.values import NUMBER, like_sent, numbers, tokens
 
 #: numbers copied again, played per search beside the follow-ups' seeded draw
 MAX_COPIED = 12
@@ -70,15 +70,20 @@ def copied_again(
     look printed, not the truth."""
     out: list[tuple[Mutant, Played]] = []
     seen: set[tuple[str, Any]] = set()  # one copy of a number into one site
+    given: dict[str, frozenset[float]] = {}  # the numbers each task's prompt states
     for p in played:
         if passes(p.result) or p.result.mask_sample:
             continue
         if p.mutant.op not in ("message", "call_drop", "follow_up"):
             script, honest = p.mutant.script, p.honest.control.script
             looks = looks_of(p.base.task)
-            given = frozenset(numbers(prompt_text(p.base.task), limit=200))
+            task = p.base.task
+            if task.task_id not in given:
+                given[task.task_id] = frozenset(numbers(prompt_text(task), limit=200))
             outputs = tool_outputs(p.result)
-            moved = copies_moved(script, honest, p.honest.outputs, outputs, looks, given)
+            moved = copies_moved(
+                script, honest, p.honest.outputs, outputs, looks, given[task.task_id]
+            )
             out += [(m, p) for m in moved if (m.site, m.new) not in seen]
             seen |= {(m.site, m.new) for m in moved}
     return out
@@ -135,7 +140,7 @@ def copies_moved(
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     continue
                 if float(value) in moved:
-                    number = _typed(moved[float(value)], value)
+                    number = like_sent(moved[float(value)], value)
                     site = site_of(str(item.get("name")), path)
                     what = f"then {site}: copied again from what call {k + 1} printed"
                     changed = with_call(script, t, i, set_at(args, path, number))
@@ -145,7 +150,3 @@ def copies_moved(
                         )
                     )
     return out
-
-
-def _typed(number: float, like: Any) -> Any:
-    return int(number) if isinstance(like, int) and number == int(number) else number

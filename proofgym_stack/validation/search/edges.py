@@ -17,6 +17,7 @@ from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.mutants import Mutant, with_call
+from proofgym_stack.validation.search.values import like_sent
 
 OP = "edges"
 #: a range a line states: its two ends, a time read by its hour
@@ -42,10 +43,6 @@ def _bracket(value: float, line: str) -> tuple[float, float] | None:
         if lo <= value <= hi:
             return lo, hi
     return None
-
-
-def _as_sent(number: float, like: Any) -> Any:
-    return int(number) if isinstance(like, int) and number == int(number) else number
 
 
 def edge_mutants(script: Script, prompt: str) -> list[Mutant]:
@@ -78,7 +75,7 @@ def edge_mutants(script: Script, prompt: str) -> list[Mutant]:
                     mutated = [list(turn) for turn in script]
                     moved = 0
                     for t, i, args, bracket in edges:
-                        new = _as_sent(bracket[side], args[key])
+                        new = like_sent(bracket[side], args[key])
                         moved += new != args[key]
                         mutated = with_call(mutated, t, i, {**args, key: new})
                     if moved >= MIN_CALLS:

@@ -214,30 +214,23 @@ def still_broken(bound: Bound, path: tuple[str, ...], looks: frozenset[str]) -> 
     return check
 
 
-def _descriptions(env: Any, task: Any, looks: list[str]) -> str:
-    """What the tool schemas say of the looks."""
-    out = []
-    for schema in env.task_tool_schemas(task):
-        name = schema.get("name") or schema.get("function", {}).get("name")
-        if name in looks:
-            out.append(
-                str(
-                    schema.get("description") or schema.get("function", {}).get("description") or ""
-                )
-            )
-    return "\n".join(out)
+def _described(env: Any, task: Any, looks: list[str]) -> str:
+    """What the tool schemas (Responses function tools) say of the looks."""
+    return "\n".join(
+        str(schema.get("description") or "")
+        for schema in env.task_tool_schemas(task)
+        if schema.get("name") in looks
+    )
 
 
 def bare_looks(env: Any, task: Any) -> list[str]:
     """The task's looks that take no required argument."""
     looks = env.observing_tools(task)
-    out = []
-    for schema in env.task_tool_schemas(task):
-        name = schema.get("name") or schema.get("function", {}).get("name")
-        params = schema.get("parameters") or schema.get("function", {}).get("parameters") or {}
-        if name in looks and not params.get("required"):
-            out.append(str(name))
-    return sorted(out)
+    return sorted(
+        str(schema["name"])
+        for schema in env.task_tool_schemas(task)
+        if schema.get("name") in looks and not (schema.get("parameters") or {}).get("required")
+    )
 
 
 async def seen_past_bound(
@@ -263,7 +256,7 @@ async def seen_past_bound(
         if not passes(result):
             continue
         numbers = printed(result, frozenset(looks))
-        texts = words_of(task) + "\n" + _descriptions(env, task, looks)
+        texts = words_of(task) + "\n" + _described(env, task, looks)
         for bound in bounds:
             series = {
                 path: values

@@ -30,7 +30,7 @@ from proofgym_stack.validation.scripts import (
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline
 from proofgym_stack.validation.search.mutants import Mutant, with_call
 from proofgym_stack.validation.search.tracing import VerifyRecord
-from proofgym_stack.validation.search.values import numbers
+from proofgym_stack.validation.search.values import like_sent, numbers
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -303,7 +303,7 @@ class Tolerances:
         t, i = m.call_at
         script = p.honest.control.script
         args = call_arguments(script[t][i])
-        number: Any = int(value) if isinstance(m.old, int) and value == int(value) else value
+        number = like_sent(value, m.old)
         probe = with_call(script, t, i, set_at(args, m.leaf, number))
         result, _ = await self.play(p.base.task, probe, "search: tolerance probe")
         if self.ctx.passes(result):

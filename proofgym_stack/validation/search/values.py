@@ -227,3 +227,9 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
             seen.add(repr(v))
             kept.append((source, v))
     return kept
+
+
+def like_sent(number: float, like: Any) -> Any:
+    """`number` written as the argument it replaces was: an int where that was one and the
+    number is whole (an hour stays `9`, not `9.0`)."""
+    return int(number) if isinstance(like, int) and number == int(number) else number
