@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from proofgym_stack.up import ServiceProcess, free_port, spawn_service, wait_healthy
+from proofgym_stack.up import ServiceProcess, spawn_healthy
 
 RESOURCES = "resources"
 
@@ -51,17 +51,14 @@ class ServiceHost:
 
         self.node_id = ray.get_runtime_context().get_node_id()
         self.host: str = node_address(ray, self.node_id)
-        instance = secrets.token_hex(8)
         listen = bind or self.host
-        self.service: ServiceProcess = spawn_service(
-            service, listen, port or free_port(listen), env, instance
-        )
-        if listen in ("0.0.0.0", "::"):  # bound to every interface: reached at the node's own
-            self.service.url = self.service.url.replace(f"//{listen}:", f"//{self.host}:")
+        # bound to every interface: reached at the node's own address
+        reached = self.host if listen in ("0.0.0.0", "::") else None
         try:
-            wait_healthy([self.service], instance, timeout)
+            self.service: ServiceProcess = spawn_healthy(
+                service, listen, port, env, timeout, reached
+            )
         except RuntimeError as exc:
-            self.service.process.kill()
             raise RuntimeError(f"{exc} on {self.host} (its output: this actor's Ray log)") from None
         self.stopping = False
         threading.Thread(target=self._exit_with_service, daemon=True).start()

@@ -132,6 +132,48 @@ def wait_healthy(services: list[ServiceProcess], instance: str, timeout: float) 
             time.sleep(0.02)
 
 
+PORT_TRIES = 3
+
+
+def spawn_healthy(
+    name: str,
+    host: str,
+    port: int | None,
+    env: dict[str, str],
+    timeout: float,
+    reached_at: str | None = None,
+    tries: int = PORT_TRIES,
+) -> ServiceProcess:
+    """Service NAME started on host:`port` (a free port when None) and healthy as the process
+    it started, its URL naming `reached_at` (where a service bound to every interface is
+    reached) or else `host`; RuntimeError (the process killed) when it does not start.
+
+    A port chosen here can be taken by another process between the probe and the service's
+    bind (other services start on this machine too): then another is chosen, up to `tries`
+    starts. A port the caller named is the caller's to fix: one start."""
+    for attempt in range(1 if port else tries):
+        instance = secrets.token_hex(8)
+        chosen = port or free_port(host)
+        svc = spawn_service(name, host, chosen, env, instance)
+        if reached_at:
+            svc.url = f"http://{reached_at}:{chosen}"
+        try:
+            wait_healthy([svc], instance, timeout)
+            return svc
+        except RuntimeError as exc:
+            svc.process.kill()
+            if port or attempt + 1 >= tries or not _port_lost(exc):
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _port_lost(exc: RuntimeError) -> bool:
+    """Whether a start failed as a port taken after it was chosen does: another process
+    answers there, or the service exited (its bind refused)."""
+    said = str(exc)
+    return "another process holds the port" in said or " exited with " in said
+
+
 def health(url: str) -> dict[str, Any] | None:
     """The JSON object `url`/health answers with a 200, or None (no answer yet, an error,
     not an object). The standard library's client: the supervisor loads nothing more."""

@@ -19,6 +19,7 @@ from helpers import serve_in_thread
 from typer.testing import CliRunner
 
 from proofgym_stack.cli import app
+from proofgym_stack import up
 from proofgym_stack.up import ServiceProcess, Stack, free_port, port_free, restart_delay
 
 
@@ -76,6 +77,31 @@ def test_health_from_another_process_on_the_port_is_not_ready() -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_chosen_port_taken_before_the_service_binds_it_is_chosen_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    other = FastAPI()
+
+    @other.get("/health")
+    async def health() -> dict[str, Any]:  # whoever took the port first: healthy, not ours
+        return {"status": "ok", "service": "resources", "instance": "someone-else"}
+
+    with serve_in_thread(other) as url:
+        taken = int(url.rsplit(":", 1)[1])
+        chosen = iter([taken, free_port()])
+        monkeypatch.setattr(up, "free_port", lambda host="127.0.0.1": next(chosen))
+        svc = up.spawn_healthy("resources", "127.0.0.1", None, {}, timeout=60)
+        try:
+            assert not svc.url.endswith(f":{taken}")
+            assert up.health(svc.url) is not None
+        finally:
+            svc.process.kill()
+            svc.process.wait()
+        # a port the caller named is not silently replaced
+        with pytest.raises(RuntimeError, match="another process holds the port"):
+            up.spawn_healthy("resources", "127.0.0.1", taken, {}, timeout=60)
 
 
 @pytest.mark.parametrize(
