@@ -18,8 +18,8 @@ from fastapi.responses import JSONResponse
 from helpers import serve_in_thread
 from typer.testing import CliRunner
 
-from proofgym_stack.cli import app
 from proofgym_stack import up
+from proofgym_stack.cli import app
 from proofgym_stack.up import ServiceProcess, Stack, free_port, port_free, restart_delay
 
 

@@ -29,7 +29,7 @@ from proofgym.wire.jsonlimits import loads_limited
 from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import Script, named_tool_outputs
 from proofgym_stack.validation.search.edges import OP as EDGES
-from proofgym_stack.validation.search.mutants import final_message
+from proofgym_stack.validation.search.mutants import before_final_message
 from proofgym_stack.validation.search.probes import Passes
 from proofgym_stack.validation.search.tolerance import Play, Played
 
@@ -160,13 +160,7 @@ def printed(result: RunResult, looks: frozenset[str]) -> Numbers:
 def with_looks(script: Script, looks: list[str]) -> Script:
     """`script` with a call of each look (no arguments) made before its final message."""
     calls = [{"type": "function_call", "name": n, "arguments": "{}"} for n in looks]
-    out = [list(turn) for turn in script]
-    where = final_message(out)
-    if where is None:
-        return [*out, calls]
-    t, i = where
-    before, rest = out[t][:i], out[t][i:]
-    return [turn for turn in [*out[:t], before, calls, rest, *out[t + 1 :]] if turn]
+    return before_final_message(script, calls)
 
 
 def broken(

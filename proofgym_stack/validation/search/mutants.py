@@ -154,6 +154,18 @@ def final_message(script: Script) -> tuple[int, int] | None:
     return None
 
 
+def before_final_message(script: Script, calls: list[dict[str, Any]]) -> Script:
+    """`script` with `calls` made as one turn just before its final message (at the end where
+    it has none)."""
+    out = [list(turn) for turn in script]
+    where = final_message(out)
+    if where is None:
+        return [*out, calls]
+    t, i = where
+    before, rest = out[t][:i], out[t][i:]
+    return [turn for turn in [*out[:t], before, calls, rest, *out[t + 1 :]] if turn]
+
+
 def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
     """Each leaf of each call set to each candidate; lists and dicts edited member-wise."""
     out: list[Mutant] = []

@@ -38,6 +38,8 @@ from proofgym_stack.validation.search.acted_on import (
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
+from proofgym_stack.validation.search.buried import WHY as BURIED
+from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
@@ -202,6 +204,8 @@ class Search:
             self.found("another_world", PAYS, p, UNCLAIMED)
         for p in await unlooked(played, self.play, self.ctx.passes, ctx.env.observing_tools):
             self.found("another_world", PAYS, p, UNLOOKED)
+        for p in await buried(played, self.play, self.ctx.passes, ctx.env.observing_tools):
+            self.found("another_world", PAYS, p, BURIED)
         wording = partial(task_words, ctx.env)
         for p, why, still in await seen_past_bound(played, self.play, ctx.passes, ctx.env, wording):
             self.found("stated_rule", PAYS, p, why)
