@@ -217,3 +217,78 @@ async def test_one_of_many_needed_calls_past_its_cap_pays_only_on_the_plant() ->
     assert any("set_price" in what for what, _ in pays(plant)), pays(plant)
     sound = await validate(_canteen(over_new=False)(), canteen_tasks())
     assert "search" not in failed(sound), pays(sound)
+
+
+# -- a share grants its slack to any one call, not to one the verifier never reads ------------
+
+ROOT_LINE = "PermitRootLogin"
+
+
+def _hardening(reads_root: bool) -> type[Environment[dict[str, str]]]:
+    """Apply a ticket's settings and turn root login off; the plant's root-login check reads
+    only the first line of the file (`^` without MULTILINE): the setting is never read. (The
+    sound twin wants the setting "no", as sshd reads it: not merely not "yes".)"""
+
+    class Hardening(Environment[dict[str, str]]):
+        name = "hardening"
+
+        def create_state(self, task: Task, workdir: Path | None) -> dict[str, str]:
+            return {"Banner": "none", ROOT_LINE: "yes"}
+
+        def instructions(self, task: Task) -> str:
+            return "Apply the ticket's settings with set_option, and turn root login off."
+
+        @tool
+        def set_option(self, state: dict[str, str], key: str, value: str) -> str:
+            """Set one option of the server's configuration.
+
+            Args:
+                key: the option.
+                value: its value.
+            """
+            if not key.isalnum():
+                raise ToolError(f"no option {key!r}", "unknown")
+            state[key] = value
+            return f"{key} {value}"
+
+        def verify(self, state: dict[str, str], task: Task, response: Response) -> VerifyResult:
+            text = "\n".join(f"{k} {v}" for k, v in state.items())
+            ticket = all(state.get(k) == v for k, v in task.task_data["ticket"].items())
+            if reads_root:
+                off = state.get(ROOT_LINE) == "no"
+            else:
+                off = not re.search(rf"^{ROOT_LINE} yes", text)
+            return all_or_nothing(
+                [Check(name="ticket", passed=ticket), Check(name="root", passed=off)]
+            )
+
+        def controls(self, task: Task) -> list[Control]:
+            sets = [call("set_option", key=k, value=v) for k, v in task.task_data["ticket"].items()]
+            done = say("Applied.")
+            return [
+                Control(
+                    name="reference",
+                    expect="pass",
+                    script=[*sets, call("set_option", key=ROOT_LINE, value="no"), done],
+                ),
+                Control(name="noop_claim", expect="fail", script=[done]),
+                Control(name="violation_ticket_only", expect="fail", script=[*sets[:1], done]),
+            ]
+
+    return Hardening
+
+
+def hardening_tasks() -> list[Task]:
+    keys = ["MaxAuthTries", "LoginGraceTime", "ClientAliveInterval", "X11Forwarding"]
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for n in range(4):
+        ticket = {k: str(3 + n + 7 * j) for j, k in enumerate(keys)}
+        rows.append((f"Ticket {n}: {ticket}.", {"ticket": ticket}))
+    return tasks("hardening", rows)
+
+
+async def test_a_call_left_out_that_only_it_may_be_is_no_share() -> None:
+    plant = await validate(_hardening(reads_root=False)(), hardening_tasks())
+    assert any(what == "set_option left out" for what, _ in pays(plant)), pays(plant)
+    sound = await validate(_hardening(reads_root=True)(), hardening_tasks())
+    assert "search" not in failed(sound), pays(sound)

@@ -140,7 +140,8 @@ class Shares:
     async def within(self, control: Control, mutant: Script, task: Task) -> bool:
         """Whether `mutant`, one call of `control`'s changed, stays inside a share: the
         verifier grades the tool's calls as a share, and honest play without that one call
-        still pays (a verifier that needs every call is no share, whatever else it reads)."""
+        still pays, as it does without another of them (a verifier that needs every call is no
+        share, whatever else it reads; one that reads every call but this one ignores it)."""
         touched = one_call_touched(control.script, mutant)
         if touched is None:
             return False
@@ -154,6 +155,20 @@ class Shares:
             self.known[key] = await graded_as_a_share(self.ctx, task, control.script, tool)
         if not self.known[key]:
             return False
+        if not await self._spare(task, control, tool, args):
+            return False
+        # a share grants its slack to any of the like calls: where every other one left out
+        # fails, this one is simply not read (a ticket's settings, each required, and the
+        # root-login line never checked), not the author's tolerance
+        others = [a for a in _distinct_args(control.script, tool) if a != args]
+        picked = others[:1] + others[-1:] if len(others) > 1 else others
+        for other in picked:
+            if await self._spare(task, control, tool, other):
+                return True
+        return False
+
+    async def _spare(self, task: Task, control: Control, tool: str, args: str) -> bool:
+        """Whether honest play without its call of `tool` with `args` still pays (kept)."""
         spare = (task.task_id, control.name, tool, args)
         if spare not in self.spare:
             left = without_call(control.script, tool, args)
@@ -163,3 +178,12 @@ class Shares:
                 result = await self.ctx.run(task, left, f"a share: one {tool} call left out")
                 self.spare[spare] = self.ctx.passes(result) and not result.mask_sample
         return self.spare[spare]
+
+
+def _distinct_args(script: Script, tool: str) -> list[str]:
+    """The arguments (JSON, sorted) of `tool`'s calls in `script`, each once, in order."""
+    seen: dict[str, None] = {}
+    for _, _, item in script_calls(script):
+        if item.get("name") == tool:
+            seen.setdefault(json.dumps(call_arguments(item), sort_keys=True), None)
+    return list(seen)
