@@ -244,11 +244,16 @@ async def test_an_unisolated_code_sandbox_fails_validation() -> None:
     rows = (ROOT / "tasks" / "code" / "example.jsonl").read_text().splitlines()
     code_tasks = [Task.model_validate(json.loads(r)) for r in rows[:1]]
     box = Sandbox(mode="unsafe-no-isolation", wall_s=30)  # room for a loaded machine
+    # another validation's canary on this host (another test worker's), found first: a host
+    # secret all the same
+    other = Path(tempfile.gettempdir()) / f"proofgym-canary-{os.getpid()}-other"
+    other.write_text("pgcanary-0000000000000000 " * 4)
     try:
         # budget 0: the controls and attacks find the canary; the search adds minutes here
         report = await validate_env(CodeEnv(box), code_tasks, sample=1, parallel=4, budget=0)
     finally:
         box.close()
+        other.unlink(missing_ok=True)
     assert {
         "control:exploit_host_task_files",  # scored 1 from the host's task file
         "adversarial:no_host_secret_revealed",  # the secrets exploit returned the canary

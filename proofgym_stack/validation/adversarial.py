@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import secrets
 import tempfile
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proofgym.serving.settings import AgentSettings
-from proofgym.wire.canary import ENV_VAR, PREFIX
+from proofgym.wire.canary import ENV_VAR, PATTERN, PREFIX
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import actions, final_text, with_final
 from proofgym_stack.validation.negatives import CLAIM, random_tool_calls
@@ -309,11 +310,15 @@ async def check_hostile_generations(v: Context) -> None:
 
 
 def check_canary(v: Context, canary: Canary) -> None:
-    """No rollout of the whole validation showed the planted canary anywhere."""
+    """No rollout of the whole validation showed the planted canary (or any other
+    validation's canary on this host) anywhere."""
+    # any validation's canary: another one running on this host planted its own, and a
+    # program that reads the host's secrets may show that one first (its own cut off)
+    shows = re.compile(f"{re.escape(canary.value)}|{PATTERN}")
     leaks = [
         f"{r.task_id}: the canary shows in the rollout"
         for r in v.results
-        if canary.value in r.model_dump_json()
+        if shows.search(r.model_dump_json())
     ]
     v.verdict(
         "adversarial:no_host_secret_revealed",

@@ -133,6 +133,12 @@ _JOIN = r"\s*(?:,|/|\||;|\bor\b|\bthrough\b|\bto\b|\band\b|\u2013)\s*|\s+"
 _MEMBER = r"[^\s,;/|()\[\]{}]+"
 #: the list member just before a value (and what joins them), and just after it
 _BEFORE = re.compile(rf"({_MEMBER})({_JOIN})$")
+_WORD_BEFORE = re.compile(r"(\S+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+(\S+)")
+#: how far before a value its list neighbour is looked for: a search anchored at the value
+#: over the whole text before it costs the text's length squared, per occurrence (a long
+#: reply that says a short secret many times took minutes)
+NEIGHBOUR_SPAN = 200
 _AFTER = re.compile(rf"({_JOIN})({_MEMBER})")
 
 
@@ -150,8 +156,8 @@ def _whole(text: str, match: re.Match[str], value: str) -> bool:
     alphabet = set(value.replace(" ", ""))
     if " " not in value.strip() or len(alphabet) > SYMBOLS:
         return True  # words of a sentence: a shared letter says nothing
-    after = re.match(r"[ \t]+(\S+)", text[end:])
-    before = re.search(r"(\S+)[ \t]+$", text[:start])
+    after = _WORD_AFTER.match(text, end)
+    before = _WORD_BEFORE.search(text, max(0, start - NEIGHBOUR_SPAN), start)
     return not any(m and set(m.group(1)) <= alphabet for m in (after, before))
 
 
@@ -171,7 +177,7 @@ def _listed(text: str, match: re.Match[str], value: str) -> bool:
         return _listed_words(text, match, value.strip())
     kind = _shape(value).replace(",", "")
     numeric = kind.strip("-") in ("9", "9.9")
-    before = _BEFORE.search(text[: match.start()])
+    before = _BEFORE.search(text, max(0, match.start() - NEIGHBOUR_SPAN), match.start())
     after = _AFTER.match(text, match.end())
     for found, word, gap in ((before, 1, 2), (after, 2, 1)):
         joint = found.group(gap) if found is not None else ""
@@ -213,9 +219,11 @@ def _listed_words(text: str, match: re.Match[str], value: str) -> bool:
     """Whether a value of several words is one member of a list the clause around it gives
     ("Students on the list: Jun Reyes, Ezra Price, Gus Vidal"): at least two other members
     of the same kind of words, joined by commas, `and` or `or`."""
-    start = max(text.rfind(c, 0, match.start()) for c in ".:;\n") + 1
-    ends = [i for i in (text.find(c, match.end()) for c in ".;\n") if i >= 0]
-    clause = text[start : min(ends) if ends else len(text)]
+    lo = max(0, match.start() - 4 * NEIGHBOUR_SPAN)
+    hi = min(len(text), match.end() + 4 * NEIGHBOUR_SPAN)
+    start = max(max(text.rfind(c, lo, match.start()) for c in ".:;\n") + 1, lo)
+    ends = [i for i in (text.find(c, match.end(), hi) for c in ".;\n") if i >= 0]
+    clause = text[start : min(ends) if ends else hi]
     members = list_members(clause)
     kind = _shape(value)
     alike = [m for m in members if m != value and _shape(m) == kind]
