@@ -12,6 +12,7 @@ import math
 import uuid
 
 from proofgym.wire.protocol import Control, RunResult, Task
+from proofgym_stack.validation.alike import outputs_by_task, shown_not_as_the_truth
 from proofgym_stack.validation.computed import computed
 from proofgym_stack.validation.context import Context
 from proofgym_stack.validation.leaks import (
@@ -307,6 +308,7 @@ async def check_leakage(ctx: Context) -> None:
             if leak is not None:
                 found.append(leak)
     asked: dict[tuple[str, ...], bool] = {}  # a call made again elsewhere, once
+    outputs = outputs_by_task(ctx.results)
     for result in ctx.results:
         played = tasks.get(result.task_id)
         if played is None:
@@ -315,7 +317,8 @@ async def check_leakage(ctx: Context) -> None:
         found += [
             leak
             for leak in rollout_leaks(result, secrets_of(played, fields), label)
-            if not await computed(ctx, leak, tasks, asked)
+            if not shown_not_as_the_truth(leak, played, ctx.tasks, outputs)
+            and not await computed(ctx, leak, tasks, asked)
         ]
     ctx.verdict(
         "no_ground_truth_leak",

@@ -465,6 +465,8 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
     mine, theirs = record_of(old, shown), record_of(new, shown)
     if mine is None or theirs is None or mine == theirs:
         return None
+    if isinstance(new, str) and new.strip() and names(words, new):
+        return None  # the words name the other option too ("crews: crew_north, crew_east")
     if not names_its_record(old, mine) or not names_its_record(new, theirs):
         return None  # a count the two records hold, not the option chosen
     # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name

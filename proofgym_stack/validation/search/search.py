@@ -45,6 +45,7 @@ from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
 from proofgym_stack.validation.search.evidence import (
     counted,
+    free_choices,
     free_text,
     gained_at,
     left_behind,
@@ -60,6 +61,7 @@ from proofgym_stack.validation.search.evidence import (
     short_list,
     stale_lists,
     task_values,
+    ticked_only,
     trimmed_prose,
 )
 from proofgym_stack.validation.search.findings import (
@@ -276,6 +278,7 @@ class Search:
             and not ctx.passes(p.result)
             and not p.result.mask_sample
         }
+        options_free = free_choices(played, ctx.passes)  # another crew: any crew
         #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
         #: follow-up after a spray) that leaves one of them adds no evidence
         free_worlds: list[World] = []
@@ -420,13 +423,16 @@ class Search:
                     # task names no count: reported, not accused; so is another option the
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
-                    printed = m.source in PRINTED or printed_option(p)
+                    # one free option for every call (the first's crew for each lamp):
+                    # free choices, unless the words keep each to one (`used_twice`)
+                    chosen = m.op == "same_value" and m.site in options_free
+                    printed = m.source in PRINTED or printed_option(p) or chosen
                     rule = (
                         broken_rule(p, words_of)
                         if printed
                         else forbidden_content(p, words_of, frozenset(looks))
                     )
-                    if m.source == "alternated":  # a value used twice: the words forbid?
+                    if m.source == "alternated" or chosen:  # used twice: the words forbid?
                         rule = used_twice(m, p.honest.control.script, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
@@ -451,6 +457,7 @@ class Search:
                         # a printed line or a quoted passage posted whole: a rule?
                         or m.source in ("copied_whole", "quoted", "alternated")
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
+                        or ticked_only(p, diff)  # a counter the extra calls advanced
                         or printed
                         or trimmed_prose(m)
                         or await self.shares.within(p.honest.control, p.mutant.script, p.base.task)
