@@ -1,0 +1,130 @@
+"""Read off blind batch 05q's sound twins: a secret shown in a place that holds other things
+than the truth on another task is no leak (a table keyed by every mineral, a fact sheet's
+marital status); a world lost only at a counter the extra calls ticked is more of an action;
+an option the words list beside the honest one is not "asked for"; one free option set on
+every call is a free choice (a cut trajectory's failure does not make the choice graded)."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+from test_validate_policy_moves import tasks
+from test_validate_unseen import call, say
+
+from proofgym_stack.validation.alike import shown_not_as_the_truth
+from proofgym_stack.validation.leaks import Leak
+from proofgym_stack.validation.search.evidence import free_choices, ticked_only
+from proofgym_stack.validation.search.rules import described_instead
+
+# -- a place that holds other things than the truth ------------------------------------------
+
+TABLE = {
+    "magnetite": {"hardness": 6, "streak": "black"},
+    "quartz": {"hardness": 7, "streak": "white"},
+    "talc": {"hardness": 1, "streak": "white"},
+}
+
+
+def _leak(task_id: str, output: str, tool: str = "table") -> Leak:
+    return Leak(task_id, "mineral", "control reference", "", call=(tool, "{}"), output=output)
+
+
+def _three(outputs: dict[str, list[tuple[str, str]]]) -> tuple[list[Any], Any]:
+    rows = [
+        (f"Identify specimen {n}.", {"mineral": m})
+        for n, m in enumerate(["magnetite", "quartz", "talc"])
+    ]
+    made = tasks("minerals", rows)
+    return made, outputs
+
+
+def test_a_table_keyed_by_every_option_shows_no_truth() -> None:
+    shown = json.dumps(TABLE)
+    made, outputs = _three({f"minerals-{n}": [("table", shown)] for n in range(3)})
+    assert shown_not_as_the_truth(_leak("minerals-0", shown), made[0], made, outputs)
+    # only the task whose truth it is was seen: no evidence either way
+    alone = {"minerals-0": [("table", shown)]}
+    assert not shown_not_as_the_truth(_leak("minerals-0", shown), made[0], made, alone)
+    # another tool's output is no evidence about this one's
+    other_tool = {**outputs, "minerals-1": [("notes", shown)], "minerals-2": [("notes", shown)]}
+    assert not shown_not_as_the_truth(_leak("minerals-0", shown), made[0], made, other_tool)
+
+
+def test_a_place_that_holds_each_task_s_truth_is_a_leak() -> None:
+    answers = {
+        f"minerals-{n}": [("hint", json.dumps({"answer": m}))]
+        for n, m in enumerate(["magnetite", "quartz", "talc"])
+    }
+    made, _ = _three({})
+    here = json.dumps({"answer": "magnetite"})
+    assert not shown_not_as_the_truth(_leak("minerals-0", here, "hint"), made[0], made, answers)
+    # a fact sheet: the same path holds "widowed" for a filer whose truth is another
+    facts = {"minerals-1": [("hint", json.dumps({"answer": "widowed"}))]}
+    assert shown_not_as_the_truth(_leak("minerals-0", here, "hint"), made[0], made, facts)
+
+
+def test_in_text_the_label_before_the_value_names_its_place() -> None:
+    made, _ = _three({})
+    here = "Error: no test 'x' on the bench; reference specimen: magnetite (hardness 6)"
+    same = {"minerals-1": [("tick", "Error: no test 'y'; reference specimen: magnetite (6)")]}
+    assert shown_not_as_the_truth(_leak("minerals-0", here, "tick"), made[0], made, same)
+    told = "the answer is magnetite"
+    hint = {"minerals-1": [("tick", "the answer is quartz, not magnetite")]}
+    assert not shown_not_as_the_truth(_leak("minerals-0", told, "tick"), made[0], made, hint)
+
+
+# -- a counter the extra calls ticked ----------------------------------------------------------
+
+
+def _played(world: dict[str, str], honest: dict[str, str], extra: int) -> Any:
+    script = [call("merge", pr=1), say("Merged.")]
+    more = [call("approve", pr=1)] * extra
+    return SimpleNamespace(
+        record=SimpleNamespace(world=world),
+        honest=SimpleNamespace(world=honest, control=SimpleNamespace(script=script)),
+        mutant=SimpleNamespace(script=[*script[:1], *more, *script[1:]]),
+    )
+
+
+def test_a_counter_the_extra_calls_ticked_is_no_lost_world() -> None:
+    assert ticked_only(_played({".seq": "3"}, {".seq": "2"}, 1), {".seq"})
+    # past what the extra calls could tick, or down, or not a number: the world lost
+    assert not ticked_only(_played({".seq": "4"}, {".seq": "2"}, 1), {".seq"})
+    assert not ticked_only(_played({".seq": "1"}, {".seq": "2"}, 1), {".seq"})
+    assert not ticked_only(_played({".owner": "'me'"}, {".owner": "'oskar'"}, 1), {".owner"})
+    # no call added: whatever moved, the calls honest play made moved it
+    assert not ticked_only(_played({".seq": "3"}, {".seq": "2"}, 0), {".seq"})
+
+
+# -- options the words list ----------------------------------------------------------------------
+
+
+def test_an_option_the_words_list_beside_the_honest_one_is_not_asked_for() -> None:
+    shown = ['[{"id": 104, "crew": "crew_east"}, {"id": 105, "crew": "crew_north"}]']
+    listed = "A council lamp gets a crew (dispatch, crews: crew_north, crew_south, crew_east)."
+    assert described_instead("crew_east", "crew_north", shown, listed) is None
+    described = "Send the crew east team (crew east) to lamp 104."
+    assert described_instead("crew_east", "crew_north", shown, described) is not None
+
+
+def _option(site: str, paid: bool, op: str = "argument", source: str = "option") -> Any:
+    mutant = SimpleNamespace(site=site, op=op, source=source, new="b", old="a", leaf=("crew",))
+    honest = SimpleNamespace(control=SimpleNamespace(script=[call("dispatch", crew="a")]))
+    return SimpleNamespace(
+        mutant=mutant,
+        result=SimpleNamespace(reward=float(paid)),
+        honest=honest,
+        base=SimpleNamespace(pools=SimpleNamespace(shown=[])),
+    )
+
+
+def test_a_choice_every_option_pays_is_free_whatever_a_cut_trajectory_did() -> None:
+    def passes(result: Any) -> bool:
+        return bool(result.reward)
+
+    played = [_option("dispatch.crew", True), _option("dispatch.crew", False, op="shortcut")]
+    assert free_choices(played, passes) == {"dispatch.crew"}
+    played.append(_option("dispatch.crew", False))  # another option failed on its own
+    assert free_choices(played, passes) == set()
