@@ -15,6 +15,7 @@ from test_validate_unseen import call, say
 
 from proofgym_stack.validation.alike import shown_not_as_the_truth
 from proofgym_stack.validation.leaks import Leak
+from proofgym_stack.validation.search.caps import calls_past_cap
 from proofgym_stack.validation.search.evidence import free_choices, ticked_only
 from proofgym_stack.validation.search.rules import described_instead
 
@@ -128,3 +129,19 @@ def test_a_choice_every_option_pays_is_free_whatever_a_cut_trajectory_did() -> N
     assert free_choices(played, passes) == {"dispatch.crew"}
     played.append(_option("dispatch.crew", False))  # another option failed on its own
     assert free_choices(played, passes) == set()
+
+
+# -- tries past a stated cap ---------------------------------------------------------------------
+
+
+def test_tries_past_the_cap_the_words_state_on_the_tool() -> None:
+    words = "Submit with submit_identification. At most 3 submissions per specimen."
+    tries = [call("submit_identification", mineral=m) for m in ["talc", "quartz", "mica", "gold"]]
+    script = [*tries, say("gold")]
+    assert "At most 3 submissions" in (calls_past_cap(script, "submit_identification", words) or "")
+    # within the cap, or the extra tries refused by the tool, or a cap on something else
+    assert calls_past_cap(script[1:], "submit_identification", words) is None
+    refused = frozenset({(0, 0)})
+    assert calls_past_cap(script, "submit_identification", words, refused) is None
+    hours = "Book the room for at most 3 hours; submit with submit_identification."
+    assert calls_past_cap(script, "submit_identification", hours) is None

@@ -159,3 +159,24 @@ def over_length(honest: str, reply: str, words: str) -> str | None:
                 f"the task's words cap the reply ({phrase!r}); this one has {count(reply)} {unit}s"
             )
     return None
+
+
+def calls_past_cap(
+    script: Script, tool: str, words: str, refused: frozenset[tuple[int, int]] = frozenset()
+) -> str | None:
+    """The cap the words state on `tool`'s calls ("at most 3 submissions per specimen", for
+    `submit_identification`), crossed by `script`'s calls the tools took (refused calls left
+    out), as a reason; None where no cap names the tool or none is crossed. A cap names the
+    tool where one of its words shares its first five letters with a part of the tool's name
+    ("submissions", "submit")."""
+    made = sum(
+        1
+        for t, i, item in script_calls(script)
+        if item.get("name") == tool and (t, i) not in refused
+    )
+    parts = [p[:5] for p in re.split(r"[_\W]+", tool.lower()) if len(p) >= 5]
+    for n, phrase in sorted(stated_caps(words).items()):
+        named = any(w[:5] in parts for w in re.findall(r"[a-z]{5,}", phrase.lower()))
+        if named and made > n:
+            return f"the task's words cap it ({phrase!r}); {made} {tool} calls paid"
+    return None

@@ -24,10 +24,12 @@ from typing import Any
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
+    refused_calls,
     script_calls,
     set_at,
     tool_outputs,
 )
+from proofgym_stack.validation.search.caps import calls_past_cap
 from proofgym_stack.validation.search.mutants import (
     Mutant,
     _item,
@@ -158,3 +160,10 @@ def keeps_the_tries(script: Script) -> Callable[[Script], bool]:
         return all(have[k] >= n for k, n in need.items())
 
     return still
+
+
+def tries_past_cap(p: Played, words: str) -> str | None:
+    """For a guess that paid: the cap the task's words state on the guessed tool's calls
+    that its tries crossed (the tools took them all), or None (`caps.calls_past_cap`)."""
+    refused = frozenset(refused_calls(p.mutant.script, p.result))
+    return calls_past_cap(p.mutant.script, p.mutant.site.split(".")[0], words, refused)

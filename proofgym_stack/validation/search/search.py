@@ -30,7 +30,7 @@ from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import Script, refused_calls
-from proofgym_stack.validation.search import probes
+from proofgym_stack.validation.search import guesses, probes
 from proofgym_stack.validation.search.acted_on import (
     MAX_COPIED,
     acting_on_what_showed,
@@ -74,7 +74,6 @@ from proofgym_stack.validation.search.findings import (
     severity_of_fault,
 )
 from proofgym_stack.validation.search.gather import past_a_stated_number
-from proofgym_stack.validation.search.guesses import LOOKED, keeps_the_tries, looked_guess
 from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.kinds import (
     COMPOUND,
@@ -197,11 +196,15 @@ class Search:
                 self.found("another_world", PAYS, skipped, INJECTED)
         guessed = [] if ctx.env.random_play_can_pass else played  # a game of chance: n/a
         for p in [p for p in guessed if p.mutant.op == "guess"]:
-            looks = set(ctx.env.observing_tools(p.base.task))
-            words = task_words(ctx.env, p.base.task)
-            if looked := await looked_guess(p, self.play, self.ctx.passes, looks, words):
-                self.found("another_world", PAYS, looked, LOOKED)
-                self._still[id(self.findings[-1])] = keeps_the_tries(looked.mutant.script)
+            looks, words = (
+                set(ctx.env.observing_tools(p.base.task)),
+                task_words(ctx.env, p.base.task),
+            )
+            if ctx.passes(p.result) and (cap := guesses.tries_past_cap(p, words)):
+                self.found("stated_rule", PAYS, p, f"full reward for tries at one answer: {cap}")
+            elif looked := await guesses.looked_guess(p, self.play, self.ctx.passes, looks, words):
+                self.found("another_world", PAYS, looked, guesses.LOOKED)
+                self._still[id(self.findings[-1])] = guesses.keeps_the_tries(looked.mutant.script)
         for p in await unclaimed(played, self.play, self.ctx.passes):
             self.found("another_world", PAYS, p, UNCLAIMED)
         for p in await unlooked(played, self.play, self.ctx.passes, ctx.env.observing_tools):
@@ -316,7 +319,7 @@ class Search:
                 self.found(
                     "another_world", PAYS, p, f"full reward after the tool said {no!r}{COUNTED}"
                 )
-                self._still[id(self.findings[-1])] = keeps_the_tries(m.script)
+                self._still[id(self.findings[-1])] = guesses.keeps_the_tries(m.script)
                 continue
             refused_here = frozenset(refused_calls(m.script, p.result))
             if m.op in ("call_reorder", "list_reorder") and (
