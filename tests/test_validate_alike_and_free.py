@@ -145,3 +145,28 @@ def test_tries_past_the_cap_the_words_state_on_the_tool() -> None:
     assert calls_past_cap(script, "submit_identification", words, refused) is None
     hours = "Book the room for at most 3 hours; submit with submit_identification."
     assert calls_past_cap(script, "submit_identification", hours) is None
+
+
+# -- every option at once --------------------------------------------------------------------------
+
+
+def test_every_option_the_argument_lists_is_sprayed_after_the_honest_call() -> None:
+    from proofgym_stack.validation.search.every_option import every_option, listed
+    from proofgym_stack.validation.search.values import Pools
+
+    box = {"type": "string", "description": "single, married_joint or head_of_household."}
+    schema = {"name": "tick_box", "parameters": {"properties": {"box": box}}}
+    pools = Pools(tools=[schema])
+    assert listed(pools, "tick_box", "box", "single") == [
+        "single",
+        "married_joint",
+        "head_of_household",
+    ]
+    assert listed(pools, "tick_box", "box", "widowed") == []  # not among them: no list of it
+    script = [call("tick_box", box="single"), call("submit"), say("Filed.")]
+    (m,) = every_option(script, pools)
+    ticked = [json.loads(item["arguments"])["box"] for item in m.script[0:3] for item in item]
+    assert ticked == ["single", "married_joint", "head_of_household"], m.script
+    assert (m.op, m.site, m.source) == ("spray", "tick_box.box", "every_option")
+    prose = {"name": "tick_box", "parameters": {"properties": {"box": {"description": "a box"}}}}
+    assert every_option(script, Pools(tools=[prose])) == []

@@ -31,7 +31,8 @@ _WORD_NUMBERS = {
     "ten": 10,
 }
 _CAP = re.compile(
-    r"\b(?:at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|"
+    r"\b(?:at\s+most|exactly|up\s+to|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|"
+    r"maximum\s+of|"
     r"max(?:imum)?|limit(?:ed)?\s+(?:of|to))\s+(\d{1,3}|" + "|".join(_WORD_NUMBERS) + r")\b",
     re.I,
 )
@@ -167,16 +168,25 @@ def calls_past_cap(
     """The cap the words state on `tool`'s calls ("at most 3 submissions per specimen", for
     `submit_identification`), crossed by `script`'s calls the tools took (refused calls left
     out), as a reason; None where no cap names the tool or none is crossed. A cap names the
-    tool where one of its words shares its first five letters with a part of the tool's name
-    ("submissions", "submit")."""
+    tool where one of its words is a part of the tool's name or its plural ("exactly one
+    box", `tick_box`) or shares its first five letters with one ("submissions", "submit")."""
     made = sum(
         1
         for t, i, item in script_calls(script)
         if item.get("name") == tool and (t, i) not in refused
     )
-    parts = [p[:5] for p in re.split(r"[_\W]+", tool.lower()) if len(p) >= 5]
+    parts = [p for p in re.split(r"[_\W]+", tool.lower()) if len(p) >= 3]
     for n, phrase in sorted(stated_caps(words).items()):
-        named = any(w[:5] in parts for w in re.findall(r"[a-z]{5,}", phrase.lower()))
+        said = re.findall(r"[a-z]{3,}", phrase.lower())
+        named = any(_names_part(w, part) for w in said for part in parts)
         if named and made > n:
             return f"the task's words cap it ({phrase!r}); {made} {tool} calls paid"
     return None
+
+
+def _names_part(word: str, part: str) -> bool:
+    """Whether a word of a cap names a part of a tool's name: the same word, its plural, or
+    (five letters or more) the same first five letters ("submissions", "submit")."""
+    if word in (part, part + "s", part + "es"):
+        return True
+    return len(word) >= 5 and len(part) >= 5 and word[:5] == part[:5]

@@ -283,3 +283,11 @@ def made_by_honest_play(p: Played) -> bool:
     needed (`remove_item` after `add_item`)."""
     last = script_calls(p.mutant.script)[-1][2].get("name")
     return any(item.get("name") == last for _, _, item in script_calls(p.honest.control.script))
+
+
+def graded(site: str, failed_sites: set[str]) -> bool:
+    """Whether the verifier grades `site`: some mutant of it failed (for a whole call, some
+    mutant of the call or of one of its arguments)."""
+    if "." in site or site == "message":
+        return site in failed_sites
+    return any(s == site or s.startswith(site + ".") for s in failed_sites)

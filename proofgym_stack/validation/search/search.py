@@ -43,11 +43,14 @@ from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
+from proofgym_stack.validation.search.every_option import MAX_EVERY, every_option, past_the_cap
+from proofgym_stack.validation.search.every_option import SOURCE as EVERY
 from proofgym_stack.validation.search.evidence import (
     counted,
     free_choices,
     free_text,
     gained_at,
+    graded,
     left_behind,
     listed_option,
     made_by_honest_play,
@@ -159,6 +162,7 @@ class Search:
         ctx = self.ctx
         rng = random.Random(f"{ctx.seed}:search")
         drawn: list[tuple[Mutant, Honest, TaskBaseline]] = []
+        aside: list[tuple[Mutant, Honest, TaskBaseline]] = []  # played beside the draw
         for task in ctx.tasks[:MAX_TASKS]:
             base = await measure(ctx, self.trace, task)
             for honest in base.honest:
@@ -166,6 +170,8 @@ class Search:
                     honest.control.script, base.pools, prompt_text(task), task_words(ctx.env, task)
                 ):
                     drawn.append((m, honest, base))
+                for m in every_option(honest.control.script, base.pools):
+                    aside.append((m, honest, base))
         keyed = {id(m): (m, h, b) for m, h, b in drawn}
         chosen = within_budget([m for m, _, _ in drawn], ctx.budget, rng)
         played: list[Played] = []
@@ -183,6 +189,9 @@ class Search:
         )
         again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
+        for m, honest, base in aside[:MAX_EVERY]:
+            self._follow[id(m)] = (honest, base)
+            extra.append(m)
         for m in extra:
             honest, base = self._follow[id(m)]
             result, record = await self.play(base.task, m.script, f"search: {m.what}")
@@ -364,7 +373,7 @@ class Search:
                     continue
                 if m.op not in ("tool_swap", "undo", "one_more"):
                     continue  # a value said beside the answer, or left out, is no other finding
-            aliased = m.op == "alias" and self.graded(m.site, failed_sites)
+            aliased = m.op == "alias" and graded(m.site, failed_sites)
             if aliased and await probes.alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
                 self.found(
@@ -387,7 +396,7 @@ class Search:
                         f"{short_list(gone)}): a count of whole things taken as a fraction",
                     )
                     continue
-            if not m.honest_kind and self.graded(m.site, failed_sites):
+            if not m.honest_kind and graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
                 elif m.op == "undo" and p.base.initial and made_by_honest_play(p):
@@ -452,7 +461,7 @@ class Search:
                             task_words(ctx.env, p.base.task),
                             refused_here,
                             named_only=m.op not in MORE_OF_AN_ACTION,
-                        )
+                        ) or (past_the_cap(p, words_of) if m.source == EVERY else None)
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or m.op == "gather"
@@ -481,7 +490,7 @@ class Search:
                     self.found("another_world", severity, p, why + (f": {rule}" if rule else ""))
                     continue
             new = p.record.lines - p.base.lines
-            if new and not m.honest_kind and self.graded(m.site, failed_sites):
+            if new and not m.honest_kind and graded(m.site, failed_sites):
                 lines = ", ".join(f"{f.rsplit('/', 1)[-1]}:{n}" for f, n in sorted(new)[:4])
                 self.found(
                     "another_path",
@@ -489,14 +498,6 @@ class Search:
                     p,
                     f"full reward through lines no pass control runs ({lines})",
                 )
-
-    @staticmethod
-    def graded(site: str, failed_sites: set[str]) -> bool:
-        """Whether the verifier grades `site`: some mutant of it failed (for a whole call,
-        some mutant of the call or of one of its arguments)."""
-        if "." in site or site == "message":
-            return site in failed_sites
-        return any(s == site or s.startswith(site + ".") for s in failed_sites)
 
     async def another_truth(self, p: Played, replays: dict[tuple[str, str], int]) -> bool:
         """The mutant also passes on a task on which its control fails."""
