@@ -1,8 +1,8 @@
 """Read off blind batch 05q's sound twins: a secret shown in a place that holds other things
 than the truth on another task is no leak (a table keyed by every mineral, a fact sheet's
 marital status); a world lost only at a counter the extra calls ticked is more of an action;
-an option the words list beside the honest one is not "asked for"; one free option set on
-every call is a free choice (a cut trajectory's failure does not make the choice graded)."""
+an option the words list beside the honest one is not "asked for"; tries past a stated cap;
+every option of an argument sprayed at once."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from test_validate_unseen import call, say
 from proofgym_stack.validation.alike import shown_not_as_the_truth
 from proofgym_stack.validation.leaks import Leak
 from proofgym_stack.validation.search.caps import calls_past_cap
-from proofgym_stack.validation.search.evidence import free_choices, ticked_only
+from proofgym_stack.validation.search.evidence import ticked_only
 from proofgym_stack.validation.search.rules import described_instead
 
 # -- a place that holds other things than the truth ------------------------------------------
@@ -108,27 +108,6 @@ def test_an_option_the_words_list_beside_the_honest_one_is_not_asked_for() -> No
     assert described_instead("crew_east", "crew_north", shown, listed) is None
     described = "Send the crew east team (crew east) to lamp 104."
     assert described_instead("crew_east", "crew_north", shown, described) is not None
-
-
-def _option(site: str, paid: bool, op: str = "argument", source: str = "option") -> Any:
-    mutant = SimpleNamespace(site=site, op=op, source=source, new="b", old="a", leaf=("crew",))
-    honest = SimpleNamespace(control=SimpleNamespace(script=[call("dispatch", crew="a")]))
-    return SimpleNamespace(
-        mutant=mutant,
-        result=SimpleNamespace(reward=float(paid)),
-        honest=honest,
-        base=SimpleNamespace(pools=SimpleNamespace(shown=[])),
-    )
-
-
-def test_a_choice_every_option_pays_is_free_whatever_a_cut_trajectory_did() -> None:
-    def passes(result: Any) -> bool:
-        return bool(result.reward)
-
-    played = [_option("dispatch.crew", True), _option("dispatch.crew", False, op="shortcut")]
-    assert free_choices(played, passes) == {"dispatch.crew"}
-    played.append(_option("dispatch.crew", False))  # another option failed on its own
-    assert free_choices(played, passes) == set()
 
 
 # -- tries past a stated cap ---------------------------------------------------------------------

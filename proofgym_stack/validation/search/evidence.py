@@ -11,14 +11,12 @@ from typing import Any
 
 from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.scripts import (
-    call_arguments,
     call_index,
     leaves,
     refused_calls,
     script_calls,
     tool_outputs,
 )
-from proofgym_stack.validation.search.kinds import COMPOUND
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import listed_with, siblings
 from proofgym_stack.validation.search.tolerance import Played
@@ -64,33 +62,6 @@ def listed_option(p: Played) -> bool:
     if m.new in siblings(m.old, shown):
         return True
     return any(str(m.new) in listed_with(str(m.old), text) for text in shown)
-
-
-def sent_elsewhere(p: Played) -> bool:
-    """An argument set to a value honest play itself gave the same argument on another call
-    of the tool (the crew it sent to another lamp): another of the choices honest play
-    makes there."""
-    m = p.mutant
-    if m.op != "argument" or m.new is None or m.new == m.old or len(m.leaf) != 1:
-        return False
-    tool, key = m.site.split(".")[0], str(m.leaf[0])
-    return any(
-        call_arguments(item).get(key) == m.new
-        for _, _, item in script_calls(p.honest.control.script)
-        if item.get("name") == tool
-    )
-
-
-def free_choices(played: list[Played], passes: Callable[[RunResult], bool]) -> set[str]:
-    """The sites where another option paid (one the listing printed, or one honest play gave
-    the argument on another call) and none failed on its own (a cut trajectory's failure
-    says nothing of the value): a free choice (any crew for any lamp)."""
-    options = [p for p in played if p.mutant.source == "option" or listed_option(p)]
-    free = {p.mutant.site for p in played if passes(p.result) and sent_elsewhere(p)}
-    free |= {p.mutant.site for p in options if passes(p.result)}
-    return free - {
-        p.mutant.site for p in options if not passes(p.result) and p.mutant.op not in COMPOUND
-    }
 
 
 def same_at(a: World, b: World, paths: set[str]) -> bool:

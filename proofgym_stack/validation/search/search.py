@@ -47,7 +47,6 @@ from proofgym_stack.validation.search.every_option import MAX_EVERY, every_optio
 from proofgym_stack.validation.search.every_option import SOURCE as EVERY
 from proofgym_stack.validation.search.evidence import (
     counted,
-    free_choices,
     free_text,
     gained_at,
     graded,
@@ -290,7 +289,6 @@ class Search:
             and not ctx.passes(p.result)
             and not p.result.mask_sample
         }
-        options_free = free_choices(played, ctx.passes)  # another crew: any crew
         #: the worlds of mutants judged the policy's freedom (advisory): a compound mutant (a
         #: follow-up after a spray) that leaves one of them adds no evidence
         free_worlds: list[World] = []
@@ -435,16 +433,13 @@ class Search:
                     # task names no count: reported, not accused; so is another option the
                     # environment itself printed, chosen instead, unless the task's words
                     # state a rule it breaks and honest play keeps
-                    # one free option for every call (the first's crew for each lamp):
-                    # free choices, unless the words keep each to one (`used_twice`)
-                    chosen = m.op == "same_value" and m.site in options_free
-                    printed = m.source in PRINTED or printed_option(p) or chosen
+                    printed = m.source in PRINTED or printed_option(p)
                     rule = (
                         broken_rule(p, words_of)
                         if printed
                         else forbidden_content(p, words_of, frozenset(looks))
                     )
-                    if m.source == "alternated" or chosen:  # used twice: the words forbid?
+                    if m.source == "alternated":  # a value used twice: the words forbid?
                         rule = used_twice(m, p.honest.control.script, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
