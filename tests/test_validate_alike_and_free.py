@@ -149,3 +149,30 @@ def test_every_option_the_argument_lists_is_sprayed_after_the_honest_call() -> N
     assert (m.op, m.site, m.source) == ("spray", "tick_box.box", "every_option")
     prose = {"name": "tick_box", "parameters": {"properties": {"box": {"description": "a box"}}}}
     assert every_option(script, Pools(tools=[prose])) == []
+
+
+async def test_a_spray_that_keeps_only_the_last_option_is_another_option_chosen() -> None:
+    from proofgym_stack.validation.search.every_option import overrides
+
+    honest = [call("assign_judge", team="Pixel", judge="Omar"), say("Done.")]
+    seen: list[Any] = []
+
+    def spray(world: dict[str, str], last_alone: dict[str, str]) -> Any:
+        async def play(task: Any, script: Any, label: str) -> Any:
+            seen.append(script)
+            return None, SimpleNamespace(world=last_alone)
+
+        p = SimpleNamespace(
+            mutant=SimpleNamespace(call_at=(0, 0), leaf=("judge",), new="Sami"),
+            honest=SimpleNamespace(control=SimpleNamespace(script=honest)),
+            base=SimpleNamespace(task=None, ignored=set()),
+            record=SimpleNamespace(world=world),
+        )
+        return p, play
+
+    p, play = spray({".judge.Pixel": "'Sami'"}, {".judge.Pixel": "'Sami'"})
+    assert await overrides(p, play)  # a judge set again and again: the last one kept
+    assert json.loads(seen[-1][0][0]["arguments"]) == {"team": "Pixel", "judge": "Sami"}
+    ticked = {".boxes.single": "True", ".boxes.joint": "True"}
+    p, play = spray(ticked, {".boxes.single": "False", ".boxes.joint": "True"})
+    assert not await overrides(p, play)  # every box held at once: not the last alone

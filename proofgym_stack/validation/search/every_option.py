@@ -24,9 +24,16 @@ from proofgym_stack.validation.scripts import (
     set_at,
 )
 from proofgym_stack.validation.search.caps import calls_past_cap
-from proofgym_stack.validation.search.mutants import Mutant, leaf_key, replaced, site_of
-from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.mutants import (
+    Mutant,
+    leaf_key,
+    replaced,
+    site_of,
+    with_call,
+)
+from proofgym_stack.validation.search.tolerance import Play, Played
 from proofgym_stack.validation.search.values import Pools, candidates
+from proofgym_stack.validation.search.world import lost
 
 SOURCE = "every_option"
 #: such sprays played a search
@@ -68,6 +75,10 @@ def every_option(script: Script, pools: Pools) -> list[Mutant]:
                         site_of(name, path),
                         SOURCE,
                         f"{name}: {key} sent again as every other option ({', '.join(others)})",
+                        call_at=(t, i),
+                        leaf=path,
+                        old=value,
+                        new=others[-1],
                     )
                 )
     return out
@@ -90,6 +101,26 @@ def listed(pools: Pools, tool: str, key: str, value: str) -> list[str]:
             if len(names) == len(parts) >= 2 and value in names:
                 return names
     return []
+
+
+async def overrides(p: Played, play: Play) -> bool:
+    """Whether the spray only left the last option in place of the honest one: its world is
+    the one honest play leaves with that option sent instead (a judge set again and again,
+    the last one kept). That is another option chosen, judged as such elsewhere, not every
+    option held at once."""
+    m = p.mutant
+    if m.call_at is None or p.record is None:
+        return False
+    t, i = m.call_at
+    args = call_arguments(p.honest.control.script[t][i])
+    last = with_call(p.honest.control.script, t, i, set_at(args, m.leaf, m.new))
+    _, record = await play(p.base.task, last, "search: the last option alone")
+    if record is None:
+        return False
+    ignored = p.base.ignored
+    return not lost(record.world, p.record.world, ignored) and not lost(
+        p.record.world, record.world, ignored
+    )
 
 
 def past_the_cap(p: Played, words: str) -> str | None:

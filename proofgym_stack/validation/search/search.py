@@ -43,7 +43,12 @@ from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
-from proofgym_stack.validation.search.every_option import MAX_EVERY, every_option, past_the_cap
+from proofgym_stack.validation.search.every_option import (
+    MAX_EVERY,
+    every_option,
+    overrides,
+    past_the_cap,
+)
 from proofgym_stack.validation.search.every_option import SOURCE as EVERY
 from proofgym_stack.validation.search.evidence import (
     counted,
@@ -310,6 +315,8 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
+            if m.source == EVERY and await overrides(p, self.play):
+                continue  # the last option kept: another option chosen, judged as one
             unjudged = graded_option or free_option or in_region or no_effect(p)
             if not unjudged and await self.another_truth(p, replays):
                 continue
