@@ -19,3 +19,7 @@ WORDED = frozenset(
 )
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})
+#: operators that put an action where a look's call was, or after it; any other change at a
+#: look (its argument, the call left out or made twice) leaves a look, whose own bookkeeping
+#: (a log of lookups) is no world a verifier should grade
+ACTS_AT_A_LOOK = frozenset({"tool_swap", "undo", "one_more"})

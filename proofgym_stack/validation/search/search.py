@@ -30,6 +30,7 @@ from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import Script, refused_calls
+from proofgym_stack.validation.search import every_option as every
 from proofgym_stack.validation.search import guesses, probes
 from proofgym_stack.validation.search.acted_on import (
     MAX_COPIED,
@@ -43,13 +44,6 @@ from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
-from proofgym_stack.validation.search.every_option import (
-    MAX_EVERY,
-    every_option,
-    overrides,
-    past_the_cap,
-)
-from proofgym_stack.validation.search.every_option import SOURCE as EVERY
 from proofgym_stack.validation.search.evidence import (
     counted,
     free_text,
@@ -83,6 +77,7 @@ from proofgym_stack.validation.search.findings import (
 from proofgym_stack.validation.search.gather import past_a_stated_number
 from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.kinds import (
+    ACTS_AT_A_LOOK,
     COMPOUND,
     JUNK,
     MORE_OF_AN_ACTION,
@@ -174,7 +169,7 @@ class Search:
                     honest.control.script, base.pools, prompt_text(task), task_words(ctx.env, task)
                 ):
                     drawn.append((m, honest, base))
-                for m in every_option(honest.control.script, base.pools):
+                for m in every.every_option(honest.control.script, base.pools):
                     aside.append((m, honest, base))
         keyed = {id(m): (m, h, b) for m, h, b in drawn}
         chosen = within_budget([m for m, _, _ in drawn], ctx.budget, rng)
@@ -193,7 +188,7 @@ class Search:
         )
         again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
-        for m, honest, base in aside[:MAX_EVERY]:
+        for m, honest, base in aside[: every.MAX_EVERY]:
             self._follow[id(m)] = (honest, base)
             extra.append(m)
         for m in extra:
@@ -315,7 +310,7 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
-            if m.source == EVERY and await overrides(p, self.play):
+            if m.source == every.SOURCE and await every.overrides(p, self.play):
                 continue  # the last option kept: another option chosen, judged as one
             unjudged = graded_option or free_option or in_region or no_effect(p)
             if not unjudged and await self.another_truth(p, replays):
@@ -463,11 +458,11 @@ class Search:
                             task_words(ctx.env, p.base.task),
                             refused_here,
                             named_only=m.op not in MORE_OF_AN_ACTION,
-                        ) or (past_the_cap(p, words_of) if m.source == EVERY else None)
+                        ) or (every.past_the_cap(p, words_of) if m.source == every.SOURCE else None)
                     more = rule is None and (
                         m.op in MORE_OF_AN_ACTION
                         or m.op == "gather"
-                        or (m.op == "call_drop" and m.site in looks)  # a look's own bookkeeping
+                        or (m.site.split(".")[0] in looks and m.op not in ACTS_AT_A_LOOK)
                         # a printed line or a quoted passage posted whole: a rule?
                         or m.source in ("copied_whole", "quoted", "alternated")
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
