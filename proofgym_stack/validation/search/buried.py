@@ -15,7 +15,6 @@ from typing import Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.scripts import Script, script_calls
-from proofgym_stack.validation.search.kinds import COMPOUND
 from proofgym_stack.validation.search.mutants import Mutant, before_final_message
 from proofgym_stack.validation.search.probes import Passes
 from proofgym_stack.validation.search.tolerance import Play, Played
@@ -71,7 +70,7 @@ async def buried(
         m = p.mutant
         if tried >= MAX_BURIED:
             break
-        if passes(p.result) or p.result.mask_sample or p.record is None or m.op in COMPOUND:
+        if passes(p.result) or p.result.mask_sample or p.record is None:
             continue
         looks = set(looks_of(p.base.task))
         if (m.op, m.site) in seen or _changed_look(m, looks):

@@ -57,11 +57,9 @@ def every_option(script: Script, pools: Pools) -> list[Mutant]:
                     continue
                 key = leaf_key(path)
                 named = [*pools.described.get(key, []), *listed(pools, name, key, value)]
-                printed = [
-                    v for src, v in candidates(key, value, pools) if src == "option" and v != value
-                ]
-                others = [v for v in dict.fromkeys([*printed, *named]) if isinstance(v, str)]
-                others = [v for v in others if v != value]
+                printed = [v for src, v in candidates(key, value, pools) if src == "option"]
+                unique = dict.fromkeys([*printed, *named])
+                others = [v for v in unique if isinstance(v, str) and v != value]
                 if not 2 <= len(others) <= MAX_OPTIONS:
                     continue
                 calls = [item] + [
