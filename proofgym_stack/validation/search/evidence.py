@@ -262,3 +262,39 @@ def graded(site: str, failed_sites: set[str]) -> bool:
     if "." in site or site == "message":
         return site in failed_sites
     return any(s == site or s.startswith(site + ".") for s in failed_sites)
+
+
+#: a world's leaves that hold nothing: a place honest play writes into without taking anything
+_EMPTY = frozenset({"None", "''", '""', "{}", "[]", "()", "set()"})
+
+
+def overwrote_another(p: Played) -> str | None:
+    """Where honest play wrote its values only into places that held nothing (a free locker's
+    `null`, a key not there yet) and the mutant wrote one of those same values over a place
+    that held something honest play left standing (another pupil's name): the path and what
+    it held. The verifier pays an action that takes what belonged to another record, where
+    the honest action took nothing; or None."""
+    initial = p.base.initial
+    if not initial or p.record is None:
+        return None
+    world, honest, ignored = p.record.world, p.honest.world, p.base.ignored
+
+    def written(into: World) -> dict[str, str]:
+        return {
+            path: value
+            for path, value in into.items()
+            if path not in ignored and not path.endswith(".#") and initial.get(path) != value
+        }
+
+    made = written(honest)
+    if not made or any(initial.get(path, "None") not in _EMPTY for path in made):
+        return None  # honest play itself changed what was there: no taking to tell apart
+    ours = set(made.values())
+    for path, value in sorted(written(world).items()):
+        was = initial.get(path)
+        if was is not None and was not in _EMPTY and honest.get(path) == was and value in ours:
+            return (
+                f"it writes {value} over {path} (which held {was}), where honest play "
+                "wrote only into empty places"
+            )
+    return None

@@ -54,6 +54,7 @@ from proofgym_stack.validation.search.evidence import (
     made_by_honest_play,
     needed_steps,
     no_effect,
+    overwrote_another,
     printed_option,
     refused,
     repeated,
@@ -441,6 +442,7 @@ class Search:
                         if printed
                         else forbidden_content(p, words_of, frozenset(looks))
                     )
+                    rule = rule or overwrote_another(p)  # another's record taken
                     if m.source == "alternated":  # a value used twice: the words forbid?
                         rule = used_twice(m, p.honest.control.script, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?
