@@ -83,7 +83,9 @@ def honest_order(original: list[str], moved: list[str], passing: list[list[str]]
     return False
 
 
-async def _shown(v: Context, task: Task, script: Script, looks: list[dict[str, Any]]) -> list[str]:
+async def shown_world(
+    v: Context, task: Task, script: Script, looks: list[dict[str, Any]]
+) -> list[str]:
     """What the observing tools show after `script` (before its last turn)."""
     if not looks:
         return []
@@ -143,8 +145,8 @@ async def check_order_of_a_failure(v: Context) -> None:
                     # running value: a counter past its target on the way) is another path,
                     # and a verifier may rightly read it
                     continue
-                before = await _shown(v, task, control.script, looks)
-                if before != await _shown(v, task, script, looks):
+                before = await shown_world(v, task, control.script, looks)
+                if before != await shown_world(v, task, script, looks):
                     continue  # the order changed the world: the verdict may follow it
                 names = ", ".join(str(script[t][i].get("name")) for t, i in slots)
                 problems.append(

@@ -61,6 +61,7 @@ from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.orders import check_order_of_a_failure
 from proofgym_stack.validation.reads import check_reads
 from proofgym_stack.validation.replay import check_cross_task_replay
+from proofgym_stack.validation.respelled import check_violation_respelled
 from proofgym_stack.validation.search import DEFAULT_BUDGET, check_search
 from proofgym_stack.validation.steps import check_each_step_needed, check_no_tool_rescues
 
@@ -178,6 +179,7 @@ CHECKS: tuple[Check, ...] = (
     Check("steps:each_needed", check_each_step_needed),
     Check("steps:no_tool_rescues_a_failure", check_no_tool_rescues),
     Check("steps:order_of_a_failure", check_order_of_a_failure),
+    Check("steps:violation_respelled", check_violation_respelled),
     Check("information_flow", check_information_flow),
     Check("floor:lying_pays_no_more_than_admitting", check_lying_pays_no_more),
     Check("search", check_search),

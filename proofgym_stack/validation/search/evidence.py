@@ -19,6 +19,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import listed_with, siblings
+from proofgym_stack.validation.search.rules import clauses
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import World, as_sets, lost, members, stale_records
 
@@ -289,12 +290,82 @@ def overwrote_another(p: Played) -> str | None:
     made = written(honest)
     if not made or any(initial.get(path, "None") not in _EMPTY for path in made):
         return None  # honest play itself changed what was there: no taking to tell apart
-    ours = set(made.values())
+    # names, not numbers: a count that comes back to what it held says nothing of whose it is
+    ours = {value for value in made.values() if value[:1] in "'\""}
     for path, value in sorted(written(world).items()):
         was = initial.get(path)
-        if was is not None and was not in _EMPTY and honest.get(path) == was and value in ours:
+        if was is None or was in _EMPTY or was[:1] not in "'\"":
+            continue
+        if honest.get(path) == was and value in ours:
             return (
                 f"it writes {value} over {path} (which held {was}), where honest play "
                 "wrote only into empty places"
             )
     return None
+
+
+#: a clause that keeps the policy off everything but what it was asked to change ("change no
+#: other book's record", "leave everything else as it is")
+_OTHERS = re.compile(r"\b(?:other|others|else|the rest)\b", re.I)
+_KEEP = re.compile(
+    r"\b(?:no|not|never|don't|do not|leave|without|unchanged|untouched|alone)\b", re.I
+)
+
+
+def collateral(p: Played, diff: set[str], words: str, tools: list[str]) -> str | None:
+    """Where a call made with another tool kept every change honest play made and also
+    changed records honest play never touched (every other book on the shelf marked down
+    with the one asked for), and a clause of the task's words keeps the policy off the
+    others ("change no other book's record"; a clause that names one of the `tools` must
+    name the one the mutant took: "dispatch ... and no others" keeps no invoice off): the
+    records it changed and the clause; or None. Another action that does the asked-for
+    work and more is no alternative the task allows."""
+    initial = p.base.initial
+    if p.mutant.op != "tool_swap" or not initial or p.record is None or not diff:
+        return None
+    honest, world = p.honest.world, p.record.world
+    made = {
+        path for path, v in honest.items() if initial.get(path) != v and not path.endswith(".#")
+    }
+    if not made or any(world.get(path) != honest[path] for path in made):
+        return None  # honest play's own work not kept whole: judged as another world
+    touched = {path.rsplit(".", 1)[0] for path in made}
+    extra = {
+        path
+        for path in diff
+        if honest.get(path) == initial.get(path) and path.rsplit(".", 1)[0] not in touched
+    }
+    at = p.mutant.call_at
+    taken = next(
+        (str(it.get("name")) for t, i, it in script_calls(p.mutant.script) if (t, i) == at), ""
+    )
+    said = next(
+        (
+            c
+            for c in clauses(words)
+            if _OTHERS.search(c) and _KEEP.search(c) and _about(c, taken, tools)
+        ),
+        None,
+    )
+    if not extra or said is None:
+        return None
+    return (
+        f"it also changes {short_list(extra)}, which honest play left as it was, where the "
+        f"words say {said.strip()[:80]!r}"
+    )
+
+
+def _about(clause: str, taken: str, tools: list[str]) -> bool:
+    """Whether `clause` may speak of a call of the tool `taken`: it names none of the tools,
+    or it names that one (by name or its first five letters)."""
+
+    def names(tool: str) -> bool:
+        head = tool.split("_", 1)[0].lower()
+        spoken = re.escape(tool).replace("_", "[_ ]")
+        return bool(
+            re.search(rf"\b{spoken}\b", clause, re.I)
+            or (len(head) >= 5 and re.search(rf"\b{re.escape(head[:5])}", clause, re.I))
+        )
+
+    named = [tool for tool in tools if names(tool)]
+    return not named or taken in named

@@ -29,7 +29,13 @@ from proofgym_stack.validation.search.mutants import (
     told_mutants,
     with_call,
 )
-from proofgym_stack.validation.search.options import listed_with, names_in, same_shape, siblings
+from proofgym_stack.validation.search.options import (
+    listed_with,
+    names_in,
+    record_of,
+    same_shape,
+    siblings,
+)
 from proofgym_stack.validation.search.patterns import pattern_mutants
 from proofgym_stack.validation.search.reshaped import fraction_mutants, stretched_mutants
 from proofgym_stack.validation.search.rules import role_values
@@ -86,7 +92,10 @@ def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mu
             props = (tool.get("parameters") or {}).get("properties") or {}
             if other == name or not props:
                 continue
-            for filled in _fillings(args, props, used[other], elsewhere)[:3]:
+            fillings = _fillings(args, props, used[other], elsewhere)
+            if labelled := _labelled(args, props, used[other], pools.shown, prompt):
+                fillings = [labelled, *(f for f in fillings if f != labelled)]
+            for filled in fillings[:3]:
                 out.append(
                     Mutant(
                         replaced(script, t, i, [_item(other, filled)]),
@@ -285,3 +294,45 @@ def _fillings(
         else:
             out.append(filled)
     return out
+
+
+#: a number the prompt gives as a percentage ("down by 15%", "15 per cent")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.I)
+
+
+def _labelled(
+    args: dict[str, Any],
+    props: dict[str, Any],
+    known: dict[str, Any],
+    shown: list[str],
+    prompt: str,
+) -> dict[str, Any] | None:
+    """Arguments for another tool where each parameter the call has no value for is named
+    in the record a listing printed for one of the call's values (`shelf` in "9781710125921
+    | Middlemarch | shelf B3 | fine"), or, for a percentage, is the one the prompt gives
+    ("down by 15%"): the call a policy makes that reads the listing for the bulk tool's
+    arguments. None where a parameter has no such value."""
+    filled = {k: args[k] for k in props if k in args}
+    filled |= {k: v for k, v in known.items() if k in props and k not in filled}
+    records = [r for v in args.values() if isinstance(v, (str, int)) and (r := record_of(v, shown))]
+    for key in (k for k in props if k not in filled):
+        kind = str((props.get(key) or {}).get("type"))
+        label = re.escape(key).replace("_", "[_ ]")
+        found: Any = None
+        for record in records:
+            hit = re.search(rf"(?<![\w-]){label}\"?\s*[:=]?\s*\"?([\w.-]+)", record, re.I)
+            if hit:
+                found = hit.group(1)
+                break
+        if found is None and re.search(r"perc|pct", key, re.I):
+            hit = _PERCENT.search(prompt)
+            found = hit.group(1) if hit else None
+        if found is None:
+            return None
+        if kind in ("integer", "number"):
+            try:
+                found = int(found) if kind == "integer" else float(found)
+            except ValueError:
+                return None
+        filled[key] = found
+    return filled if len(filled) > len({k for k in props if k in args}) else None

@@ -45,6 +45,7 @@ from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
 from proofgym_stack.validation.search.evidence import (
+    collateral,
     counted,
     free_text,
     gained_at,
@@ -442,7 +443,9 @@ class Search:
                         if printed
                         else forbidden_content(p, words_of, frozenset(looks))
                     )
-                    rule = rule or overwrote_another(p)  # another's record taken
+                    # another's record taken; the work and more, the words keeping off the rest
+                    tools = [str(s.get("name")) for s in p.base.pools.tools]
+                    rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
                     if m.source == "alternated":  # a value used twice: the words forbid?
                         rule = used_twice(m, p.honest.control.script, words_of)
                     if m.op == "gather":  # everything in one place: past what it holds?

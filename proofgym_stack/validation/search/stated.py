@@ -25,6 +25,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
@@ -40,6 +41,7 @@ from proofgym_stack.validation.search.rules import (
     stem,
     told_off,
 )
+from proofgym_stack.validation.search.runs import broken_run
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import numbers
 from proofgym_stack.validation.search.withheld import asking_clause, still_withheld
@@ -101,6 +103,7 @@ def acted_on_too(p: Played, words: str) -> str | None:
     return (
         crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
+        or short_grade(m.old, m.new, shown, words)
         or wrong_file_type(str(m.old), str(m.new), words)
     )
 
@@ -119,6 +122,8 @@ def broken_rule(p: Played, words: str) -> str | None:
         or crossed(m.old, m.new, shown, words)
         or marked_off(m.old, m.new, shown)
         or worse_option(m.old, m.new, shown, words, chosen_noun(m.leaf))
+        or short_grade(m.old, m.new, shown, words)
+        or broken_run(p, words)
         or wrong_file_type(str(m.old), str(m.new), words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)

@@ -47,6 +47,12 @@ _ABOVE = re.compile(r"\b(?:spare|extra|more|beyond|over|above|surplus|late|later
 _BELOW = re.compile(r"\b(?:fewer|less|under|below|short|early|earlier)\b", re.I)
 _EITHER = re.compile(r"\b(?:either way|either side|plus or minus|or so)\b|±", re.I)
 _CLAUSE_END = re.compile(r"[.;,:!?\n]")
+#: words that make a requirement a minimum, so that more than it is slack
+_MINIMUM = re.compile(
+    r"\b(?:at least|no fewer than|not fewer than|no less than|not less than|a minimum of|"
+    r"or more)\b",
+    re.I,
+)
 #: the widest allowance read as one stated in so many words (a width probed one by one)
 MAX_ALLOWANCE = 8
 #: how far (doublings) the other side is followed when one side closed at once
@@ -152,6 +158,8 @@ class Tolerances:
         whole = all(
             isinstance(v, int) and not isinstance(v, bool) for v in (p.mutant.old, p.mutant.new)
         )
+        if self.minimum_met(p, sides):
+            return (min(ends), max(ends))
         if whole and any(at_once) and not all(at_once) and await self.stated_allowance(p, sides):
             return (min(ends), max(ends))
         if whole and not any(at_once) and await self.allowance_one_side_only(p, sides):
@@ -173,6 +181,17 @@ class Tolerances:
         ):
             return None
         return (min(ends), max(ends))
+
+    def minimum_met(self, p: Played, sides: list[tuple[float | None, str, int]]) -> bool:
+        """Whether honest play's value stands exactly at a minimum the task's words state:
+        the verifier fails one step below at once and pays at least one step above, where
+        the words make a requirement a minimum ("bring the target machine up to at least the
+        number of notes asked for"). More than the minimum, as far as the verifier pays, is
+        the slack the words allow, not another answer accepted."""
+        (_, _, k_up), (_, down, k_down) = sides
+        if down != "fails" or k_down != 0 or k_up == 0:
+            return False
+        return _MINIMUM.search(task_words(self.ctx.env, p.base.task)) is not None
 
     async def allowance_one_side_only(
         self, p: Played, sides: list[tuple[float | None, str, int]]

@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
+from proofgym_stack.validation.search.runs import sequence_options
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -186,6 +187,9 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     found = siblings(value, pools.shown, limit=64)
     singled = singled_out(value, pools.printed)
     ranked = [v for v in found if v in singled] + [v for v in found if v not in singled]
+    # a day of the week, a month: the calendar is a listing too, and the one a policy
+    # knows before any tool prints it
+    ranked = [*sequence_options(value), *ranked]
     out: list[Candidate] = [("option", v) for v in ranked[:MAX_SIBLINGS]]
     if isinstance(value, bool):
         out.append(("boundary", not value))

@@ -1,0 +1,153 @@
+"""A failing control respelled: the same request in another spelling the tool reads alike must
+still fail.
+
+A failing control (`violation_*`) sends a value a rule refuses: a draft mailed to the client
+among the team ("a@studio.com, b@studio.com, client@firm.com"). The same value written another
+way that the tool takes as the same request (its list separated by semicolons where it was
+commas, when the argument's description lists both; the value in other letter case, or
+padded with spaces), answered by every tool with the same output as before, and leaving what
+the `observes` tools show the same, is the same action; a verifier that judges what was
+done refuses it again. One that pays it reads the policy's spelling, not the action: a rule
+that parses the field otherwise than the tool that acts on it (a split on commas alone), a
+forbidden value searched for in one case.
+
+Where the separator changes, the members are also tried in reversed order, and the reversed
+list in the original spelling must still fail: the spelling, not the order, made the
+difference.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.orders import shown_world
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.steps import observations, reference_script
+
+if TYPE_CHECKING:
+    from proofgym_stack.validation.context import Context
+
+NAME = "steps:violation_respelled"
+MAX_TASKS = 2
+#: respellings tried per failing control
+MAX_SPELLINGS = 6
+#: separators a list of values is commonly written with, named as its description names them
+_SEPARATORS = {",": r"\bcomma", ";": r"\bsemi-?colon", "|": r"\b(?:pipe|vertical bar)"}
+_SPLIT = re.compile(r"\s*([,;|])\s*")
+
+Slot = tuple[int, int]
+
+
+def _listed_separators(description: str) -> list[str]:
+    """The separators an argument's description says the tool accepts ("separated by commas
+    or semicolons")."""
+    return [sep for sep, word in _SEPARATORS.items() if re.search(word, description, re.I)]
+
+
+def spellings(value: str, description: str, cased: bool = True) -> list[tuple[str, str | None]]:
+    """Other spellings of `value` the tool should read alike: (the respelling, the same
+    members in the original spelling that must still fail, or None where the order is
+    kept). Separator swaps only among the separators the description lists; other letter
+    case and padding only where `cased` (a look can show the world is the same: case may
+    name another thing, an id `ABC` where the violation sent `abc`)."""
+    out: list[tuple[str, str | None]] = []
+    parts = _SPLIT.split(value)
+    members, used = parts[::2], set(parts[1::2])
+    listed = _listed_separators(description)
+    if len(members) >= 2 and all(m.strip() for m in members) and len(used) == 1:
+        (sep,) = used
+        if sep in listed:
+            for other in (s for s in listed if s != sep):
+                out.append((f"{other} ".join(members), None))
+                back = members[::-1]
+                out.append((f"{other} ".join(back), f"{sep} ".join(back)))
+    for respelt in (value.upper(), value.lower(), f"  {value}  ") if cased else ():
+        if respelt != value:
+            out.append((respelt, None))
+    return out
+
+
+def _with(script: Script, slot: Slot, key: str, value: str) -> Script:
+    t, i = slot
+    out = [list(turn) for turn in script]
+    item = dict(out[t][i])
+    item["arguments"] = json.dumps({**call_arguments(item), key: value})
+    out[t][i] = item
+    return out
+
+
+def _descriptions(v: Context, task: Task) -> dict[tuple[str, str], str]:
+    """Each tool argument's description, by (tool, argument)."""
+    out: dict[tuple[str, str], str] = {}
+    for tool in v.env.task_tool_schemas(task):
+        props = (tool.get("parameters") or {}).get("properties") or {}
+        for key, spec in props.items():
+            out[(str(tool.get("name")), key)] = str((spec or {}).get("description", ""))
+    return out
+
+
+async def check_violation_respelled(v: Context) -> None:
+    """Each failing control with a string argument respelled (another separator its
+    description lists, other letter case, padding) must not pass while every call is
+    answered as before and the world shows the same."""
+    tried, problems = 0, []
+    for task in v.tasks[:MAX_TASKS]:
+        described = _descriptions(v, task)
+        reference = reference_script(v, task)
+        looks = observations(v, task, reference) if reference is not None else []
+        for control in v.controls.get(task.task_id, []):
+            if control.expect != "fail" or not control.script:
+                continue
+            failed: RunResult | None = None
+            left = MAX_SPELLINGS
+            for t, i, item in script_calls(control.script):
+                name = str(item.get("name"))
+                for key, value in call_arguments(item).items():
+                    if not isinstance(value, str) or not value.strip():
+                        continue
+                    said = described.get((name, key), "")
+                    for respelt, kept in spellings(value, said, cased=bool(looks)):
+                        if left <= 0:
+                            break
+                        if failed is None:
+                            failed = await v.run(task, control.script, f"{control.name} as written")
+                            if v.passes(failed) or failed.mask_sample:
+                                left = 0  # not a failure to respell
+                                break
+                        left -= 1
+                        tried += 1
+                        base, base_result = control.script, failed
+                        if kept is not None:  # the order alone must not rescue it
+                            base = _with(control.script, (t, i), key, kept)
+                            base_result = await v.run(task, base, f"{control.name} reordered")
+                            if v.passes(base_result) or base_result.mask_sample:
+                                continue
+                        script = _with(control.script, (t, i), key, respelt)
+                        result = await v.run(task, script, f"{control.name} respelled")
+                        if not v.passes(result) or result.mask_sample:
+                            continue
+                        if tool_outputs(result) != tool_outputs(base_result):
+                            continue  # the tool answered otherwise: another request
+                        if await shown_world(v, task, base, looks) != await shown_world(
+                            v, task, script, looks
+                        ):
+                            continue  # the spelling changed the world: the verdict may follow
+                        problems.append(
+                            f"{task.task_id}: {control.name} passed with {name}.{key} written "
+                            f"{json.dumps(respelt)[:80]} instead of {json.dumps(value)[:80]} "
+                            f"(reward {result.reward:g}), every call answered as before"
+                        )
+    if not tried:
+        v.not_applicable(NAME, "no failing control with a string argument to respell")
+        return
+    v.verdict(
+        NAME,
+        not problems,
+        "the verifier pays a failure written another way the tool reads alike (it reads the "
+        "policy's spelling, not what was done): " + "; ".join(problems[:3])
+        if problems
+        else f"{tried} respellings of failing controls' arguments: none passed",
+    )
