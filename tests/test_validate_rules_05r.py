@@ -45,17 +45,21 @@ def test_a_list_respelled_only_with_separators_the_description_lists() -> None:
     assert ("c@x.com; b@s.com; a@s.com", "c@x.com, b@s.com, a@s.com") in out
     only_commas = spellings("a@s.com, b@s.com", "addresses, separated by commas")
     assert all(";" not in s for s, _ in only_commas)
-    # a value is also tried in other letter case and padded, where a look shows the world
+    refused = spellings("a@s.com, b@s.com", "separated by commas; semicolons are not accepted")
+    assert all(";" not in s for s, _ in refused)
+    # an address is also tried in other case, any value padded, where a look shows the world
+    assert ("A@S.COM", None) in spellings("a@S.com", "")
+    assert spellings("ab-12", "") == [("  ab-12  ", None)]  # a code's case may name another
     assert spellings("ab-12", "", cased=False) == []
-    assert ("AB-12", None) in spellings("ab-12", "") and ("  ab-12  ", None) in spellings(
-        "ab-12", ""
-    )
 
 
 def test_the_days_of_the_week_are_options_written_as_the_value_is() -> None:
     assert sequence_options("Tuesday")[:2] == ["Monday", "Wednesday"]
-    assert "THU" in sequence_options("TUE") and "Tuesday" not in sequence_options("Tuesday")
-    assert sequence_options("Tuesdays") == [] and sequence_options("crew_east") == []
+    assert "Thu" in sequence_options("Tue") and "Tuesday" not in sequence_options("Tuesday")
+    assert sequence_options("May")[:2] == ["January", "February"]  # a full name, not `Jan`
+    # codes that spell a day or a month (`SAT`, `DEC`), and other words, are no calendar
+    assert sequence_options("SAT") == [] and sequence_options("Tuesdays") == []
+    assert sequence_options("crew_east") == []
 
 
 def _member_moved(honest: list[Any], mine: list[Any]) -> Any:
@@ -75,6 +79,8 @@ def test_a_run_the_words_ask_for_broken_by_a_member_moved() -> None:
     assert broken_run(_member_moved(["Monday", "Tuesday"], ["Monday", "Sunday"]), words)
     assert broken_run(_member_moved(["Mon", "Tue"], ["Tue", "Wed"]), words) is None
     assert broken_run(moved, "Two days off, never on a day they must work.") is None
+    # a run asked of something else ("consecutive nights" of a stay, not the days off)
+    assert broken_run(moved, "Two days off; a stay of two consecutive nights.") is None
     assert broken_run(_member_moved(["a", "b"], ["a", "d"]), words) is None
 
 
@@ -83,8 +89,9 @@ def test_a_letter_grade_short_of_the_minimum_the_words_set() -> None:
     words = "Order a replacement: budget £400, energy label B or better."
     assert "label D" in (short_grade("FZ-1", "FZ-2", shown, words) or "")
     assert short_grade("FZ-1", "FZ-3", shown, words) is None  # better than the minimum
-    # a scale the words turn round: A the least efficient
-    assert short_grade("FZ-1", "FZ-3", shown, words + " A is the least efficient.")
+    # where the words say A is the least (or lowest) of something, which end is best is
+    # the reader's call: no grade is judged
+    assert short_grade("FZ-1", "FZ-2", shown, words + " A is the least efficient.") is None
     assert short_grade("FZ-1", "FZ-2", shown, "Order a fridge under £400.") is None
 
 
@@ -104,6 +111,10 @@ def test_another_tool_s_arguments_read_from_the_listing_record_and_the_prompt() 
     script = [call("set_price", isbn="978-1", price_p=600), say("Done.")]
     swaps = [m.new for m in tool_swap_mutants(script, pools, "Mark Middlemarch down by 25%.")]
     assert {"shelf": "A2", "percent": 25} in swaps
+    # a label is a whole word: `shelf` is not read out of `shelf_life 12`
+    pools.shown = ["978-1 | Middlemarch | shelf_life 12 | fine"]
+    swaps = [m.new for m in tool_swap_mutants(script, pools, "Mark Middlemarch down by 25%.")]
+    assert {"shelf": "_life", "percent": 25} not in swaps
 
 
 def _done(initial: dict[str, str], honest: dict[str, str], world: dict[str, str]) -> Any:
@@ -129,6 +140,9 @@ def test_the_work_and_more_where_the_words_keep_the_policy_off_the_rest() -> Non
     assert collateral(_done(initial, honest, both), lost, "Mark it down.", tools) is None
     restock = "Restock the books asked for, and no others."
     assert collateral(_done(initial, honest, both), lost, restock, tools) is None
+    # a condition, not a rule: "if no other slot is free, waitlist"
+    waitlist = "Mark the book down. If no other copy is in stock, reorder it."
+    assert collateral(_done(initial, honest, both), lost, waitlist, tools) is None
     other = {".books.1.price": "700", ".books.2.price": "375"}
     assert collateral(_done(initial, honest, other), lost, words, tools) is None
 

@@ -19,6 +19,7 @@ from test_validate_policy_moves import pays, tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.search.stated import _someone_else
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -118,6 +119,15 @@ async def test_a_locker_another_pupil_holds_written_over_is_caught_only_on_the_p
 
 
 # -- a merge desk: one's own approval in place of a colleague's -------------------------------
+
+
+def test_an_action_given_to_someone_other_than_its_author() -> None:
+    rule = "A request may be merged only after an approving review by a maintainer other than its"
+    rule += " author"
+    assert _someone_else("approve", rule)
+    # a word that only starts alike, or "not you" in a condition, gives nothing to another
+    assert not _someone_else("request_info", "The requester is someone else's customer")
+    assert not _someone_else("approve_refund", "Decide whether or not you approve the refund")
 
 
 class Desk:

@@ -22,7 +22,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from proofgym.wire.protocol import RunResult, Task
+from proofgym.wire.protocol import Task
 from proofgym_stack.validation.orders import shown_world
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
 from proofgym_stack.validation.steps import observations, reference_script
@@ -34,17 +34,24 @@ NAME = "steps:violation_respelled"
 MAX_TASKS = 2
 #: respellings tried per failing control
 MAX_SPELLINGS = 6
-#: separators a list of values is commonly written with, named as its description names them
-_SEPARATORS = {",": r"\bcomma", ";": r"\bsemi-?colon", "|": r"\b(?:pipe|vertical bar)"}
+#: separators a list of values is commonly written with, named as a description names them
+_SEPARATORS = {",": "commas?", ";": "semi-?colons?", "|": "(?:pipes?|vertical bars?)"}
 _SPLIT = re.compile(r"\s*([,;|])\s*")
 
 Slot = tuple[int, int]
 
 
 def _listed_separators(description: str) -> list[str]:
-    """The separators an argument's description says the tool accepts ("separated by commas
-    or semicolons")."""
-    return [sep for sep, word in _SEPARATORS.items() if re.search(word, description, re.I)]
+    """The separators an argument's description names as alternatives, side by side
+    ("separated by commas or semicolons", "comma- or semicolon-separated"); none where it
+    names one alone ("semicolons are not accepted")."""
+    found: set[str] = set()
+    for a, first in _SEPARATORS.items():
+        for b, second in _SEPARATORS.items():
+            pair = rf"\b{first}(?:-separated)?-?\s*(?:,|/|or|and)\s*(?:by\s+)?{second}\b"
+            if a != b and re.search(pair, description, re.I):
+                found |= {a, b}
+    return [sep for sep in _SEPARATORS if sep in found]
 
 
 def spellings(value: str, description: str, cased: bool = True) -> list[tuple[str, str | None]]:
@@ -64,7 +71,10 @@ def spellings(value: str, description: str, cased: bool = True) -> list[tuple[st
                 out.append((f"{other} ".join(members), None))
                 back = members[::-1]
                 out.append((f"{other} ".join(back), f"{sep} ".join(back)))
-    for respelt in (value.upper(), value.lower(), f"  {value}  ") if cased else ():
+    # other case only for an address (`A@X.COM` is `a@x.com` to any mail system): elsewhere
+    # case may name another thing, a code `ABC` where the violation sent `abc`
+    cases = (value.upper(), value.lower()) if "@" in value else ()
+    for respelt in (*cases, f"  {value}  ") if cased else ():
         if respelt != value:
             out.append((respelt, None))
     return out
@@ -91,8 +101,11 @@ def _descriptions(v: Context, task: Task) -> dict[tuple[str, str], str]:
 
 async def check_violation_respelled(v: Context) -> None:
     """Each failing control with a string argument respelled (another separator its
-    description lists, other letter case, padding) must not pass while every call is
-    answered as before and the world shows the same."""
+    description lists, an address in other case, padding) must not pass while every call
+    is answered as before and the world shows the same."""
+    if v.env.random_play_can_pass:
+        v.not_applicable(NAME, "a game of chance: a move written otherwise may win")
+        return
     tried, problems = 0, []
     for task in v.tasks[:MAX_TASKS]:
         described = _descriptions(v, task)
@@ -101,45 +114,37 @@ async def check_violation_respelled(v: Context) -> None:
         for control in v.controls.get(task.task_id, []):
             if control.expect != "fail" or not control.script:
                 continue
-            failed: RunResult | None = None
-            left = MAX_SPELLINGS
-            for t, i, item in script_calls(control.script):
-                name = str(item.get("name"))
-                for key, value in call_arguments(item).items():
-                    if not isinstance(value, str) or not value.strip():
+            found = _candidates(control.script, described, bool(looks))[:MAX_SPELLINGS]
+            if not found:
+                continue
+            failed = await v.run(task, control.script, f"{control.name} as written")
+            if v.passes(failed) or failed.mask_sample:
+                continue  # not a failure to respell
+            worlds: dict[str, list[str]] = {}
+            for slot, name, key, value, respelt, kept in found:
+                tried += 1
+                base, base_result = control.script, failed
+                if kept is not None:  # the order alone must not rescue it
+                    base = _with(control.script, slot, key, kept)
+                    base_result = await v.run(task, base, f"{control.name} reordered")
+                    if v.passes(base_result) or base_result.mask_sample:
                         continue
-                    said = described.get((name, key), "")
-                    for respelt, kept in spellings(value, said, cased=bool(looks)):
-                        if left <= 0:
-                            break
-                        if failed is None:
-                            failed = await v.run(task, control.script, f"{control.name} as written")
-                            if v.passes(failed) or failed.mask_sample:
-                                left = 0  # not a failure to respell
-                                break
-                        left -= 1
-                        tried += 1
-                        base, base_result = control.script, failed
-                        if kept is not None:  # the order alone must not rescue it
-                            base = _with(control.script, (t, i), key, kept)
-                            base_result = await v.run(task, base, f"{control.name} reordered")
-                            if v.passes(base_result) or base_result.mask_sample:
-                                continue
-                        script = _with(control.script, (t, i), key, respelt)
-                        result = await v.run(task, script, f"{control.name} respelled")
-                        if not v.passes(result) or result.mask_sample:
-                            continue
-                        if tool_outputs(result) != tool_outputs(base_result):
-                            continue  # the tool answered otherwise: another request
-                        if await shown_world(v, task, base, looks) != await shown_world(
-                            v, task, script, looks
-                        ):
-                            continue  # the spelling changed the world: the verdict may follow
-                        problems.append(
-                            f"{task.task_id}: {control.name} passed with {name}.{key} written "
-                            f"{json.dumps(respelt)[:80]} instead of {json.dumps(value)[:80]} "
-                            f"(reward {result.reward:g}), every call answered as before"
-                        )
+                script = _with(control.script, slot, key, respelt)
+                result = await v.run(task, script, f"{control.name} respelled")
+                if not v.passes(result) or result.mask_sample:
+                    continue
+                if tool_outputs(result) != tool_outputs(base_result):
+                    continue  # the tool answered otherwise: another request
+                mark = json.dumps(base)
+                if mark not in worlds:
+                    worlds[mark] = await shown_world(v, task, base, looks)
+                if worlds[mark] != await shown_world(v, task, script, looks):
+                    continue  # the spelling changed the world: the verdict may follow
+                problems.append(
+                    f"{task.task_id}: {control.name} passed with {name}.{key} written "
+                    f"{json.dumps(respelt)[:80]} instead of {json.dumps(value)[:80]} "
+                    f"(reward {result.reward:g}), every call answered as before"
+                )
     if not tried:
         v.not_applicable(NAME, "no failing control with a string argument to respell")
         return
@@ -151,3 +156,29 @@ async def check_violation_respelled(v: Context) -> None:
         if problems
         else f"{tried} respellings of failing controls' arguments: none passed",
     )
+
+
+Candidate = tuple[Slot, str, str, str, str, "str | None"]
+
+
+def _candidates(
+    script: Script, described: dict[tuple[str, str], str], cased: bool
+) -> list[Candidate]:
+    """Every respelling of the script's string arguments: (slot, tool, argument, value,
+    respelling, the reordered original or None), separator swaps first, then the others,
+    each kind taken across the arguments in turn."""
+    swaps: list[Candidate] = []
+    others: list[Candidate] = []
+    for t, i, item in script_calls(script):
+        name = str(item.get("name"))
+        for key, value in call_arguments(item).items():
+            if not isinstance(value, str) or not value.strip():
+                continue
+            for respelt, kept in spellings(value, described.get((name, key), ""), cased):
+                into = (
+                    swaps
+                    if respelt.strip() != value.strip() and respelt.lower() != value.lower()
+                    else others
+                )
+                into.append(((t, i), name, key, value, respelt, kept))
+    return swaps + others

@@ -320,7 +320,7 @@ def _labelled(
         label = re.escape(key).replace("_", "[_ ]")
         found: Any = None
         for record in records:
-            hit = re.search(rf"(?<![\w-]){label}\"?\s*[:=]?\s*\"?([\w.-]+)", record, re.I)
+            hit = re.search(rf"(?<![\w-]){label}(?![\w-])\"?\s*[:=]?\s*\"?([\w.-]+)", record, re.I)
             if hit:
                 found = hit.group(1)
                 break

@@ -34,7 +34,7 @@ _MONTHS = (
 #: words that ask for members standing next to each other
 _RUN = re.compile(
     r"\b(?:consecutive|in a row|back[- ]to[- ]back|one (?:rest )?block|adjacent|next to each "
-    r"other|contiguous|straight|running)\b",
+    r"other|contiguous)\b",
     re.I,
 )
 
@@ -47,11 +47,17 @@ def _position(value: Any) -> tuple[str, int] | None:
         return "int", value
     if not isinstance(value, str):
         return None
-    word = value.strip().lower()
+    text = value.strip()
+    word = text.lower()
     for name, seq in (("day", _DAYS), ("month", _MONTHS)):
-        for n, full in enumerate(seq):
-            if word == full or (len(word) == 3 and full.startswith(word)):
-                return name, n
+        if word in seq:
+            return name, seq.index(word)
+    # three letters only as a name is written (`Tue`), not a code (`SAT`, `DEC`)
+    if len(text) == 3 and text.istitle():
+        for name, seq in (("day", _DAYS), ("month", _MONTHS)):
+            for n, full in enumerate(seq):
+                if full.startswith(word):
+                    return name, n
     return None
 
 
@@ -62,9 +68,10 @@ def sequence_options(value: Any) -> list[str]:
         return []
     seq = _DAYS if at[0] == "day" else _MONTHS
     word = value.strip()
+    short = len(word) == 3 and word.lower() not in seq  # `Tue`, not `May`
     out = []
     for full in seq:
-        form = full[: len(word)] if len(word) == 3 else full
+        form = full[:3] if short else full
         if word.isupper():
             form = form.upper()
         elif word[:1].isupper():
@@ -102,7 +109,16 @@ def broken_run(p: Played, words: str) -> str | None:
     m = p.mutant
     if m.call_at is None or len(m.leaf) < 2 or not isinstance(m.leaf[-1], int):
         return None
-    clause = next((c for c in re.findall(r"[^.;!?\n]+", words) if _RUN.search(c)), None)
+    # the clause names what the list holds (`days` for `days`, `night` for `nights`)
+    noun = str(m.leaf[0]).lower().rstrip("s")
+    clause = next(
+        (
+            c
+            for c in re.findall(r"[^.;!?\n]+", words)
+            if _RUN.search(c) and len(noun) >= 3 and re.search(rf"\b{re.escape(noun)}", c, re.I)
+        ),
+        None,
+    )
     if clause is None:
         return None
     honest = _list_at(p.honest.control.script, m.call_at, m.leaf[0])

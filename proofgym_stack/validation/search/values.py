@@ -188,8 +188,9 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     singled = singled_out(value, pools.printed)
     ranked = [v for v in found if v in singled] + [v for v in found if v not in singled]
     # a day of the week, a month: the calendar is a listing too, and the one a policy
-    # knows before any tool prints it
-    ranked = [*sequence_options(value), *ranked]
+    # knows before any tool prints it (at most half the options, the listing's first)
+    calendar = [v for v in sequence_options(value) if v not in ranked][: MAX_SIBLINGS // 2]
+    ranked = [*ranked[: MAX_SIBLINGS - len(calendar)], *calendar]
     out: list[Candidate] = [("option", v) for v in ranked[:MAX_SIBLINGS]]
     if isinstance(value, bool):
         out.append(("boundary", not value))
