@@ -26,10 +26,11 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.respelled import spellings
+from proofgym_stack.validation.search.calendar import sequence_options
 from proofgym_stack.validation.search.evidence import collateral
 from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.other_calls import tool_swap_mutants
-from proofgym_stack.validation.search.runs import broken_run, sequence_options
+from proofgym_stack.validation.search.runs import broken_run
 from proofgym_stack.validation.search.values import Pools
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from proofgym_stack.validation.search.calendar import sequence_options
 from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
-from proofgym_stack.validation.search.runs import sequence_options
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
