@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.orders import shown_world
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls, tool_outputs
+from proofgym_stack.validation.search.mutants import with_call
 from proofgym_stack.validation.steps import observations, reference_script
 
 if TYPE_CHECKING:
@@ -81,12 +82,9 @@ def spellings(value: str, description: str, cased: bool = True) -> list[tuple[st
 
 
 def _with(script: Script, slot: Slot, key: str, value: str) -> Script:
+    """`script` with the call at `slot` given `value` for `key` (its other arguments kept)."""
     t, i = slot
-    out = [list(turn) for turn in script]
-    item = dict(out[t][i])
-    item["arguments"] = json.dumps({**call_arguments(item), key: value})
-    out[t][i] = item
-    return out
+    return with_call(script, t, i, {**call_arguments(script[t][i]), key: value})
 
 
 def _descriptions(v: Context, task: Task) -> dict[tuple[str, str], str]:
