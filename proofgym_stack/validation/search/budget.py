@@ -35,7 +35,17 @@ def within_budget(found: list[Mutant], budget: int, rng: random.Random) -> list[
 
 #: the sources drawn first in their group
 FIRST = frozenset(
-    {"schema", "option", "fraction", "other_task", "asked", "copied_whole", "quoted", "listing"}
+    {
+        "schema",
+        "option",
+        "fraction",
+        "other_task",
+        "asked",
+        "copied_whole",
+        "quoted",
+        "listing",
+        "held",
+    }
 )
 
 

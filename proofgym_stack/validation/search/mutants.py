@@ -12,7 +12,9 @@ from (`source`). The operators:
   `values.candidates`: what the tools printed, the prompt's words and numbers, the schemas'
   words, the type's boundary values, the string shortened, the common prefix of that
   argument across tasks, wildcards; first, the number the prompt asked for this thing where
-  honest play sent another (`values.asked_numbers`);
+  honest play sent another (`values.asked_numbers`), and the amount a tool printed beside
+  the thing the call names (`held.held_numbers`: the whole stock, where honest play moved
+  a part);
 - `list_drop`, `list_duplicate`, `list_reorder`, `list_empty`: members of a list argument;
   `dict_drop`: a key of an object argument;
 - `split` (a list argument's members sent one call each) and `merge` (calls of one tool
@@ -58,6 +60,7 @@ from proofgym_stack.validation.scripts import (
     set_at,
 )
 from proofgym_stack.validation.search.counts import counts_whole_things
+from proofgym_stack.validation.search.held import held_numbers
 from proofgym_stack.validation.search.options import singled_out
 from proofgym_stack.validation.search.values import (
     Pools,
@@ -177,6 +180,7 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
             singled = singled_out(value, pools.printed)
             asked = [("asked", n) for n in asked_numbers(value, args, pools.prompt_text)]
             asked += [("asked", v) for v in asked_alike(value, pools.prompt_text)]
+            asked += [("held", v) for v in held_numbers(value, args, pools.shown)]
             for source, new in asked + candidates(leaf_key(path), value, pools):
                 if source == "fraction" and not counts_whole_things(
                     leaf_key(path), name, pools.tools

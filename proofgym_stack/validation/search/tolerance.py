@@ -6,7 +6,9 @@ is probed by doubling steps until the reward is lost (`Tolerances.window`); what
 matters: the verifier (its edge) or the tool (its own input rule, not the verifier's). A
 window the verifier closes on one side only is a bound with slack (at least what is needed);
 one it closes at once on one side and only far out on the other, or a whole number worked
-out and paid one step to one side only, is another answer accepted, not a tolerance.
+out and paid one step to one side only, is another answer accepted, not a tolerance. A
+window is one interval: a mutant's value paid past a value the verifier fails on the way
+(`Tolerances.unbroken`) lies outside it, whatever the doubling probes stepped over.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class Tolerances:
         self.ctx = ctx
         self.play = play
         self.windows: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+        #: the outcome of each value probed between a control's value and a mutant's
+        self.between: dict[tuple[Any, ...], str] = {}
 
     async def honest_number(self, p: Played) -> bool:
         """Whether a numeric argument mutant (or a number copied again, `acted_on`) lies
@@ -120,7 +124,27 @@ class Tolerances:
         if key not in self.windows:
             self.windows[key] = await self.window(p, float(m.old), float(m.new))
         window = self.windows[key]
-        return window is not None and window[0] < float(m.new) < window[1]
+        inside = window is not None and window[0] < float(m.new) < window[1]
+        return inside and await self.unbroken(p)
+
+    async def unbroken(self, p: Played) -> bool:
+        """Whether the values between the control's and the mutant's pay too: a tolerance
+        or a minimum's slack is one interval, so a value the verifier fails on the way (half
+        way, or one whole step short of the mutant's) shows the mutant paid past a gap the
+        doubling probes stepped over (a donor emptied to zero, which a verifier dropping
+        zeros never checks, where one note left fails)."""
+        m = p.mutant
+        old, new = float(m.old), float(m.new)
+        probes = [old + (new - old) / 2]
+        if isinstance(m.old, int) and abs(new - old) > 2:
+            probes.append(new - math.copysign(1, new - old))
+        for value in probes:
+            key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf, value)
+            if key not in self.between:
+                self.between[key] = await self.passes_with(p, value)
+            if self.between[key] == "fails":
+                return False
+        return True
 
     async def window(self, p: Played, old: float, new: float) -> tuple[float, float] | None:
         """The nearest value on each side of `old` the verifier fails, or None when the value

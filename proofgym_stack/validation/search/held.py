@@ -1,0 +1,63 @@
+"""The amount a named thing holds: the numbers a tool printed beside the record a call names.
+
+Where a call sends a number together with the name of a thing (`move_notes(from_atm="STATION",
+notes=900)`) and a tool printed that thing's line ("STATION: 1700"), the numbers on that line
+are what a policy reading the listing tries for that number first: all of it, the whole
+stock, the full balance, the line's own count. Honest play sent a part; the search tries the
+whole (`held`), which is where a rule about what must be left behind is tested.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from proofgym_stack.validation.search.values import NUMBER
+
+#: numbers read off one line at most: a line with more is a table row of many columns
+MAX_ON_LINE = 3
+#: candidates per number sent
+LIMIT = 4
+#: a name shorter than this is no record's name (a unit, a flag)
+MIN_NAME = 2
+
+
+def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any]:
+    """For a number a call sent beside text arguments: the numbers printed on the lines that
+    name one of those texts as a whole word (and no other of the call's texts), other than the
+    number sent, typed like it. Empty for anything but a plain number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    names = [v.strip() for v in args.values() if isinstance(v, str) and len(v.strip()) >= MIN_NAME]
+    if not names:
+        return []
+    found: list[Any] = []
+    for text in shown:
+        for line in text.splitlines():
+            named = [n for n in names if _names(line, n)]
+            if len(named) != 1:
+                continue  # a line naming two of the call's things is a move between them
+            rest = _without(line, named[0])
+            printed = [float(n) for n in NUMBER.findall(rest)]
+            if not printed or len(printed) > MAX_ON_LINE:
+                continue
+            for n in printed:
+                typed = _like(n, value)
+                if typed is not None and typed != value and typed not in found and typed > 0:
+                    found.append(typed)
+    return found[:LIMIT]
+
+
+def _names(line: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", line) is not None
+
+
+def _without(line: str, name: str) -> str:
+    """The line with the name cut out (its own digits are no amount: `BAY-12`)."""
+    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", line)
+
+
+def _like(n: float, value: int | float) -> int | float | None:
+    if isinstance(value, int):
+        return int(n) if n == int(n) else None
+    return n
