@@ -18,6 +18,7 @@ from proofgym_stack.validation.context import Context
 from proofgym_stack.validation.leaks import (
     Leak,
     Secret,
+    discovered,
     find,
     first_leak,
     rollout_leaks,
@@ -309,6 +310,10 @@ async def check_leakage(ctx: Context) -> None:
                 found.append(leak)
     asked: dict[tuple[str, ...], bool] = {}  # a call made again elsewhere, once
     outputs = outputs_by_task(ctx.results)
+    # a value honest play reads from a tool and sends on is a fact to discover, no secret
+    read: set[tuple[str, str]] = set()
+    for task in ctx.tasks:
+        read |= discovered(ctx.reference_result(task.task_id), secrets_of(task, fields))
     for result in ctx.results:
         played = tasks.get(result.task_id)
         if played is None:
@@ -317,14 +322,22 @@ async def check_leakage(ctx: Context) -> None:
         found += [
             leak
             for leak in rollout_leaks(result, secrets_of(played, fields), label)
+            if leak.call is None or (leak.field, leak.call[0]) not in read
             if not shown_not_as_the_truth(leak, played, ctx.tasks, outputs)
             and not await computed(ctx, leak, tasks, asked)
         ]
+    aside = (
+        " (what "
+        + ", ".join(f"{tool} prints of {field}" for field, tool in sorted(read))
+        + " the reference reads and sends on: facts to discover, not secrets)"
+        if read
+        else ""
+    )
     ctx.verdict(
         "no_ground_truth_leak",
         not found,
         "; ".join(leak.describe() for leak in found[:3])
-        or f"secret fields {', '.join(fields)} never shown in {len(ctx.results)} rollouts",
+        or f"secret fields {', '.join(fields)} never shown in {len(ctx.results)} rollouts{aside}",
     )
 
 

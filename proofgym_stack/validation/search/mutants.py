@@ -91,6 +91,8 @@ class Mutant:
     #: an option another listing singles out (printed where the honest value is not: the
     #: plots under a hold, the team's mentor): one a policy reading the listings tries first
     first: bool = False
+    #: for a retry (`retry.py`): what the tool answered the call it retries with
+    note: str = ""
 
     @property
     def honest_kind(self) -> bool:

@@ -151,6 +151,8 @@ def _slot(value: Any, record: str) -> str | int | None:
     fields = _fields(record)
     if isinstance(value, str) and text.strip() in fields:  # a delimited row's whole field
         return f"{_FIELD}{fields.index(text.strip())}"
+    if isinstance(value, str) and " " in text.strip() and _head(record) == text.strip():
+        return _HEAD  # a row's label of several words ("Garden Party Tents: seats 120")
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
@@ -159,6 +161,16 @@ def _slot(value: Any, record: str) -> str | int | None:
 
 #: the mark of a slot that is a delimited row's field by its place (not a JSON key)
 _FIELD = "|field "
+#: the mark of a slot that is a row's label, before its colon
+_HEAD = "|head"
+_LABELLED = re.compile(r"\s*(?:[-*\u2022]\s+|\d{1,3}[.)]\s+)?([^:|\t]{1,60}?)\s*:\s")
+
+
+def _head(record: str) -> str | None:
+    """A row's label: what stands before its first colon ("Garden Party Tents: seats 120,
+    £900"), past a bullet or a number; None where there is none."""
+    found = _LABELLED.match(record)
+    return found.group(1).strip() if found else None
 
 
 def _fields(record: str) -> list[str]:
@@ -252,6 +264,9 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
         if isinstance(like, str):
             return whole if 1 <= len(whole.split()) <= 4 else None
         return _field_value(whole, 0, like) if len(whole.split()) == 1 else None
+    if at == _HEAD:
+        head = _head(record)
+        return head if head and isinstance(like, str) and 1 <= len(head.split()) <= 5 else None
     if isinstance(at, str) and at.startswith(_FIELD):  # the same place of another row
         fields, n = _fields(record), int(at[len(_FIELD) :])
         field = fields[n] if n < len(fields) else ""

@@ -92,15 +92,17 @@ from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
+from proofgym_stack.validation.search.retry import bypassed, described, retried
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
     forbidden_content,
     past_a_limit,
+    reused,
     stated,
-    used_twice,
 )
 from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
+from proofgym_stack.validation.search.targets import Targets
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
 from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
@@ -147,8 +149,8 @@ class Search:
         self._seen: dict[int, Callable[[RunResult], bool]] = {}
         #: whether the verifier grades a tool's like calls as a share (`shares`)
         self.shares = Shares(ctx)
-        #: a task's id -> the world its reference leaves and the untouched one (`steered`)
-        self._target_worlds: dict[str, tuple[World, World] | None] = {}
+        #: each target task's honest and untouched worlds (`targets.steered`)
+        self.targets = Targets(ctx, self.play)
 
     async def play(
         self, task: Task, script: Script, label: str
@@ -190,6 +192,7 @@ class Search:
         )
         again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
+        extra += self.follow_ups(retried(plain))  # a refused call tried again, beside it
         for m, honest, base in aside[: every.MAX_EVERY]:
             self._follow[id(m)] = (honest, base)
             extra.append(m)
@@ -312,6 +315,9 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
+            if why := bypassed(p, described(p.base.pools.tools, m.site)):
+                self.found("another_world", PAYS, p, why)
+                continue
             if m.source == every.SOURCE and await every.overrides(p, self.play):
                 continue  # the last option kept: another option chosen, judged as one
             unjudged = graded_option or free_option or in_region or no_effect(p)
@@ -341,9 +347,7 @@ class Search:
                     p.honest.control.script, words_of
                 )
                 continue
-            where = passed_over_paths(
-                p, task_words(ctx.env, p.base.task), ctx.env.observing_tools(p.base.task)
-            )
+            where = passed_over_paths(p, words_of, looks)
             if (
                 where
                 and m.op == "one_more"
@@ -375,6 +379,10 @@ class Search:
                     continue
                 if m.op not in ("tool_swap", "undo", "one_more"):
                     continue  # a value said beside the answer, or left out, is no other finding
+            if m.source == "alternated" and (reuse := reused(p, words_of, looks)):
+                self.found("stated_rule", PAYS, p, f"full reward: {reuse[0]}")
+                self._still[id(self.findings[-1])] = reuse[1]
+                continue
             aliased = m.op == "alias" and graded(m.site, failed_sites)
             if aliased and await probes.alias_pays(p, self.play, self.ctx.passes):
                 gone = lost(p.record.world, p.honest.world, p.base.ignored)
@@ -446,8 +454,7 @@ class Search:
                     # another's record taken; the work and more, the words keeping off the rest
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
-                    if m.source == "alternated":  # a value used twice: the words forbid?
-                        rule = used_twice(m, p.honest.control.script, words_of)
+                    rule = None if m.source == "alternated" else rule  # judged by `reused`
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
                         texts = [words_of, *p.base.pools.shown]
@@ -513,7 +520,7 @@ class Search:
             result, record = await self.play(target, p.mutant.script, "search: another truth")
             if (
                 self.ctx.passes(result)
-                and not await self.steered(p, target, record)
+                and not await self.targets.steered(p, target, record)
                 and not await self.chosen(p, target, result)
             ):
                 self.found(
@@ -530,34 +537,6 @@ class Search:
         if control is None:
             return False
         return await among_accepted(self.ctx, target, p.mutant.script, control.script, result)
-
-    async def steered(self, p: Played, target: Task, record: VerifyRecord | None) -> bool:
-        """Whether the mutant, played on `target`, left exactly the world the target's own
-        reference leaves there (and that world is not the untouched one): the tools steered
-        it, refusing the options that do not fit (berth on every pontoon in turn, and only the
-        one the boat fits takes it), so it did there what honest play does: no other truth."""
-        if record is None:
-            return False
-        honest = await self._honest_world(target)
-        if honest is None or honest[0] == honest[1]:
-            return False
-        world, ignored = honest[0], p.base.ignored
-        return not lost(record.world, world, ignored) and not lost(world, record.world, ignored)
-
-    async def _honest_world(self, task: Task) -> tuple[World, World] | None:
-        """The world `task`'s reference leaves, and the untouched one (played once, kept)."""
-        if task.task_id not in self._target_worlds:
-            control = self.ctx.reference(task.task_id)
-            found: tuple[World, World] | None = None
-            if control is not None:
-                result, honest = await self.play(task, control.script, "search: target's honest")
-                _, untouched = await self.play(
-                    task, [[{"type": "message", "content": ""}]], "search: target untouched"
-                )
-                if self.ctx.passes(result) and honest is not None and untouched is not None:
-                    found = (honest.world, untouched.world)
-            self._target_worlds[task.task_id] = found
-        return self._target_worlds[task.task_id]
 
     async def shrunk(self, found: list[Finding]) -> list[Finding]:
         """Each of the first `pays` findings with its minimal trajectory."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from difflib import SequenceMatcher
 from functools import partial
 
@@ -391,19 +392,34 @@ def _unique_clauses(noun: str) -> re.Pattern[str]:
         rf"(?:two|twice|more than one)"
         rf"|\bone \w+ (?:per|to a|for each) {n}\b"
         rf"|\b(?:each|every) {n} (?:at most |only )?once\b"
-        rf"|\b{n}e?s? (?:must|should) (?:all )?(?:be )?(?:differ|distinct|unique)",
+        rf"|\b{n}e?s? (?:must|should) (?:all )?(?:be )?(?:differ|distinct|unique)"
+        # "each ticket is good for one entry", "a single-use code", "each on their own ticket"
+        rf"|\b(?:each|every|a|one) {n}e?s? (?:is |are )?(?:only )?(?:good|valid) (?:only )?"
+        rf"for (?:one|a single|1)\b"
+        rf"|\bsingle[- ]use {n}"
+        rf"|\b(?:each|every)\b[^.;:]{{0,30}}\b(?:on|with|using) (?:their|his|her|its) own {n}",
         re.I,
     )
 
 
-def used_twice(m: Mutant, honest: Script, words: str) -> str | None:
+#: words of an argument's description that name no thing
+_NOT_NOUNS = frozenset({"the", "this", "that", "with", "from", "each", "which", "what", "name"})
+
+
+def _nouns(key: str, described: str) -> list[str]:
+    """The argument's own noun (`code`) and the nouns its description uses for what it
+    holds ("the ticket's barcode": `ticket`, `barcode`), stemmed; at most four."""
+    words = [key.split(".")[0].split("_")[-1], *re.findall(r"[A-Za-z]{4,}", described)]
+    out = [stem(w.lower()) for w in words if w.lower() not in _NOT_NOUNS]
+    return [n for n in dict.fromkeys(out) if len(n) >= 3][:4]
+
+
+def used_twice(m: Mutant, honest: Script, words: str, described: str = "") -> str | None:
     """For values given in turn over a tool's calls: one used twice where a clause of the
-    words keeps each to one ("no desk may hold two candidates", "one candidate per desk")
-    and honest play used none twice; or None."""
+    words keeps each to one ("no desk may hold two candidates", "one candidate per desk",
+    "each ticket is good for one entry", naming the argument or what its description says
+    it holds) and honest play used none twice; or None."""
     tool, _, key = m.site.partition(".")
-    noun = stem(key.split(".")[0].split("_")[-1])
-    if len(noun) < 3:
-        return None
 
     def values(script: Script) -> list[str]:
         return [
@@ -415,8 +431,30 @@ def used_twice(m: Mutant, honest: Script, words: str) -> str | None:
     mine, theirs = values(m.script), values(honest)
     if len(set(mine)) == len(mine) or len(set(theirs)) < len(theirs):
         return None
-    rule = _unique_clauses(noun)
-    for clause in clauses(words):
-        if rule.search(clause):
-            return f"a {noun} used twice, which the words keep to one ({clause.strip()[:90]!r})"
+    for noun in _nouns(key, described):
+        rule = _unique_clauses(noun)
+        for clause in clauses(words):
+            if rule.search(clause):
+                return f"a {noun} used twice, which the words keep to one ({clause.strip()[:90]!r})"
     return None
+
+
+def reused(
+    p: Played, words: str, looks: frozenset[str] | set[str] = frozenset()
+) -> tuple[str, Callable[[Script], bool]] | None:
+    """For one value given in turn over a tool's calls (`same_value`, alternated), whatever
+    world it left: the rule of the words it breaks (`used_twice`), and what the shrinker
+    keeps true of it, or None. A ticket scanned for two people where each is good for one entry pays
+    on a gate that never marks it used, and leaves the same world as honest play."""
+    m = p.mutant
+    tool, _, key = m.site.partition(".")
+    if tool in looks:
+        return None  # a look made twice on one thing takes nothing twice
+    schema = next((t for t in p.base.pools.tools if t.get("name") == tool), {})
+    prop = ((schema.get("parameters") or {}).get("properties") or {}).get(key) or {}
+    described = str(prop.get("description") or "")
+    honest = p.honest.control.script
+    rule = used_twice(m, honest, words, described)
+    if rule is None:
+        return None
+    return rule, lambda s: used_twice(replace(m, script=s), honest, words, described) is not None

@@ -1,0 +1,135 @@
+"""A refused call tried again another way (the search's retries).
+
+A policy whose call a tool refuses tries again: it flips a flag the schema offers, or sends
+the batch in smaller parts. For each played mutant whose changed call the tool refused (a
+parcel too heavy for Economy, an order past the budget), the search makes that call again
+with each boolean argument flipped, and with each list argument sent one member per call
+(`retried`). Where the retry is accepted and pays, and leaves the world honest play would
+not (the parcel posted by Economy after all), the refusal was a rule the tool enforces on one
+path only (`bypassed`): the flag that lifts it has nothing to do with it (its description
+shares no word with the refusal), or the rule was past a total, not per call (the refusal
+names no limit "per order").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from proofgym_stack.validation.scripts import (
+    call_arguments,
+    call_index,
+    tool_outputs,
+)
+from proofgym_stack.validation.search.budget import FIRST
+from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, with_call
+from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import lost
+
+#: retries played per search, beside the follow-ups' draw
+MAX_RETRIED = 12
+OP = "retry"
+#: a refusal of one call's size, which a policy may meet by sending less per call
+_PER_CALL = re.compile(
+    r"\b(?:per|each|a single|one)\s+(?:\w+\s+)?(?:order|call|request|batch|message|booking|"
+    r"transaction|shipment|parcel|transfer)\b|\bat most \d+\b|\bup to \d+\b|\btoo many\b",
+    re.I,
+)
+_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _refusal(p: Played) -> str | None:
+    """What the tool answered the changed call with, where it refused it."""
+    m = p.mutant
+    if m.op != "argument" or m.call_at is None:
+        return None
+    nth = call_index(m.script, *m.call_at)
+    outputs = tool_outputs(p.result)
+    if nth is None or nth >= len(outputs) or not outputs[nth].startswith("Error:"):
+        return None
+    return outputs[nth]
+
+
+def retried(played: list[Played]) -> list[tuple[Mutant, Played]]:
+    """For each played mutant whose changed call the tool refused: the call made again with
+    each of its booleans flipped, and with each list argument one member per call; each
+    kept with the mutant it retries. At most `MAX_RETRIED`."""
+    out: list[tuple[Mutant, Played]] = []
+    for p in played:
+        refusal = _refusal(p)
+        m = p.mutant
+        if refusal is None or m.call_at is None:
+            continue
+        t, i = m.call_at
+        item = m.script[t][i]
+        name, args = str(item.get("name")), call_arguments(item)
+        # the schema's flags, sent or left to their default (False unless it says)
+        flags = {k: bool(v.get("default", False)) for k, v in _booleans(p, name).items()}
+        flags.update({k: v for k, v in args.items() if isinstance(v, bool)})
+        for key, value in flags.items():
+            if (key,) != m.leaf:
+                script = with_call(m.script, t, i, {**args, key: not value})
+                what = f"{m.what}, refused, then retried with {key}={not value}"
+                out.append((replace(m, script=script, op=OP, what=what, note=refusal), p))
+        for key, value in args.items():
+            if isinstance(value, list) and len(value) >= 2:
+                parts = [_item(name, {**args, key: [member]}) for member in value]
+                script = replaced(m.script, t, i, parts)
+                what = f"{m.what}, refused, then retried one {key} member per call"
+                out.append(
+                    (replace(m, script=script, op=OP, what=what, note=refusal, call_at=None), p)
+                )
+    # the options a listing printed first (Economy for a parcel), junk last (`oak`)
+    out.sort(key=lambda pair: pair[0].source not in FIRST)
+    return out[:MAX_RETRIED]
+
+
+def _booleans(p: Played, tool: str) -> dict[str, dict[str, Any]]:
+    """The boolean parameters of `tool`'s schema, by name."""
+    schema = next((t for t in p.base.pools.tools if t.get("name") == tool), {})
+    props = (schema.get("parameters") or {}).get("properties") or {}
+    return {k: v for k, v in props.items() if isinstance(v, dict) and v.get("type") == "boolean"}
+
+
+def bypassed(p: Played, described: dict[str, str]) -> str | None:
+    """Why a retry that paid is a finding, or None: the world differs from honest play's
+    where the refused change took effect after all, and what made the tool accept it does
+    not answer its refusal (a flag whose description shares no word with the refusal; parts
+    of a batch refused past a total, not a limit per call). `described`: argument name ->
+    its description, for the retried tool."""
+    m = p.mutant
+    if m.op != OP or p.record is None:
+        return None
+    gone = lost(p.record.world, p.honest.world, p.base.ignored)
+    if not gone:
+        return None
+    refusal = m.note
+    flipped = re.search(r"retried with (\w+)=", m.what)
+    if flipped:
+        flag = flipped.group(1)
+        # the tool's common words (`parcel`, in every argument's description) answer nothing
+        common = _words(" ".join(f"{k} {v}" for k, v in described.items() if k != flag))
+        shared = (_words(refusal) & _words(f"{flag} {described.get(flag)}")) - common
+        if shared:
+            return None  # the flag's own words answer the refusal: what it is for
+        how = f"flipping {flipped.group(1)}"
+    else:
+        if _PER_CALL.search(refusal):
+            return None  # a limit per call, met by sending less per call
+        how = "sending it in parts"
+    return (
+        f"full reward with another world at {', '.join(sorted(gone)[:3])}: the tool refused "
+        f"the change ({_short(refusal, 80)}), and {how} made it take it"
+    )
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().rstrip("s") for w in _WORD.findall(text)} - {"error", "with", "that"}
+
+
+def described(tools: list[dict[str, Any]], site: str) -> dict[str, str]:
+    """Argument name -> its schema description, for the tool a site names."""
+    schema = next((t for t in tools if t.get("name") == site.split(".")[0]), {})
+    props = (schema.get("parameters") or {}).get("properties") or {}
+    return {k: str((v or {}).get("description") or "") for k, v in props.items()}
