@@ -21,6 +21,7 @@ from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.retry import per_call
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -230,4 +231,94 @@ async def test_a_refusal_a_flag_lifts_is_found_only_where_the_flag_should_not() 
     assert "search" in failed(plant)
     assert any("refused" in f["why"] for f in plant.findings if f["severity"] == "pays")
     twin = await validate(Bench(), bench_tasks())
+    assert not failed(twin), [v for v in twin.verdicts if not v.passed]
+
+
+# -- a refused failure, sent in parts ---------------------------------------------------------
+
+PRICES = {"premium": 60, "budget": 20}
+
+
+class Props(Environment[dict[str, Any]]):
+    """Order every prop within the budget; an order past what is left is refused."""
+
+    name = "propdesk"
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"ordered": {}, "charges": []}
+
+    def instructions(self, task: Task) -> str:
+        return "Order every prop on the list within the show's budget of £100."
+
+    def record(self, state: dict[str, Any], cost: int) -> None:
+        state["charges"].append(cost)
+
+    @tool
+    def order(self, state: dict[str, Any], supplier: str, props: list[str]) -> str:
+        """Order props from one supplier.
+
+        Args:
+            supplier: premium or budget.
+            props: the props to order.
+        """
+        if supplier not in PRICES:
+            raise ToolError("unknown supplier")
+        cost = PRICES[supplier] * len(props)
+        if sum(state["charges"]) + cost > 100:
+            raise ToolError(f"this order of £{cost} would take the show over its budget")
+        self.record(state, cost)
+        state["ordered"].update({p: supplier for p in props})
+        return f"ordered for £{cost}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        done = set(state["ordered"]) == set(task.task_data["props"])
+        return all_or_nothing(
+            [
+                Check(name="all_ordered", passed=done),
+                Check(name="budget", passed=sum(state["charges"]) <= 100),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        props = task.task_data["props"]
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[call("order", supplier="budget", props=props), say("Ordered.")],
+            ),
+            Control(name="noop_claim", expect="fail", script=[say("Ordered.")]),
+            Control(
+                name="violation_over_budget",
+                expect="fail",
+                script=[call("order", supplier="premium", props=props), say("Ordered.")],
+            ),
+        ]
+
+
+class ChargesLost(Props):
+    """The planted slip: the charge is never recorded (a bare lazy `map`)."""
+
+    def record(self, state: dict[str, Any], cost: int) -> None:
+        map(state["charges"].append, [cost])
+
+
+def prop_tasks() -> list[Task]:
+    rows = []
+    for n in range(4):
+        props = [f"lamp{n}", f"sword{n}", f"clock{n}"]
+        rows.append((f"Order {', '.join(props)}.", {"props": props}))
+    return tasks("propdesk", rows)
+
+
+def test_a_limit_per_call_is_met_by_sending_less_per_call() -> None:
+    assert per_call("Error: at most 5 items per order")
+    assert per_call("Error: too many seats in one booking")
+    assert not per_call("Error: this order of £180 would take the show over its budget")
+
+
+async def test_a_failure_refused_whole_must_not_pay_in_parts() -> None:
+    plant = await validate(ChargesLost(), prop_tasks())
+    assert "steps:refused_failure_in_parts" in failed(plant)
+    twin = await validate(Props(), prop_tasks())
     assert not failed(twin), [v for v in twin.verdicts if not v.passed]

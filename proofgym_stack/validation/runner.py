@@ -56,6 +56,7 @@ from proofgym_stack.validation.honest_variants import (
     false_positives,
     paid_rollouts,
 )
+from proofgym_stack.validation.in_parts import check_refused_failure_in_parts
 from proofgym_stack.validation.information import check_information_flow
 from proofgym_stack.validation.judging import check_judge
 from proofgym_stack.validation.orders import check_order_of_a_failure
@@ -180,6 +181,7 @@ CHECKS: tuple[Check, ...] = (
     Check("steps:no_tool_rescues_a_failure", check_no_tool_rescues),
     Check("steps:order_of_a_failure", check_order_of_a_failure),
     Check("steps:violation_respelled", check_violation_respelled),
+    Check("steps:refused_failure_in_parts", check_refused_failure_in_parts),
     Check("information_flow", check_information_flow),
     Check("floor:lying_pays_no_more_than_admitting", check_lying_pays_no_more),
     Check("search", check_search),
