@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from openai.types.responses import Response
@@ -20,8 +21,10 @@ from test_validate_policy_moves import tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.in_parts import _as_honest
 from proofgym_stack.validation.search.options import siblings
-from proofgym_stack.validation.search.retry import per_call
+from proofgym_stack.validation.search.retry import bypassed, per_call
+from proofgym_stack.validation.search.stated import _nouns, _unique_clauses
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
@@ -322,3 +325,69 @@ async def test_a_failure_refused_whole_must_not_pay_in_parts() -> None:
     assert "steps:refused_failure_in_parts" in failed(plant)
     twin = await validate(Props(), prop_tasks())
     assert not failed(twin), [v for v in twin.verdicts if not v.passed]
+
+
+# -- the calibrations an independent review asked for (helper 47) ------------------------------
+
+
+def test_a_total_is_no_limit_per_call_and_a_batch_cap_is() -> None:
+    for total in (
+        "you may spend at most 500 in total across all orders",
+        "each order must keep the running total within the £500 budget",
+        "a single order may not exceed your remaining budget",
+    ):
+        assert not per_call(total), total
+    for cap in ("batch limit exceeded (max 5)", "you can only send 5 photos at a time"):
+        assert per_call(cap), cap
+
+
+def test_a_period_of_validity_is_no_single_use_and_a_description_names_what_it_holds() -> None:
+    voucher = _unique_clauses("voucher")
+    assert voucher.search("Each voucher is good for one order.")
+    assert not voucher.search("Each voucher is valid for one year from issue.")
+    assert _nouns("code", "the ticket's barcode.") == ["code", "ticket", "barcode"]
+    assert _nouns("room", "Room where the session is held") == ["room"]
+
+
+def _retry(flag: str, refusal: str) -> Any:
+    mutant = SimpleNamespace(
+        op="retry",
+        site="ship.service",
+        note=refusal,
+        what=f'ship: service "standard" -> "economy", refused, then retried with {flag}=True',
+    )
+    world = {".posted.P1": "standard"}
+    return SimpleNamespace(
+        mutant=mutant,
+        record=SimpleNamespace(world={".posted.P1": "economy"}),
+        honest=SimpleNamespace(world=world),
+        base=SimpleNamespace(ignored=set()),
+    )
+
+
+def test_a_flag_whose_own_words_answer_the_refusal_is_what_it_is_for() -> None:
+    refusal = "Error: Economy takes parcels up to 2000 g"
+    described = {
+        "parcel": "the parcel reference",
+        "service": "Economy, Standard or Express",
+        "fragile": "mark the parcel fragile (adds a handling fee)",
+        "heavy_parcel": "declare a parcel over 2000 g for Economy's heavy-goods lane",
+    }
+    assert bypassed(_retry("fragile", refusal), described)
+    assert bypassed(_retry("heavy_parcel", refusal), described) is None
+
+
+def test_parts_that_are_calls_honest_play_makes_correct_a_failure() -> None:
+    reference = [call("order", shop="s", items=["wine"]), call("order", shop="s", items=["toy"])]
+    parts = [
+        item
+        for part in (call("order", shop="s", items=[m]) for m in ("wine", "toy"))
+        for item in part
+    ]
+    assert _as_honest(reference, "order", "items", parts)
+    other = [
+        item
+        for part in (call("order", shop="x", items=[m]) for m in ("wine", "toy"))
+        for item in part
+    ]
+    assert not _as_honest(reference, "order", "items", other)

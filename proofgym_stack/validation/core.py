@@ -311,7 +311,7 @@ async def check_leakage(ctx: Context) -> None:
     asked: dict[tuple[str, ...], bool] = {}  # a call made again elsewhere, once
     outputs = outputs_by_task(ctx.results)
     # a value honest play reads from a tool and sends on is a fact to discover, no secret
-    read: set[tuple[str, str]] = set()
+    read: set[tuple[str, str, str]] = set()
     for task in ctx.tasks:
         read |= discovered(ctx.reference_result(task.task_id), secrets_of(task, fields))
     for result in ctx.results:
@@ -321,23 +321,27 @@ async def check_leakage(ctx: Context) -> None:
         label = ctx.labels.get(result.rollout_id, "a rollout")
         found += [
             leak
-            for leak in rollout_leaks(result, secrets_of(played, fields), label)
-            if leak.call is None or (leak.field, leak.call[0]) not in read
+            for leak in rollout_leaks(result, secrets_of(played, fields), label, read)
             if not shown_not_as_the_truth(leak, played, ctx.tasks, outputs)
             and not await computed(ctx, leak, tasks, asked)
         ]
     aside = (
-        " (what "
-        + ", ".join(f"{tool} prints of {field}" for field, tool in sorted(read))
-        + " the reference reads and sends on: facts to discover, not secrets)"
+        "; not searched: what "
+        + ", ".join(sorted({f"{tool} prints of {field}.{key}" for field, key, tool in read}))
+        + ", which the reference reads and sends on (facts to discover: if so, take them "
+        "out of secret_fields)"
         if read
         else ""
     )
     ctx.verdict(
         "no_ground_truth_leak",
         not found,
-        "; ".join(leak.describe() for leak in found[:3])
-        or f"secret fields {', '.join(fields)} never shown in {len(ctx.results)} rollouts{aside}",
+        (
+            "; ".join(leak.describe() for leak in found[:3])
+            if found
+            else f"secret fields {', '.join(fields)} never shown in {len(ctx.results)} rollouts"
+        )
+        + aside,
     )
 
 

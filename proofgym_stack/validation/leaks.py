@@ -287,34 +287,65 @@ def tool_outputs_in_order(result: RunResult) -> Iterator[tuple[str, str, str, st
             yield name, str(item.get("output", "")), "\n".join(said), args
 
 
-def rollout_leaks(result: RunResult, secrets: list[Secret], label: str) -> list[Leak]:
-    """Leaks in the tool outputs and errors of one rollout (`label` names it)."""
+def rollout_leaks(
+    result: RunResult,
+    secrets: list[Secret],
+    label: str,
+    discovered_by: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset(),
+) -> list[Leak]:
+    """Leaks in the tool outputs and errors of one rollout (`label` names it). A secret of
+    `discovered_by` ((field, leaf key, tool): a fact to discover, `discovered`) is not
+    searched for in that tool's outputs; it still is in its errors."""
     leaks = []
     for i, (name, output, said, args) in enumerate(tool_outputs_in_order(result), 1):
         kind = "error" if output.startswith("Error") else "output"
-        leak = first_leak(output, secrets, said, f"{label}, {name} {kind} #{i}", result.task_id)
+        kept = [
+            s for s in secrets if kind == "error" or (s.field, s.key, name) not in discovered_by
+        ]
+        leak = first_leak(output, kept, said, f"{label}, {name} {kind} #{i}", result.task_id)
         if leak is not None:
             leaks.append(replace(leak, call=(name, args), output=output))
     return leaks
 
 
-def discovered(result: RunResult | None, secrets: list[Secret]) -> set[tuple[str, str]]:
-    """(secret field, tool) for each secret honest play itself reads from a tool's output and
-    sends on in a later call (a ticket's barcode `lookup` prints, scanned with `admit`):
-    what that tool prints of that field is a fact the task means the policy to discover
-    through its tools, which the author's guide says is no secret. Only distinctive values
-    (a barcode, not `yes`), and only where the value is sent whole."""
+def discovered(result: RunResult | None, secrets: list[Secret]) -> set[tuple[str, str, str]]:
+    """(secret field, leaf key, tool) for each secret honest play itself reads from a tool's
+    output and sends on whole, as an argument's value, in a later call (a ticket's barcode
+    `lookup` prints, scanned with `admit`): what that tool prints of that leaf is a fact
+    the task means the policy to discover through its tools, which the author's guide says
+    is no secret. Only distinctive values (a barcode, not `yes`), read from outputs that are
+    no errors."""
     if result is None:
         return set()
     seen: dict[str, str] = {}  # value -> the tool that printed it
-    out: set[tuple[str, str]] = set()
+    out: set[tuple[str, str, str]] = set()
     for name, output, _, args in tool_outputs_in_order(result):
+        sent = _sent_values(args)
         for secret in secrets:
             text = secret.text.strip()
-            if secret.distinctive and text in seen and text in args:
-                out.add((secret.field, seen[text]))
+            if secret.distinctive and text in seen and text in sent:
+                out.add((secret.field, secret.key, seen[text]))
         if not output.startswith("Error"):
             for secret in secrets:
                 if secret.distinctive and find(output, secret):
                     seen.setdefault(secret.text.strip(), name)
+    return out
+
+
+def _sent_values(arguments: str) -> set[str]:
+    """Every scalar of a call's arguments (JSON), as text, stripped: the values sent whole."""
+    try:
+        value = loads_limited(arguments)
+    except (ValueError, RecursionError):
+        return set()
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack += list(v.values())
+        elif isinstance(v, list):
+            stack += v
+        elif v is not None and not isinstance(v, bool):
+            out.add(str(v).strip())
     return out

@@ -37,7 +37,8 @@ def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any
             named = [n for n in names if _names(line, n)]
             if len(named) != 1:
                 continue  # a line naming two of the call's things is a move between them
-            rest = _without(line, named[0])
+            # thousands written with commas are one number ("1,700 notes", "£1,240.50")
+            rest = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _without(line, named[0]))
             printed = [float(n) for n in NUMBER.findall(rest)]
             if not printed or len(printed) > MAX_ON_LINE:
                 continue

@@ -315,7 +315,7 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
-            if why := bypassed(p, described(p.base.pools.tools, m.site)):
+            if m.op == "retry" and (why := bypassed(p, described(p.base.pools.tools, m.site))):
                 self.found("another_world", PAYS, p, why)
                 continue
             if m.source == every.SOURCE and await every.overrides(p, self.play):

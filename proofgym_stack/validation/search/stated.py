@@ -30,6 +30,7 @@ from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
+from proofgym_stack.validation.search.retry import described as descriptions
 from proofgym_stack.validation.search.rules import (
     UNITS,
     bounds,
@@ -395,22 +396,26 @@ def _unique_clauses(noun: str) -> re.Pattern[str]:
         rf"|\b{n}e?s? (?:must|should) (?:all )?(?:be )?(?:differ|distinct|unique)"
         # "each ticket is good for one entry", "a single-use code", "each on their own ticket"
         rf"|\b(?:each|every|a|one) {n}e?s? (?:is |are )?(?:only )?(?:good|valid) (?:only )?"
-        rf"for (?:one|a single|1)\b"
+        # "valid for one year" is a period of validity, not a single use
+        rf"for (?:one|a single|1)\b(?!\s+(?:{_PERIODS})s?\b)"
         rf"|\bsingle[- ]use {n}"
         rf"|\b(?:each|every)\b[^.;:]{{0,30}}\b(?:on|with|using) (?:their|his|her|its) own {n}",
         re.I,
     )
 
 
-#: words of an argument's description that name no thing
-_NOT_NOUNS = frozenset({"the", "this", "that", "with", "from", "each", "which", "what", "name"})
+_PERIODS = "second|minute|hour|day|night|week|month|year|season|term|session"
 
 
 def _nouns(key: str, described: str) -> list[str]:
-    """The argument's own noun (`code`) and the nouns its description uses for what it
-    holds ("the ticket's barcode": `ticket`, `barcode`), stemmed; at most four."""
-    words = [key.split(".")[0].split("_")[-1], *re.findall(r"[A-Za-z]{4,}", described)]
-    out = [stem(w.lower()) for w in words if w.lower() not in _NOT_NOUNS]
+    """The argument's own noun (`code`) and the nouns its description names in a possessive
+    ("the ticket's barcode": `ticket`, `barcode`): what the value is of; stemmed, at most
+    four. Other words of a description name what the value relates to ("room where the
+    session is held"), not what it holds."""
+    words = [key.split(".")[0].split("_")[-1]]
+    for owner, owned in re.findall(r"\b([A-Za-z]{3,})'s\s+([A-Za-z]{3,})", described):
+        words += [owner, owned]
+    out = [stem(w.lower()) for w in words]
     return [n for n in dict.fromkeys(out) if len(n) >= 3][:4]
 
 
@@ -450,9 +455,7 @@ def reused(
     tool, _, key = m.site.partition(".")
     if tool in looks:
         return None  # a look made twice on one thing takes nothing twice
-    schema = next((t for t in p.base.pools.tools if t.get("name") == tool), {})
-    prop = ((schema.get("parameters") or {}).get("properties") or {}).get(key) or {}
-    described = str(prop.get("description") or "")
+    described = descriptions(p.base.pools.tools, m.site).get(key, "")
     honest = p.honest.control.script
     rule = used_twice(m, honest, words, described)
     if rule is None:

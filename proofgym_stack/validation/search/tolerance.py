@@ -136,8 +136,13 @@ class Tolerances:
         m = p.mutant
         old, new = float(m.old), float(m.new)
         probes = [old + (new - old) / 2]
-        if isinstance(m.old, int) and abs(new - old) > 2:
-            probes.append(new - math.copysign(1, new - old))
+        if isinstance(m.old, int) and isinstance(m.new, int):
+            # on the grid both values stand on (pallets of 50, slots of 15 minutes): a value
+            # between them off it may be refused for that alone
+            grid = math.gcd(m.old, m.new) or 1
+            half = m.old + round((m.new - m.old) / 2 / grid) * grid
+            step = m.new - int(math.copysign(grid, m.new - m.old))
+            probes = [float(v) for v in dict.fromkeys((half, step)) if v not in (m.old, m.new)]
         for value in probes:
             key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf, value)
             if key not in self.between:
