@@ -362,6 +362,12 @@ def _retry(flag: str, refusal: str) -> Any:
         record=SimpleNamespace(world={".posted.P1": "economy"}),
         honest=SimpleNamespace(world=world),
         base=SimpleNamespace(ignored=set()),
+        # the retried call was taken: its output is no error
+        result=SimpleNamespace(
+            response=SimpleNamespace(
+                output=[SimpleNamespace(type="function_call_output", output="P1 posted")]
+            )
+        ),
     )
 
 

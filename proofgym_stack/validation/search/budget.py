@@ -54,13 +54,15 @@ def _drawn_first(m: Mutant) -> tuple[int, bool]:
     listing printed, half a thing less, another task's truth, what the prompt asked for and
     the printed line a text was copied from, whole, first (what a policy reading them tries
     first); then a number one step off (the move
-    that shows a bound's edge); then the rest."""
+    that shows a bound's edge); then all a named thing holds (`held`); then the rest."""
     if m.source in FIRST:
         tier = 0
     elif _one_step(m.old, m.new):
         tier = 1
-    else:
+    elif m.source == "held":  # all a thing holds, where honest play moved a part
         tier = 2
+    else:
+        tier = 3
     return tier, not m.first
 
 

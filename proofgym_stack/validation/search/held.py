@@ -44,7 +44,8 @@ def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any
                 continue
             for n in printed:
                 typed = _like(n, value)
-                if typed is not None and typed != value and typed not in found and typed > 0:
+                # the whole where a part was sent: more than honest play's number
+                if typed is not None and typed > value and typed not in found:
                     found.append(typed)
     return found[:LIMIT]
 

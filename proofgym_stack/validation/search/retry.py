@@ -109,6 +109,8 @@ def bypassed(p: Played, described: dict[str, str]) -> str | None:
     m = p.mutant
     if m.op != OP or p.record is None:
         return None
+    if any(out.startswith("Error:") for out in tool_outputs(p.result)):
+        return None  # still refused somewhere (one member's own fault): nothing bypassed
     gone = lost(p.record.world, p.honest.world, p.base.ignored)
     if not gone:
         return None

@@ -315,8 +315,9 @@ class Search:
             # is a choice in a region (a marquee pitched a metre along), not a truth ignored
             # where another task's region holds it too
             in_region = await self.tolerance.honest_number(p)
-            if m.op == "retry" and (why := bypassed(p, described(p.base.pools.tools, m.site))):
-                self.found("another_world", PAYS, p, why)
+            if m.op == "retry":  # judged only as a refusal bypassed
+                if why := bypassed(p, described(p.base.pools.tools, m.site)):
+                    self.found("another_world", PAYS, p, why)
                 continue
             if m.source == every.SOURCE and await every.overrides(p, self.play):
                 continue  # the last option kept: another option chosen, judged as one

@@ -122,7 +122,11 @@ class Tolerances:
             return False
         key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
         if key not in self.windows:
-            self.windows[key] = await self.window(p, float(m.old), float(m.new))
+            # the window is probed from the first mutant's step: all a thing holds (`held`)
+            # is no near value, and would open it by its own width; it probes one unit over
+            old, new = float(m.old), float(m.new)
+            near = old + math.copysign(1.0, new - old) if m.source == "held" else new
+            self.windows[key] = await self.window(p, old, near)
         window = self.windows[key]
         inside = window is not None and window[0] < float(m.new) < window[1]
         return inside and await self.unbroken(p)
