@@ -50,13 +50,17 @@ def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any
     return found[:LIMIT]
 
 
+def _whole_word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+
+
 def _names(line: str, name: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", line) is not None
+    return _whole_word(name).search(line) is not None
 
 
 def _without(line: str, name: str) -> str:
     """The line with the name cut out (its own digits are no amount: `BAY-12`)."""
-    return re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", line)
+    return _whole_word(name).sub(" ", line)
 
 
 def _like(n: float, value: int | float) -> int | float | None:

@@ -6,9 +6,10 @@ parcel too heavy for Economy, an order past the budget), the search makes that c
 with each boolean argument flipped, and with each list argument sent one member per call
 (`retried`). Where the retry is accepted and pays, and leaves the world honest play would
 not (the parcel posted by Economy after all), the refusal was a rule the tool enforces on one
-path only (`bypassed`): the flag that lifts it has nothing to do with it (its description
-shares no word with the refusal), or the rule was past a total, not per call (the refusal
-names no limit "per order").
+path only (`bypassed`): the flag that lifts it has nothing to do with it (its own words,
+past the tool's common ones, share none with the refusal), or the rule was past a total, not
+per call (the refusal names no limit "per order"). A retry still refused anywhere bypasses
+nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from proofgym_stack.validation.scripts import (
     tool_outputs,
 )
 from proofgym_stack.validation.search.budget import FIRST
+from proofgym_stack.validation.search.evidence import refused
 from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, with_call
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import lost
@@ -49,15 +51,11 @@ _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 def _refusal(p: Played) -> str | None:
-    """What the tool answered the changed call with, where it refused it."""
+    """What the tool answered the changed call with, where it refused it (`refused`)."""
     m = p.mutant
-    if m.op != "argument" or m.call_at is None:
+    if not refused(p) or m.call_at is None:
         return None
-    nth = call_index(m.script, *m.call_at)
-    outputs = tool_outputs(p.result)
-    if nth is None or nth >= len(outputs) or not outputs[nth].startswith("Error:"):
-        return None
-    return outputs[nth]
+    return tool_outputs(p.result)[call_index(m.script, *m.call_at) or 0]
 
 
 def retried(played: list[Played]) -> list[tuple[Mutant, Played]]:
