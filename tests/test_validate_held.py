@@ -29,6 +29,13 @@ def test_the_numbers_printed_beside_the_thing_a_call_names() -> None:
     assert held_numbers("1300", args, shown) == [] and held_numbers(True, args, shown) == []
     # a wide table row is no amount of one thing
     assert held_numbers(1300, args, ["LIBRARY 1 2 3 4 5"]) == []
+    # a holding is one the part came out of: without the machine printed again at 1900 - 1300
+    # the 1900 is some other figure of it
+    assert held_numbers(1300, args, shown[:1]) == []
+    # read off 05l's apprentice twin: a task's hours beside the day it is put on are no
+    # amount the day is a part of
+    rota = ["T3 | Safety induction | 4 h | not scheduled", "T3 is on Monday; Monday now has 4 h"]
+    assert held_numbers(1, {"task_id": "T3", "day": 1}, rota) == []
 
 
 class Kept(Fleet):

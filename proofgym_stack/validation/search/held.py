@@ -4,7 +4,9 @@ Where a call sends a number together with the name of a thing (`move_notes(from_
 notes=900)`) and a tool printed that thing's line ("STATION: 1700"), the numbers on that line
 are what a policy reading the listing tries for that number first: all of it, the whole
 stock, the full balance, the line's own count. Honest play sent a part; the search tries the
-whole (`held`), which is where a rule about what must be left behind is tested.
+whole (`held`), which is where a rule about what must be left behind is tested. A number is
+tried only where the episode shows the part taken out of it (the thing printed again with the
+whole less the part): a day sent beside a task's printed hours is no share of those hours.
 """
 
 from __future__ import annotations
@@ -32,22 +34,50 @@ def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any
     if not names:
         return []
     found: list[Any] = []
-    for text in shown:
-        for line in text.splitlines():
-            named = [n for n in names if _names(line, n)]
-            if len(named) != 1:
-                continue  # a line naming two of the call's things is a move between them
-            # thousands written with commas are one number ("1,700 notes", "£1,240.50")
-            rest = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _without(line, named[0]))
-            printed = [float(n) for n in NUMBER.findall(rest)]
-            if not printed or len(printed) > MAX_ON_LINE:
-                continue
-            for n in printed:
-                typed = _like(n, value)
-                # the whole where a part was sent: more than honest play's number
-                if typed is not None and typed > value and typed not in found:
-                    found.append(typed)
+    lines = [line for text in shown for line in text.splitlines()]
+    for line in lines:
+        named = [n for n in names if _names(line, n)]
+        if len(named) != 1:
+            continue  # a line naming two of the call's things is a move between them
+        printed = _numbers_beside(line, named)
+        if not printed or len(printed) > MAX_ON_LINE:
+            continue
+        for n in printed:
+            typed = _like(n, value)
+            # the whole where a part was sent: more than honest play's number, and a holding
+            # the part was taken from (`_taken_from`), not a figure of another kind (a task's
+            # hours beside the day it is put on)
+            if (
+                typed is not None
+                and typed > value
+                and typed not in found
+                and _taken_from(lines, named[0], n, value)
+            ):
+                found.append(typed)
     return found[:LIMIT]
+
+
+def _numbers_beside(line: str, named: list[str]) -> list[float]:
+    """The numbers of `line` with the names in `named` cut out; thousands written with commas
+    are one number ("1,700 notes", "£1,240.50")."""
+    rest = line
+    for name in named:
+        rest = _without(rest, name)
+    return [float(n) for n in NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3}\b)", "", rest))]
+
+
+def _taken_from(lines: list[str], name: str, whole: float, part: float) -> bool:
+    """Whether some line naming `name` prints `whole - part`: what the thing held after honest
+    play took its part ("LIBRARY now 600" after 1300 of 1900). That is what makes `whole` an
+    amount the call draws on; a number printed beside a thing that the call's number does not
+    come out of (a day put beside a task's hours) is no holding of it."""
+    left = whole - part
+    return any(
+        abs(n - left) < 1e-9
+        for line in lines
+        if _names(line, name)
+        for n in _numbers_beside(line, [name])
+    )
 
 
 def _whole_word(name: str) -> re.Pattern[str]:
