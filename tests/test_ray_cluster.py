@@ -2,9 +2,12 @@
 
 The services run as Ray actors (`proofgym up --ray`, and `RayStack` from a process already
 connected to the cluster); the resources replicas land on three nodes; the agent learns them
-from Ray; 2,000 rollouts are all scored. One node is lost in the middle of 2,000 more: only
+from Ray; every rollout is scored. One node is lost in the middle of a second collection: only
 that node's sessions are masked, its replica comes back on another node, and a rerun
 completes every rollout.
+
+CI collects 100 repeats of the 8 tasks (800 rollouts) a pass, the node lost once a fifth have
+finished; `PROOFGYM_RAY_REPEATS=250` is the 2,000-rollout run of `bench/RAY_RUN.txt`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ from proofgym_stack.up import free_port
 ROOT = Path(__file__).resolve().parents[1]
 PROOFGYM = str(Path(sys.executable).parent / "proofgym")
 TASKS = ROOT / "tasks" / "file_edit" / "example.jsonl"
+#: repeats of each of the 8 tasks a collection makes
+REPEATS = int(os.environ.get("PROOFGYM_RAY_REPEATS", "100"))
+ROLLOUTS = 8 * REPEATS
+#: rollouts finished before a node is lost: the collection is well under way, far from done
+LOST_AFTER = ROLLOUTS // 5
 
 
 def test_up_ray_without_a_cluster_is_a_clear_error_at_once(tmp_path: Path) -> None:
@@ -82,7 +90,8 @@ with RayStack(replicas=3, agent_port=int(sys.argv[2])).running() as stack:
     async def main():
         try:
             return await collect(tasks, agent_url=stack.agent_url, store=RolloutStore(sys.argv[4]),
-                                 client=client, repeats=250, concurrency=64, control="reference")
+                                 client=client, repeats=int(sys.argv[6]), concurrency=64,
+                                 control="reference")
         finally:
             await client.aclose()
 
@@ -97,7 +106,7 @@ def test_python_api_from_a_process_already_on_the_cluster(
     cluster: LocalCluster, tmp_path: Path
 ) -> None:
     db = tmp_path / "api.db"
-    args = [cluster.address, str(free_port()), str(TASKS), str(db), str(free_port())]
+    args = [cluster.address, str(free_port()), str(TASKS), str(db), str(free_port()), str(REPEATS)]
     done = subprocess.run(
         [sys.executable, "-c", PYTHON_API, *args],
         capture_output=True,
@@ -114,7 +123,7 @@ def test_python_api_from_a_process_already_on_the_cluster(
     assert all(v["url"].startswith("http://127.0.0.1:") for v in out["where"].values()), out
     assert len({v["node"] for v in resources.values()}) == 3  # one replica per node
     assert out["where"]["agent"]["node"] in {v["node"] for v in resources.values()}
-    assert out["stored"] == 8 * 250 and out["passed"] == 8 * 250 and out["masked"] == 0
+    assert out["stored"] == ROLLOUTS and out["passed"] == ROLLOUTS and out["masked"] == 0
     # the stack used the caller's connection and left it open for the caller
     assert out["still"] is True
     assert "did not start" in out["clash"] and "resources-0" in out["clash"], out["clash"]
@@ -163,7 +172,7 @@ class Up:
 
 def rollout(agent_url: str, token: str, db: Path) -> subprocess.Popen[str]:
     cmd = [PROOFGYM, "rollout", str(TASKS), "--db", str(db), "--agent-url", agent_url]
-    cmd += ["--repeats", "250", "--concurrency", "64", "--policy", "reference"]
+    cmd += ["--repeats", str(REPEATS), "--concurrency", "64", "--policy", "reference"]
     env = {**os.environ, "PROOFGYM_TOKEN": token, "COLUMNS": "200"}
     return subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
@@ -185,7 +194,7 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
         )
         db = tmp_path / "ray.db"
         job = rollout(agent_url, token, db)
-        while requests_served(agent_url, "/run", token) < 400 and job.poll() is None:
+        while requests_served(agent_url, "/run", token) < LOST_AFTER and job.poll() is None:
             time.sleep(0.05)
         assert job.poll() is None, "the collection ended before the node was lost"
         # the printed id is a prefix of the node's
@@ -204,7 +213,7 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
             assert row["failure_kind"] == "resources_error", row
             assert lost in row["failure_reason"], row
         assert all(r["reward"] == 1.0 for r in kept)
-        assert len(kept) >= 400
+        assert len(kept) >= LOST_AFTER
         # the replica is started again on a surviving node, and new sessions use it
         m = up.wait_for(rf"{victim}\s+(http://\S+)\s+node (\w+).*restarted", 120)
         new_url, new_node = m.group(1), m.group(2)
@@ -214,17 +223,18 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
         out, _ = again.communicate(timeout=600)
         assert again.returncode == 0, out
         rows = _rows(db)
-        assert len(rows) == 2000
+        assert len(rows) == ROLLOUTS
         assert all(not r["mask_sample"] and r["reward"] == 1.0 for r in rows)
         sessions = requests_served(new_url, "/{env}/seed_session", token)
         assert sessions > 0, "the new replica got no session"
         print(  # what `pytest -s` shows: the numbers of bench/RAY_RUN.txt
-            f"\n2,000 rollouts over 3 replicas on 3 nodes; node {lost_node} lost once 400 had "
+            f"\n{ROLLOUTS:,} rollouts over 3 replicas on 3 nodes; node {lost_node} lost once "
+            f"{LOST_AFTER} had "
             f"finished; the first pass stored {len(kept) + len(masked)}: {len(masked)} masked "
             f"(all resources_error at the lost replica {lost}), {len(kept)} scored 1.0; "
             f"{victim} back on node {new_node} {back_after:.1f}s after the loss; the rerun "
-            f"stored {len(masked)}: all 2,000 scored 1.0, {sessions} sessions on the restarted "
-            "replica"
+            f"stored {len(masked)}: all {ROLLOUTS:,} scored 1.0, {sessions} sessions on the "
+            "restarted replica"
         )
         # SIGTERM to `up`: every service of the stack stops (their actors belong to it)
         up.proc.terminate()
