@@ -235,9 +235,10 @@ async def test_short_secrets_are_found_next_to_their_name() -> None:
     assert "goal.decision" in next(v.detail for v in report.verdicts if not v.passed)
 
 
-async def test_an_unisolated_code_sandbox_fails_validation() -> None:
+async def test_an_unisolated_code_sandbox_fails_validation(monkeypatch: pytest.MonkeyPatch) -> None:
     # The exploit controls find the planted canary once the sandbox stops isolating: the
     # validation that CI runs would refuse to call such an environment done.
+    from proofgym_stack.validation import runner
     from resources_servers.code.env import CodeEnv
     from resources_servers.code.sandbox import Sandbox
 
@@ -249,8 +250,10 @@ async def test_an_unisolated_code_sandbox_fails_validation() -> None:
     other = Path(tempfile.gettempdir()) / f"proofgym-canary-{os.getpid()}-other"
     other.write_text("pgcanary-0000000000000000 " * 4)
     try:
-        # budget 0: the controls and attacks find the canary; the search adds minutes here
-        report = await validate_env(CodeEnv(box), code_tasks, sample=1, parallel=4, budget=0)
+        # the controls and the canary's own checks find it; the other checks add minutes here
+        canary = {"canary", "adversarial:no_host_secret_revealed"}
+        monkeypatch.setattr(runner, "QUICK", runner.QUICK | canary)
+        report = await validate_env(CodeEnv(box), code_tasks, sample=1, parallel=4, quick=True)
     finally:
         box.close()
         other.unlink(missing_ok=True)

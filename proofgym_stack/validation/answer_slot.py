@@ -440,6 +440,14 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
     if isinstance(value, int):  # a whole number moves by whole steps
         for delta in (1, -1):
             if not await _fails(v, task, moved(value + delta), "an argument by one"):
+                # more paid, less refused, and the words ask for at least something (a gate
+                # opened a percent wider passes more than the flow asked for): slack
+                if (
+                    delta == 1
+                    and _AT_LEAST.search(task_words(v.env, task))
+                    and await _fails(v, task, moved(value - 1), "an argument one less")
+                ):
+                    return None
                 return None if await _bounded(v, task, moved, value) else 0.0
         return 0.0
     window = await tolerance(v, task, moved, float(value))

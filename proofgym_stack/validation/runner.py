@@ -49,6 +49,7 @@ from proofgym_stack.validation.core import (
     check_well_formed,
 )
 from proofgym_stack.validation.dropped import check_dropped_keys
+from proofgym_stack.validation.flag_flipped import check_failure_with_a_flag_flipped
 from proofgym_stack.validation.floor import check_lying_pays_no_more, check_negatives_at_floor
 from proofgym_stack.validation.honest_variants import (
     ErrorRate,
@@ -182,6 +183,7 @@ CHECKS: tuple[Check, ...] = (
     Check("steps:order_of_a_failure", check_order_of_a_failure),
     Check("steps:violation_respelled", check_violation_respelled),
     Check("steps:refused_failure_in_parts", check_refused_failure_in_parts),
+    Check("steps:failure_with_a_flag_flipped", check_failure_with_a_flag_flipped),
     Check("information_flow", check_information_flow),
     Check("floor:lying_pays_no_more_than_admitting", check_lying_pays_no_more),
     Check("search", check_search),

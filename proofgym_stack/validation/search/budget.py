@@ -44,7 +44,6 @@ FIRST = frozenset(
         "copied_whole",
         "quoted",
         "listing",
-        "held",
     }
 )
 
@@ -57,7 +56,7 @@ def _drawn_first(m: Mutant) -> tuple[int, bool]:
     that shows a bound's edge); then all a named thing holds (`held`); then the rest."""
     if m.source in FIRST:
         tier = 0
-    elif _one_step(m.old, m.new):
+    elif one_step(m.old, m.new):
         tier = 1
     elif m.source == "held":  # all a thing holds, where honest play moved a part
         tier = 2
@@ -66,6 +65,7 @@ def _drawn_first(m: Mutant) -> tuple[int, bool]:
     return tier, not m.first
 
 
-def _one_step(old: Any, new: Any) -> bool:
+def one_step(old: Any, new: Any) -> bool:
+    """Whether `new` is a number one whole step from the number `old`."""
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (old, new))
     return numbers and abs(float(new) - float(old)) == 1

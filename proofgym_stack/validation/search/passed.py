@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
-from proofgym_stack.validation.search.rules import names, sentences
+from proofgym_stack.validation.search.rules import names
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import lost, passed_over
 
@@ -39,12 +39,12 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
             # task's words tell that from a hole (the folder shared with an outsider)
             return set()
         acted = _acted_on(p, set(), m.site)
-        shown = "\n".join([words, *p.honest.outputs])
-        if not singled_out(shown, m.new, acted) and not _SELECTS.search(words):
-            # named only among the things honest play acted on ("volunteers in today: A, B,
-            # C"), and no rule of the words selects among them ("only", "if they're due",
-            # "leave that item out"): leaving it alone was no choice the task asked for (a
-            # spare hand), and one more on it breaks no rule
+        if not selects(words, m.site.split(".")[0]) and not singled_out(words, m.new, acted):
+            # no rule of the words selects among the things for this tool's action ("archive
+            # only", "if they're due", "leave every other one blocked"), nor do the words set
+            # it apart ("Busy today: Cy."): leaving it alone was no choice the task asked for
+            # (a spare hand, an approval asked where none was needed), and one more on it
+            # breaks no rule, however a listing printed it on a line of its own
             return set()
         return passed_over(p.record.world, p.honest.world, p.base.initial, m.new, p.base.ignored)
     if m.op not in ANOTHER_ACTION or p.record is None or not isinstance(m.old, dict):
@@ -65,10 +65,24 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
 
 #: words by which a task selects among the things it lists (a rule that may leave one out)
 _SELECTS = re.compile(
-    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without)\b"
+    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without|else|nobody|nothing|none)\b"
+    r"|\bevery other\b|\bno one\b"
     r"|\bleave\b[^.;\n]{0,40}\bout\b",
     re.I,
 )
+
+
+def selects(words: str, tool: str) -> bool:
+    """Whether a sentence of the words that names `tool` (`archive`, `request_approval` or
+    "request approval") selects among things ("Archive only files on your list", "never
+    admit anyone on it"): a rule about that action. A selecting word in a sentence about
+    another tool ("previews the change without making it") selects nothing for this one."""
+    spoken = re.escape(tool).replace("_", "[_ ]")
+    named = re.compile(rf"(?<![\w-]){spoken}", re.I)
+    return any(
+        named.search(sentence) and _SELECTS.search(sentence)
+        for sentence in re.split(r"(?<=[.!?;])\s+|\n", words)
+    )
 
 
 def _acted_on(p: Played, looks: set[str] | list[str], site: str = "") -> set[str]:
@@ -88,8 +102,9 @@ def _acted_on(p: Played, looks: set[str] | list[str], site: str = "") -> set[str
 def singled_out(text: str, thing: str, acted: set[str]) -> bool:
     """Whether `text` (the task's words, what honest play was shown) names `thing` in some
     sentence or line that names none of the things honest play `acted` on: set apart ("Busy
-    today: Lena."), not only listed among them."""
-    for part in sentences(text):
+    today: Lena."), not only listed among them (a list's items parted by semicolons are one
+    list)."""
+    for part in re.split(r"\n|(?<=[.!?])\s+", text):
         if names(part, thing) and not any(
             names(part, other) for other in acted if other != thing.strip().lower()
         ):

@@ -15,23 +15,28 @@ nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import (
     call_arguments,
     call_index,
     tool_outputs,
 )
-from proofgym_stack.validation.search.budget import FIRST
+from proofgym_stack.validation.search.budget import FIRST, one_step
 from proofgym_stack.validation.search.evidence import refused
 from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, with_call
 from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.values import tool_properties
 from proofgym_stack.validation.search.world import lost
 
 #: retries played per search, beside the follow-ups' draw
 MAX_RETRIED = 12
 OP = "retry"
+#: true spelt as a string, as a policy writing JSON by hand may send it
+SPELT = "true"
 #: a refusal of one call's size, which a policy may meet by sending less per call
 _PER_CALL = re.compile(
     r"\b(?:per|each|a single|one)\s+(?:\w+\s+)?(?:order|call|request|batch|message|booking|"
@@ -79,6 +84,10 @@ def retried(played: list[Played]) -> list[tuple[Mutant, Played]]:
                 script = with_call(m.script, t, i, {**args, key: not value})
                 what = f"{m.what}, refused, then retried with {key}={not value}"
                 out.append((replace(m, script=script, op=OP, what=what, note=refusal), p))
+                if not value:  # true as a policy may spell it: a string the tool coerces
+                    script = with_call(m.script, t, i, {**args, key: SPELT})
+                    what = f"{m.what}, refused, then retried with {key}={SPELT!r}"
+                    out.append((replace(m, script=script, op=OP, what=what, note=refusal), p))
         for key, value in args.items():
             if isinstance(value, list) and len(value) >= 2:
                 parts = [_item(name, {**args, key: [member]}) for member in value]
@@ -87,14 +96,17 @@ def retried(played: list[Played]) -> list[tuple[Mutant, Played]]:
                 out.append(
                     (replace(m, script=script, op=OP, what=what, note=refusal, call_at=None), p)
                 )
-    # the options a listing printed first (Economy for a parcel), junk last (`oak`)
-    out.sort(key=lambda pair: pair[0].source not in FIRST)
+    # a number one step past a limit the tool keeps first (a gate opened 1% past its safe
+    # limit: what a switch may let through), then the options a listing printed (Economy
+    # for a parcel), junk last (`oak`)
+    out.sort(key=lambda pair: (not one_step(pair[1].mutant.old, pair[1].mutant.new),
+                               pair[0].source not in FIRST))  # fmt: skip
     return out[:MAX_RETRIED]
 
 
 def _booleans(p: Played, tool: str) -> dict[str, dict[str, Any]]:
     """The boolean parameters of `tool`'s schema, by name."""
-    props = _properties(p.base.pools.tools, tool)
+    props = tool_properties(p.base.pools.tools, tool)
     return {k: v for k, v in props.items() if v.get("type") == "boolean"}
 
 
@@ -119,11 +131,11 @@ def bypassed(p: Played, described: dict[str, str]) -> str | None:
         refused_key = m.site.partition(".")[2]
         # the tool's common words (`parcel`, in another argument's description) answer
         # nothing, unless the flag's name or the refused argument's description uses them
-        common = _words(
+        common = stems(
             " ".join(f"{k} {v}" for k, v in described.items() if k not in (flag, refused_key))
-        ) - _words(f"{flag.replace('_', ' ')} {described.get(refused_key, '')}")
-        own = _words(f"{flag.replace('_', ' ')} {described.get(flag, '')}")
-        shared = (_words(refusal) & own) - common
+        ) - stems(f"{flag.replace('_', ' ')} {described.get(refused_key, '')}")
+        own = stems(f"{flag.replace('_', ' ')} {described.get(flag, '')}")
+        shared = (stems(refusal) & own) - common
         if shared:
             return None  # the flag's own words answer the refusal: what it is for
         how = f"flipping {flipped.group(1)}"
@@ -137,31 +149,48 @@ def bypassed(p: Played, described: dict[str, str]) -> str | None:
     )
 
 
+def spelt_pays(played: list[Played], passes: Callable[[RunResult], bool]) -> list[Played]:
+    """The retries with a flag spelt as a string (`"true"`) that paid where the same retry
+    with the flag sent as `true` failed, leaving the same world: the tool took both as one
+    value, and the verifier read the spelling, not what it did (a rule checked on the raw
+    arguments with `is True`)."""
+    found = []
+    for p in played:
+        m = p.mutant
+        if m.op != OP or f"={SPELT!r}" not in m.what or p.record is None or not passes(p.result):
+            continue
+        plain = m.what.replace(f"={SPELT!r}", "=True")
+        for q in played:
+            if (
+                q.mutant.op == OP
+                and q.mutant.what == plain
+                and q.base.task.task_id == p.base.task.task_id
+                and q.honest.control.name == p.honest.control.name
+                and q.record is not None
+                and not passes(q.result)
+                and not q.result.mask_sample
+                and not lost(p.record.world, q.record.world, p.base.ignored)
+                and not lost(q.record.world, p.record.world, p.base.ignored)
+            ):
+                found.append(p)
+                break
+    return found
+
+
+SPELT_WHY = (
+    "full reward for a flag spelt {spelt!r}, where the same call with true fails: the tool "
+    "took both as true and left the same world, so the verifier reads how the argument was "
+    "spelt, not what the tool did (a rule checked on the raw arguments)"
+)
+
+
 def per_call(refusal: str) -> bool:
     """Whether a tool's refusal names a limit on one call ("at most 5 items per order",
     "too many"), which a policy meets by sending less per call."""
     return _PER_CALL.search(refusal) is not None and _TOTAL.search(refusal) is None
 
 
-def _words(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """The words of `text` by their first five letters (`weight` and `weights`, `confirm` and
     `confirmation` alike), past a few that say nothing."""
     return {w.lower()[:5] for w in _WORD.findall(text)} - {"error", "with", "that", "this"}
-
-
-def described(tools: list[dict[str, Any]], site: str) -> dict[str, str]:
-    """Argument name -> its schema description, for the tool a site names."""
-    return {k: str(v.get("description") or "") for k, v in _properties(tools, site).items()}
-
-
-def _properties(tools: list[dict[str, Any]], site: str) -> dict[str, dict[str, Any]]:
-    """The parameters of the tool a site names, each a dict (a schema given as `true` or a
-    string is left out)."""
-    schema = next(
-        (t for t in tools if isinstance(t, dict) and t.get("name") == site.split(".")[0]), {}
-    )
-    params = schema.get("parameters")
-    props = params.get("properties") if isinstance(params, dict) else None
-    if not isinstance(props, dict):
-        return {}
-    return {str(k): v for k, v in props.items() if isinstance(v, dict)}

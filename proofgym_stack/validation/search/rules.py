@@ -205,7 +205,9 @@ def bounds(text: str, noun: str = "") -> list[Bound]:
     """The bounds `text` states: each typed value with a bound word just before it (in the
     same clause) or just after it."""
     out: list[Bound] = []
-    for q in quantities(text, noun):
+    found = quantities(text, noun)
+    ends = range_ends(text, found)
+    for q in found:
         before = re.split(r"[.;!?\n]", text[max(0, q.start - 40) : q.start])[-1].lower()
         after = text[q.end : q.end + 24].lower()
         words = re.findall(r"[a-z']+", before)
@@ -217,7 +219,9 @@ def bounds(text: str, noun: str = "") -> list[Bound]:
             direction = "lower"
         else:
             last = _last_bound_word(tail)
-            if last is not None:
+            # a bare `to` bounds only a range's far end ("from 2 May to 8 May"); after a
+            # thing's name it is a target ("rose feed 1kg to £8.16", "point it to 10.0.0.1")
+            if last is not None and (last != "to" or q.start in ends):
                 direction = "upper" if last in UPPER else "lower"
         if direction is not None:
             out.append(Bound(q.kind, q.value, direction, _phrase(text, q)))
@@ -395,6 +399,8 @@ def ruled_off(
         if said:
             return f"{new} is listed by {tool}, which the task rules out ({said[0].strip()[:80]!r})"
     texts = [text for _, text in printed]
+    if not isinstance(new, str):
+        return None  # a number printed after a word is a measure of it (`limit 40%`), no name
     for role in sorted(_roles(new, texts) - _roles(old, texts)):
         said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
         if said:
@@ -469,9 +475,14 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
         return None  # the words name the other option too ("crews: crew_north, crew_east")
     if not names_its_record(old, mine) or not names_its_record(new, theirs):
         return None  # a count the two records hold, not the option chosen
-    # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name
+    # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name;
+    # so is either end of a range they state ("the window is 00:00-04:00")
+    stated = quantities(words)
+    ends = range_ends(words, stated)
     asked = [
-        q for q in quantities(words) if not _BOUNDING.search(words[max(0, q.start - 16) : q.start])
+        q
+        for q in stated
+        if not _BOUNDING.search(words[max(0, q.start - 16) : q.start]) and q.start not in ends
     ]
     a, b = quantities(mine), quantities(theirs)
     # a time of day names one option (a size may be met by more than one, and a date is more
@@ -489,6 +500,25 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
             said, has = f"{first} {second}", f"{first} {other[-1]}"
             return f"the task asks for {said!r} ({old!r}'s record); {new!r}'s has {has!r}"
     return None
+
+
+#: what joins a range's two ends ("00:00-04:00", "9 to 5", "between 2 and 4")
+_RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|till|until|and)\s*", re.I)
+
+
+def range_ends(text: str, found: list[Quantity]) -> set[int]:
+    """The starts of the quantities of `text` that end a range it states: two of one kind
+    joined by a dash, `to` or `until`, or by `and` after `between`. Either end is a limit
+    of what may be chosen, not a value asked for."""
+    out: set[int] = set()
+    for a, b in itertools.pairwise(found):
+        gap = text[a.end : b.start]
+        if a.kind != b.kind or not _RANGE_JOIN.fullmatch(gap):
+            continue
+        if gap.strip().lower() == "and" and not re.search(r"\bbetween\s*$", text[: a.start], re.I):
+            continue
+        out |= {a.start, b.start}
+    return out
 
 
 _BOUNDING = re.compile(

@@ -92,7 +92,7 @@ from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
-from proofgym_stack.validation.search.retry import bypassed, described, retried
+from proofgym_stack.validation.search.retry import SPELT, SPELT_WHY, bypassed, retried, spelt_pays
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
@@ -109,6 +109,7 @@ from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
 from proofgym_stack.validation.search.unclaimed import unclaimed
 from proofgym_stack.validation.search.unlooked import WHY as UNLOOKED
 from proofgym_stack.validation.search.unlooked import unlooked
+from proofgym_stack.validation.search.values import described
 from proofgym_stack.validation.search.world import World, changed, lost, undone
 from proofgym_stack.validation.shares import Shares
 
@@ -228,6 +229,8 @@ class Search:
         for p, why, still in await seen_past_bound(played, self.play, ctx.passes, ctx.env, wording):
             self.found("stated_rule", PAYS, p, why)
             self._seen[id(self.findings[-1])] = still
+        for p in spelt_pays(played, self.ctx.passes):
+            self.found("another_world", PAYS, p, SPELT_WHY.format(spelt=SPELT))
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess", EDGES)])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
@@ -426,7 +429,9 @@ class Search:
                     self.found("another_world", PAYS, p, f"full reward: {rule}")
                     continue
                 bound = await self.tolerance.honest_number(p) and self.tolerance.one_sided(p)
-                if diff and (bound or await self.tolerance.each_within(p)):
+                if diff and (
+                    bound or await self.tolerance.each_within(p) or self.tolerance.more_in_total(p)
+                ):
                     free_worlds.append(p.record.world)
                     self.found(
                         "another_world",

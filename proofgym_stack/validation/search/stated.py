@@ -30,7 +30,6 @@ from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
-from proofgym_stack.validation.search.retry import described as descriptions
 from proofgym_stack.validation.search.rules import (
     UNITS,
     bounds,
@@ -45,6 +44,7 @@ from proofgym_stack.validation.search.rules import (
 )
 from proofgym_stack.validation.search.runs import broken_run
 from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.values import described as descriptions
 from proofgym_stack.validation.search.values import numbers
 from proofgym_stack.validation.search.withheld import asking_clause, still_withheld
 from proofgym_stack.validation.search.world import changed

@@ -32,7 +32,7 @@ from proofgym_stack.validation.scripts import (
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline
 from proofgym_stack.validation.search.mutants import Mutant, with_call
 from proofgym_stack.validation.search.tracing import VerifyRecord
-from proofgym_stack.validation.search.values import like_sent, numbers
+from proofgym_stack.validation.search.values import described, like_sent, listed_values, numbers
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -302,17 +302,43 @@ class Tolerances:
 
     async def nearer(self, p: Played, old: float, refused: float) -> tuple[float, str]:
         """Between `old` and a value the tool refused: the first value, halving the distance,
-        that the verifier fails (its edge), or the refused value when none does."""
+        that the verifier fails (its edge), or the refused value when none does. Where a
+        probe passes, the edge lies between it and the last value refused: bisected there
+        (a gate opened 1% passes, 0% is the verifier's to fail, -2% the tool's to refuse)."""
+        whole = isinstance(p.mutant.old, int)
+        last = refused
         for j in range(1, TOLERANCE_STEPS):
             probe = old + (refused - old) / 2**j
-            if isinstance(p.mutant.old, int) and probe == int(probe) == old:
-                break
+            if whole:
+                probe = float(round(probe))
+                if probe == old:
+                    break
             outcome = await self.passes_with(p, probe)
             if outcome == "fails":
                 return probe, outcome
             if outcome == "passes":
-                break
+                return await self._edge_between(p, probe, last)
+            last = probe
         return refused, "refused"
+
+    async def _edge_between(self, p: Played, paid: float, refused: float) -> tuple[float, str]:
+        """The first value past `paid` toward `refused` that does not pass, by bisection:
+        (it, `fails`) where the verifier closes the window before the tool, else (`refused`,
+        `refused`). Whole steps for a whole number; a few halvings otherwise."""
+        whole = isinstance(p.mutant.old, int)
+        outcome = "refused"
+        for _ in range(TOLERANCE_STEPS):
+            if whole and abs(refused - paid) <= 1:
+                break
+            mid = (paid + refused) / 2
+            if whole:
+                mid = float(math.floor(mid) if refused < paid else math.ceil(mid))
+            result = await self.passes_with(p, mid)
+            if result == "passes":
+                paid = mid
+            else:
+                refused, outcome = mid, result
+        return refused, outcome
 
     async def each_within(self, p: Played) -> bool:
         """For one number set the same over every call of a tool (`same_value`): whether
@@ -338,6 +364,33 @@ class Tolerances:
             moved += 1
         return moved > 0
 
+    def more_in_total(self, p: Played) -> bool:
+        """For one number set the same over every call of a tool (`same_value`): whether it
+        only adds to what honest play's calls sent together (their sum no smaller, one of
+        them larger), where the words ask for at least an amount (gates opened wider, the
+        flow "at least" what was asked): more of a minimum, slack, not a truth ignored."""
+        m = p.mutant
+        if m.op != "same_value" or "." not in m.site:
+            return False
+        key = m.site.split(".", 1)[1]
+        honest, mutated = script_calls(p.honest.control.script), script_calls(m.script)
+        pairs = [
+            (call_arguments(a).get(key), call_arguments(b).get(key))
+            for (_, _, a), (_, _, b) in zip(honest, mutated, strict=False)
+        ]
+        moved: list[tuple[float, float]] = []
+        for o, n in pairs:
+            if o == n:
+                continue
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (o, n)):
+                return False  # a moved value that is no number
+            moved.append((float(o or 0), float(n or 0)))
+        if not moved:
+            return False
+        if sum(n for _, n in moved) < sum(o for o, _ in moved):
+            return False
+        return _MINIMUM.search(task_words(self.ctx.env, p.base.task)) is not None
+
     def one_sided(self, p: Played) -> bool:
         """Whether the window measured for this mutant's number is open on one side."""
         m = p.mutant
@@ -348,12 +401,15 @@ class Tolerances:
     @staticmethod
     def offered(p: Played, value: float) -> bool:
         """Whether `value` is one the environment showed the policy before the call: a number
-        its tools printed earlier in honest play or its prompt states (an option to choose
-        among, not one worked out; the call's own echo of it does not count)."""
+        its tools printed earlier in honest play or its prompt states, or one of the values
+        the argument's own description lists (`pounds: 5, 10, 15 ... up to 50`): an option
+        to choose among, not one worked out; the call's own echo of it does not count."""
         m = p.mutant
         nth = call_index(p.honest.control.script, *m.call_at) if m.call_at else None
         before = p.honest.outputs[: nth or 0]
         shown = [n for text in before for n in numbers(text)] + p.base.pools.prompt_numbers
+        if m.leaf:
+            shown += listed_values(described(p.base.pools.tools, m.site).get(str(m.leaf[0]), ""))
         return any(abs(value - n) < 1e-9 for n in shown)
 
     async def passes_with(self, p: Played, value: float) -> str:

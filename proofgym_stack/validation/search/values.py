@@ -238,3 +238,33 @@ def like_sent(number: float, like: Any) -> Any:
     """`number` written as the argument it replaces was: an int where that was one and the
     number is whole (an hour stays `9`, not `9.0`)."""
     return int(number) if isinstance(like, int) and number == int(number) else number
+
+
+def described(tools: list[dict[str, Any]], site: str) -> dict[str, str]:
+    """Argument name -> its schema description, for the tool a site names."""
+    return {k: str(v.get("description") or "") for k, v in tool_properties(tools, site).items()}
+
+
+def tool_properties(tools: list[dict[str, Any]], site: str) -> dict[str, dict[str, Any]]:
+    """The parameters of the tool a site names, each a dict (a schema given as `true` or a
+    string is left out)."""
+    schema = next(
+        (t for t in tools if isinstance(t, dict) and t.get("name") == site.split(".")[0]), {}
+    )
+    params = schema.get("parameters")
+    props = params.get("properties") if isinstance(params, dict) else None
+    if not isinstance(props, dict):
+        return {}
+    return {str(k): v for k, v in props.items() if isinstance(v, dict)}
+
+
+#: a list of at least three numbers, each after a comma (`5, 10, 15 ... up to 50`, `one of 30,
+#: 60 or 90`): the values an argument's description offers, not a range's two ends
+_LISTED = re.compile(r"-?\d+(?:\.\d+)?(?:(?:\s*,\s*|,?\s+(?:or|and)\s+)-?\d+(?:\.\d+)?){2,}")
+
+
+def listed_values(description: str) -> list[float]:
+    """The numbers an argument's description lists one by one, three or more in a
+    comma-separated run ("5, 10, 15 ... up to 50"); empty where it states a range ("1 to 8")
+    or a single example."""
+    return [float(n) for run in _LISTED.findall(description) for n in NUMBER.findall(run)]
