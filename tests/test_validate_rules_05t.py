@@ -21,6 +21,7 @@ from test_validate_policy_moves import tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
+from proofgym_stack.validation.regions import asks_at_least
 from proofgym_stack.validation.search.passed import selects
 from proofgym_stack.validation.search.rules import bounds, quantities, range_ends
 from proofgym_stack.validation.search.values import listed_values
@@ -32,9 +33,14 @@ FLAG = "steps:failure_with_a_flag_flipped"
 
 
 def test_values_an_argument_lists_and_the_ends_of_a_range() -> None:
-    assert listed_values("pounds: 5, 10, 15 ... up to 50.") == [5.0, 10.0, 15.0]
+    assert listed_values("pounds: 5, 10, 15 ... up to 50.") == [5.0 * k for k in range(1, 11)]
     assert listed_values("one of 30, 60 or 90") == [30.0, 60.0, 90.0]
     assert listed_values("1 to 8") == [] and listed_values("e.g. 5") == []
+    # read by an independent review: examples, bands and thousands are no options, and a
+    # stated progression runs to its end
+    assert listed_values("e.g. 3, 4, or 12") == [] and listed_values("3, 4, 12") == []
+    assert listed_values("Amount, e.g. 1,250,000") == []
+    assert listed_values("Between 1 and 5, 10 and 20") == []
     words = "the window is 00:00-04:00, at 10:00 and 12:00"
     found = quantities(words)
     assert {words[q.start : q.end] for q in found if q.start in range_ends(words, found)} == {
@@ -47,14 +53,33 @@ def test_values_an_argument_lists_and_the_ends_of_a_range() -> None:
         "upper",
     ]
     assert bounds("rose feed 1kg to £8.16. Please reprice.") == []
+    # "up to" and "limited to" stay bounds (the longest bound word ending at the value)
+    assert [b.direction for b in bounds("Spend up to £50 on flowers.")] == ["upper"]
+    assert [b.direction for b in bounds("Gates are limited to 60%.")] == ["upper"]
+    # a change from one value to another is no range
+    moved = "Move the review from 10:00 to 14:00."
+    assert range_ends(moved, quantities(moved)) == set()
 
 
-def test_a_rule_selects_for_the_action_its_sentence_names() -> None:
-    assert selects("Archive only files on your list.", "archive")
-    assert selects("Only request approval for changes over 20%.", "request_approval")
-    assert selects("Invite nobody busy.", "invite")
+def test_a_rule_selects_unless_its_sentence_is_about_another_tool_alone() -> None:
+    tools = ["archive", "request_approval", "reprice", "invite", "send_reminder", "set", "open"]
+    assert selects("Archive only files on your list.", "archive", tools)
+    assert selects("Only request approval for changes over 20%.", "request_approval", tools)
+    assert selects("Invite nobody busy.", "invite", tools)
     words = "A change needs `request_approval` first. `reprice` previews without making it."
-    assert not selects(words, "request_approval")
+    assert not selects(words, "request_approval", tools)
+    # a rule in plain words, naming no tool, selects for every tool
+    dues = "Send each member a reminder. Members who have paid must not be contacted."
+    assert selects(dues, "send_reminder", tools)
+    # a tool's name is a whole word: `set` is not in "settings"
+    assert not selects("Open the settings page if needed.", "set", tools)
+
+
+def test_at_least_of_the_values_together_or_of_the_argument_itself() -> None:
+    assert asks_at_least("The gates together must pass at least the required flow.", "opening")
+    assert asks_at_least("Take a break of at least 40 minutes.", "minutes")
+    assert not asks_at_least("Set exactly 12 staff; at least 2 must be first-aiders.", "staff")
+    assert not asks_at_least("Orders of at least £50 get free delivery.", "amount")
 
 
 # -- a till: big price changes need approval; `dry_run` previews -------------------------------

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, shown_to_policy, with_final
 from proofgym_stack.validation.negatives import prompt_text, task_words
-from proofgym_stack.validation.regions import as_number, written_like
+from proofgym_stack.validation.regions import AT_LEAST, as_number, asks_at_least, written_like
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -444,7 +444,7 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
                 # opened a percent wider passes more than the flow asked for): slack
                 if (
                     delta == 1
-                    and _AT_LEAST.search(task_words(v.env, task))
+                    and asks_at_least(task_words(v.env, task), key)
                     and await _fails(v, task, moved(value - 1), "an argument one less")
                 ):
                     return None
@@ -462,14 +462,6 @@ async def _argument_tolerance(v: Context, task: Task, script: Script, key: str) 
         if up != down:
             return None
     return window
-
-
-#: words that state a lower bound: a value above honest play's is slack, not a near miss
-_AT_LEAST = re.compile(
-    r"\b(at least|no less than|not less than|a minimum of|or more|or longer|no earlier than|"
-    r"not before|or later)\b",
-    re.I,
-)
 
 
 async def _clock_tolerance(v: Context, task: Task, script: Script, key: str) -> float | None:
@@ -492,7 +484,7 @@ async def _clock_tolerance(v: Context, task: Task, script: Script, key: str) -> 
         return not await _fails(v, task, turns, "a time by one")
 
     later, earlier = await paid(x + 1), await paid(x - 1)
-    if later and not earlier and _AT_LEAST.search(task_words(v.env, task)):
+    if later and not earlier and AT_LEAST.search(task_words(v.env, task)):
         return None
     return 0.0
 

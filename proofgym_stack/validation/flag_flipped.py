@@ -11,6 +11,7 @@ is for), or where honest play sends that flag so (the switch is part of the righ
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,8 @@ async def check_failure_with_a_flag_flipped(v: Context) -> None:
             result = v.solo.get((task.task_id, control.name))
             if result is None or v.passes(result) or result.mask_sample:
                 continue
-            left_out = _left_out(reference, control.script, tools)
+            looks = set(v.env.observing_tools(task))
+            left_out = _left_out(reference, control.script, tools, looks)
             if not left_out:
                 continue  # a wrong value sent, not a step left out: a flag may correct it
             for name, flag, value in _flags(control.script, tools):
@@ -80,7 +82,7 @@ def _flags(script: Script, tools: list[dict[str, Any]]) -> list[tuple[str, str, 
             if prop.get("type") != "boolean":
                 continue
             sent = {
-                call_arguments(i).get(flag, bool(prop.get("default", False)))
+                call_arguments(i).get(flag, prop.get("default") is True)
                 for _, _, i in script_calls(script)
                 if i.get("name") == name
             }
@@ -98,41 +100,63 @@ def _flipped(script: Script, name: str, flag: str, value: bool) -> Script:
     return out
 
 
-def _left_out(reference: Script | None, script: Script, tools: list[dict[str, Any]]) -> str:
+def _left_out(
+    reference: Script | None, script: Script, tools: list[dict[str, Any]], looks: set[str]
+) -> str:
     """The words of the steps a failing control leaves out of honest play: the names and
-    descriptions of the tools the reference calls more often than the control does. Empty
-    where it leaves none out (a wrong value sent, not a step skipped)."""
+    descriptions of the tools the reference calls that the control does not, where every
+    call the control makes is one the reference makes too (its acting calls, looks aside).
+    Empty where it leaves none out, or sends any value of its own (a wrong value sent, which
+    a flag may correct, not a step skipped)."""
     if reference is None:
         return ""
-    made = Counter(str(i.get("name")) for _, _, i in script_calls(reference))
-    made.subtract(Counter(str(i.get("name")) for _, _, i in script_calls(script)))
+
+    def acting(s: Script) -> Counter[str]:
+        return Counter(
+            json.dumps([i.get("name"), call_arguments(i)], sort_keys=True, default=str)
+            for _, _, i in script_calls(s)
+            if i.get("name") not in looks
+        )
+
+    made, sent = acting(reference), acting(script)
+    if sent - made:
+        return ""  # a call of its own, not honest play's with some left out
     words = []
-    for name, n in made.items():
-        if n > 0:
-            schema = next((s for s in tools if s.get("name") == name), {})
-            words += [name.replace("_", " "), str(schema.get("description") or "")]
+    for key in made - sent:
+        name = str(json.loads(key)[0])
+        schema = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), {})
+        words += [name.replace("_", " "), str(schema.get("description") or "")]
     return " ".join(words)
 
 
 def _answers(name: str, flag: str, tools: list[dict[str, Any]], left_out: str) -> bool:
     """Whether the flag's own words (its name and description) name what was left out
-    (`auto_approve` where the approval was): the switch does that step."""
-    prop = tool_properties(tools, name).get(flag, {})
-    own = stems(f"{flag.replace('_', ' ')} {prop.get('description') or ''}")
-    # words every argument of the tool shares (`item`, `price`) name nothing left out
-    common = stems(
+    (`auto_approve` where the approval was): the switch does that step. Words are compared
+    by their first four letters (`staging` and `staged`)."""
+    props = tool_properties(tools, name)
+    own = _short(f"{flag.replace('_', ' ')} {props.get(flag, {}).get('description') or ''}")
+    # words the tool's other arguments use (`item`, `price`) name nothing left out, unless
+    # the flag's own name uses them (`auto_approve` beside an `approval_id`)
+    common = _short(
         " ".join(
             f"{k.replace('_', ' ')} {p.get('description') or ''}"
-            for k, p in tool_properties(tools, name).items()
+            for k, p in props.items()
             if k != flag
         )
-    )
-    return bool((own - common) & stems(left_out))
+    ) - _short(flag.replace("_", " "))
+    return bool((own - common) & _short(left_out))
+
+
+def _short(text: str) -> set[str]:
+    return {w[:4] for w in stems(text)}
 
 
 def _sent_so(reference: Script | None, name: str, flag: str, value: bool) -> bool:
-    """Whether honest play sends `flag` as `value` on a call of `name`."""
-    return reference is not None and any(
-        i.get("name") == name and call_arguments(i).get(flag) is value
-        for _, _, i in script_calls(reference)
-    )
+    """Whether honest play sends `flag` as `value` on every call of `name` it makes (a
+    preview then the real call is no flag honest play sends so)."""
+    if reference is None:
+        return False
+    sent = [
+        call_arguments(i).get(flag) for _, _, i in script_calls(reference) if i.get("name") == name
+    ]
+    return bool(sent) and all(x is value for x in sent)

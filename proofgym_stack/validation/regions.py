@@ -160,3 +160,27 @@ async def _closed_past(v: Context, target: Task, own: Script, diffs: list[Diff],
             continue  # a value the tools refuse says nothing of what the verifier grades
         return not v.passes(result)
     return False
+
+
+#: words that state a lower bound: a value above honest play's is slack, not a near miss
+AT_LEAST = re.compile(
+    r"\b(?:at least|no less than|not less than|no fewer than|not fewer than|a minimum of|"
+    r"or more|or longer|no earlier than|not before|or later)\b",
+    re.I,
+)
+#: words that put several values together under one bound ("the gates together", "in total")
+_TOGETHER = re.compile(r"\b(?:together|in total|total|combined|altogether|between them)\b", re.I)
+
+
+def asks_at_least(words: str, noun: str = "") -> bool:
+    """Whether a clause of the words asks for at least something of the values together
+    ("the gates together must pass at least the required flow"), or of `noun` itself (a
+    break "of at least 40 minutes" for `minutes`): where more is slack. A minimum stated of
+    something else ("at least 2 must be first-aiders") says nothing of this value."""
+    stem = noun.lower().split("_")[-1].rstrip("s")[:5] if len(noun) >= 3 else ""
+    for clause in re.findall(r"[^.;!?\n]+", words):
+        if not AT_LEAST.search(clause):
+            continue
+        if _TOGETHER.search(clause) or (stem and re.search(rf"\b{re.escape(stem)}", clause, re.I)):
+            return True
+    return False

@@ -72,12 +72,14 @@ def _taken_from(lines: list[str], name: str, whole: float, part: float) -> bool:
     amount the call draws on; a number printed beside a thing that the call's number does not
     come out of (a day put beside a task's hours) is no holding of it."""
     left = whole - part
-    return any(
-        abs(n - left) < 1e-9
-        for line in lines
-        if _names(line, name)
-        for n in _numbers_beside(line, [name])
-    )
+    for line in lines:
+        if not _names(line, name):
+            continue
+        printed = _numbers_beside(line, [name])
+        # a wide row's many numbers may hold the remainder by chance
+        if len(printed) <= MAX_ON_LINE and any(abs(n - left) < 1e-9 for n in printed):
+            return True
+    return False
 
 
 def _whole_word(name: str) -> re.Pattern[str]:

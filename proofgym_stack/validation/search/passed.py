@@ -39,7 +39,9 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
             # task's words tell that from a hole (the folder shared with an outsider)
             return set()
         acted = _acted_on(p, set(), m.site)
-        if not selects(words, m.site.split(".")[0]) and not singled_out(words, m.new, acted):
+        tools = [str(t.get("name")) for t in p.base.pools.tools if isinstance(t, dict)]
+        chosen = m.site.split(".")[0]
+        if not selects(words, chosen, tools) and not singled_out(words, m.new, acted):
             # no rule of the words selects among the things for this tool's action ("archive
             # only", "if they're due", "leave every other one blocked"), nor do the words set
             # it apart ("Busy today: Cy."): leaving it alone was no choice the task asked for
@@ -72,17 +74,24 @@ _SELECTS = re.compile(
 )
 
 
-def selects(words: str, tool: str) -> bool:
-    """Whether a sentence of the words that names `tool` (`archive`, `request_approval` or
-    "request approval") selects among things ("Archive only files on your list", "never
-    admit anyone on it"): a rule about that action. A selecting word in a sentence about
-    another tool ("previews the change without making it") selects nothing for this one."""
-    spoken = re.escape(tool).replace("_", "[_ ]")
-    named = re.compile(rf"(?<![\w-]){spoken}", re.I)
-    return any(
-        named.search(sentence) and _SELECTS.search(sentence)
-        for sentence in re.split(r"(?<=[.!?;])\s+|\n", words)
-    )
+def selects(words: str, tool: str, others: list[str] | tuple[str, ...] = ()) -> bool:
+    """Whether a sentence of the words holds a rule that selects among things ("Archive only
+    files on your list", "members who have paid must not be contacted") and is not about
+    another of the `others` tools alone: a selecting word in a sentence that names another
+    tool and not `tool` ("`reprice` previews the change without making it") selects nothing
+    for this one."""
+
+    def named(name: str) -> re.Pattern[str]:
+        spoken = re.escape(name).replace("_", "[_ ]")
+        return re.compile(rf"(?<![\w-]){spoken}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
+
+    mine, theirs = named(tool), [named(o) for o in others if o and o != tool]
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n", words):
+        if not _SELECTS.search(sentence):
+            continue
+        if mine.search(sentence) or not any(t.search(sentence) for t in theirs):
+            return True
+    return False
 
 
 def _acted_on(p: Played, looks: set[str] | list[str], site: str = "") -> set[str]:

@@ -99,7 +99,9 @@ def retried(played: list[Played]) -> list[tuple[Mutant, Played]]:
     # a number one step past a limit the tool keeps first (a gate opened 1% past its safe
     # limit: what a switch may let through), then the options a listing printed (Economy
     # for a parcel), junk last (`oak`)
+    # (of each kind, a flag spelt as a string after every flag sent as a boolean)
     out.sort(key=lambda pair: (not one_step(pair[1].mutant.old, pair[1].mutant.new),
+                               f"={SPELT!r}" in pair[0].what,
                                pair[0].source not in FIRST))  # fmt: skip
     return out[:MAX_RETRIED]
 
@@ -159,7 +161,10 @@ def spelt_pays(played: list[Played], passes: Callable[[RunResult], bool]) -> lis
         m = p.mutant
         if m.op != OP or f"={SPELT!r}" not in m.what or p.record is None or not passes(p.result):
             continue
-        plain = m.what.replace(f"={SPELT!r}", "=True")
+        if _still_refused(p):
+            continue  # the tool refused the spelling: it took nothing as true
+        head, _, tail = m.what.rpartition(f"={SPELT!r}")
+        plain = f"{head}=True{tail}"
         for q in played:
             if (
                 q.mutant.op == OP
@@ -169,12 +174,23 @@ def spelt_pays(played: list[Played], passes: Callable[[RunResult], bool]) -> lis
                 and q.record is not None
                 and not passes(q.result)
                 and not q.result.mask_sample
+                and not _still_refused(q)
                 and not lost(p.record.world, q.record.world, p.base.ignored)
                 and not lost(q.record.world, p.record.world, p.base.ignored)
             ):
                 found.append(p)
                 break
     return found
+
+
+def _still_refused(p: Played) -> bool:
+    """Whether the retried call itself was refused again."""
+    m = p.mutant
+    if m.call_at is None:
+        return True
+    outputs = tool_outputs(p.result)
+    n = call_index(m.script, *m.call_at)
+    return n is None or n >= len(outputs) or outputs[n].startswith("Error:")
 
 
 SPELT_WHY = (

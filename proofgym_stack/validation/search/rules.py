@@ -75,7 +75,7 @@ UPPER = (
     "under", "below", "within", "max", "maximum", "not more than", "no more than",
     "less than", "budget of", "budget", "cap of", "limit of", "latest", "not exceed",
     "not over", "cannot exceed", "must not exceed", "not above", "never more than",
-    "never over", "never above", "never exceed",
+    "never over", "never above", "never exceed", "limited to", "capped at", "restricted to",
 )  # fmt: skip
 LOWER = (
     "at least", "from", "after", "since", "no earlier than", "minimum", "min", "over",
@@ -283,7 +283,12 @@ def _last_bound_word(tail: str) -> str | None:
             rest = tail[m.end() :].split()
             if word in ("to", "from", "by", "over", "after", "since") and rest:
                 continue
-            if len(rest) <= 2 and (best is None or m.end() > best[0]):
+            # the longest of the words ending last: "up to" and "limited to", not their "to"
+            if len(rest) <= 2 and (
+                best is None
+                or m.end() > best[0]
+                or (m.end() == best[0] and len(word) > len(best[1]))
+            ):
                 best = (m.end(), word)
     return best[1] if best else None
 
@@ -399,8 +404,6 @@ def ruled_off(
         if said:
             return f"{new} is listed by {tool}, which the task rules out ({said[0].strip()[:80]!r})"
     texts = [text for _, text in printed]
-    if not isinstance(new, str):
-        return None  # a number printed after a word is a measure of it (`limit 40%`), no name
     for role in sorted(_roles(new, texts) - _roles(old, texts)):
         said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
         if said:
@@ -443,8 +446,10 @@ def _roles(value: Any, texts: list[str]) -> set[str]:
     Omar Haddad"): the role a record gives it."""
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
         return set()
-    # the role and the value on one line: the word ending the line above is another record's
-    pattern = rf"\b([A-Za-z]{{4,}})[ \t]*:?[ \t]+{re.escape(str(value).strip())}(?![\w-])"
+    # the role and the value on one line: the word ending the line above is another record's;
+    # a number with a unit after it is a measure of the record (`limit 40%`), not its name
+    unit = r"(?!\s*(?:%|[A-Za-z]))" if not isinstance(value, str) else ""
+    pattern = rf"\b([A-Za-z]{{4,}})[ \t]*:?[ \t]+{re.escape(str(value).strip())}(?![\w-]){unit}"
     return {
         m.group(1).lower()
         for text in texts
@@ -478,7 +483,9 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
     # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name;
     # so is either end of a range they state ("the window is 00:00-04:00")
     stated = quantities(words)
-    ends = range_ends(words, stated)
+    # a range names an option whose record prints it ("the 09:00-10:00 slot"): only where
+    # the values chosen are the typed values themselves is either end a limit
+    ends = range_ends(words, stated) if _typed(str(old)) else set()
     asked = [
         q
         for q in stated
@@ -502,6 +509,12 @@ def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str |
     return None
 
 
+#: verbs of a change from one value to another ("move the review from 10:00 to 14:00")
+_CHANGE = re.compile(
+    r"\b(?:move|moved|moving|reschedule|change|changing|shift|raise|lower|increase|reduce|"
+    r"cut|bring|set|switch|update|push|pull)\w*\b[^.;!?\n]*\bfrom\s*$",
+    re.I,
+)
 #: what joins a range's two ends ("00:00-04:00", "9 to 5", "between 2 and 4")
 _RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|till|until|and)\s*", re.I)
 
@@ -517,6 +530,9 @@ def range_ends(text: str, found: list[Quantity]) -> set[int]:
             continue
         if gap.strip().lower() == "and" and not re.search(r"\bbetween\s*$", text[: a.start], re.I):
             continue
+        before = text[max(0, a.start - 48) : a.start]
+        if re.search(r"\bfrom\s*$", before, re.I) and _CHANGE.search(before):
+            continue  # "move it from 10:00 to 14:00": a value left and a target, no range
         out |= {a.start, b.start}
     return out
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
 from proofgym_stack.validation.negatives import task_words
+from proofgym_stack.validation.regions import asks_at_least
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -313,6 +314,8 @@ class Tolerances:
                 probe = float(round(probe))
                 if probe == old:
                     break
+                if probe == last:
+                    continue  # rounded onto the value already refused
             outcome = await self.passes_with(p, probe)
             if outcome == "fails":
                 return probe, outcome
@@ -333,6 +336,8 @@ class Tolerances:
             mid = (paid + refused) / 2
             if whole:
                 mid = float(math.floor(mid) if refused < paid else math.ceil(mid))
+                if mid == refused:
+                    break
             result = await self.passes_with(p, mid)
             if result == "passes":
                 paid = mid
@@ -366,9 +371,11 @@ class Tolerances:
 
     def more_in_total(self, p: Played) -> bool:
         """For one number set the same over every call of a tool (`same_value`): whether it
-        only adds to what honest play's calls sent together (their sum no smaller, one of
-        them larger), where the words ask for at least an amount (gates opened wider, the
-        flow "at least" what was asked): more of a minimum, slack, not a truth ignored."""
+        adds to what honest play's calls sent together (their sum larger), where a clause of
+        the words asks for at least an amount of the values together or of the argument's
+        noun ("the gates together must pass at least the flow"): more of a minimum, slack, not
+        a truth ignored. A minimum stated of something else ("orders of at least £50 get free
+        delivery") excuses nothing."""
         m = p.mutant
         if m.op != "same_value" or "." not in m.site:
             return False
@@ -378,18 +385,16 @@ class Tolerances:
             (call_arguments(a).get(key), call_arguments(b).get(key))
             for (_, _, a), (_, _, b) in zip(honest, mutated, strict=False)
         ]
-        moved: list[tuple[float, float]] = []
+        before = after = 0.0
         for o, n in pairs:
             if o == n:
                 continue
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (o, n)):
                 return False  # a moved value that is no number
-            moved.append((float(o or 0), float(n or 0)))
-        if not moved:
-            return False
-        if sum(n for _, n in moved) < sum(o for o, _ in moved):
-            return False
-        return _MINIMUM.search(task_words(self.ctx.env, p.base.task)) is not None
+            before, after = before + float(o or 0), after + float(n or 0)
+        # where the words ask at least of the values together (or of this argument), a sum
+        # that only grew is more of it; a minimum stated of something else says nothing
+        return after > before and asks_at_least(task_words(self.ctx.env, p.base.task), key)
 
     def one_sided(self, p: Played) -> bool:
         """Whether the window measured for this mutant's number is open on one side."""

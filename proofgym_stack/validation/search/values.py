@@ -11,6 +11,7 @@ honest value (`options.siblings`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -260,11 +261,45 @@ def tool_properties(tools: list[dict[str, Any]], site: str) -> dict[str, dict[st
 
 #: a list of at least three numbers, each after a comma (`5, 10, 15 ... up to 50`, `one of 30,
 #: 60 or 90`): the values an argument's description offers, not a range's two ends
-_LISTED = re.compile(r"-?\d+(?:\.\d+)?(?:(?:\s*,\s*|,?\s+(?:or|and)\s+)-?\d+(?:\.\d+)?){2,}")
+_LISTED = re.compile(
+    r"-?\d+(?:\.\d+)?(?:(?:\s*,\s*|,?\s+(?:or|and)\s+)-?\d+(?:\.\d+)?){2,}"
+    r"(?P<more>\s*(?:,\s*)?(?:\.\.\.|\u2026)\s*(?:(?:up )?to\s+(?P<end>\d+(?:\.\d+)?))?)?"
+)
+#: words that make a list of values the choices offered ("one of", "either")
+_CHOICE = re.compile(r"\b(?:one of|either|choose|choices?|options?|only|allowed|valid)\b", re.I)
+#: words that make a list examples, not choices
+_EXAMPLE = re.compile(r"(?:\be\.g\.|\bsuch as|\blike|\bfor example|\bbetween)\s*$", re.I)
+#: the most values a stated progression is extended to
+_MAX_LISTED = 64
 
 
 def listed_values(description: str) -> list[float]:
-    """The numbers an argument's description lists one by one, three or more in a
-    comma-separated run ("5, 10, 15 ... up to 50"); empty where it states a range ("1 to 8")
-    or a single example."""
-    return [float(n) for run in _LISTED.findall(description) for n in NUMBER.findall(run)]
+    """The numbers an argument's description offers one by one: three or more in a run
+    parted by commas, continued by an ellipsis ("5, 10, 15 ... up to 50", extended to its
+    stated end) or named as the choices ("one of 30, 60 or 90"). Empty for a range ("1 to
+    8"), examples ("e.g. 3, 4 or 12") and a number written with thousands separators."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", description)
+    out: list[float] = []
+    for m in _LISTED.finditer(text):
+        if _EXAMPLE.search(text[max(0, m.start() - 16) : m.start()]):
+            continue
+        values = [
+            float(n)
+            for n in NUMBER.findall(
+                m.group(0)[: m.start("more") - m.start()] if m.group("more") else m.group(0)
+            )
+        ]
+        if m.group("more"):
+            step = values[-1] - values[-2]
+            end = float(m.group("end")) if m.group("end") else None
+            if (
+                step > 0
+                and end is not None
+                and all(b - a == step for a, b in itertools.pairwise(values))
+            ):
+                while values[-1] + step <= end and len(values) < _MAX_LISTED:
+                    values.append(values[-1] + step)
+        elif not _CHOICE.search(text[max(0, m.start() - 40) : m.start()]):
+            continue
+        out += values
+    return out
