@@ -65,7 +65,9 @@ def test_a_rule_selects_unless_its_sentence_is_about_another_tool_alone() -> Non
     tools = ["archive", "request_approval", "reprice", "invite", "send_reminder", "set", "open"]
     assert selects("Archive only files on your list.", "archive", tools)
     assert selects("Only request approval for changes over 20%.", "request_approval", tools)
-    assert selects("Invite nobody busy.", "invite", tools)
+    assert selects("Invite no guest who is busy.", "invite", tools)
+    # a cap on everyone ("Nobody does more than 3 hours") selects no one (05o charityshop)
+    assert not selects("Nobody does more than 3 hours.", "assign", [*tools, "assign"])
     words = "A change needs `request_approval` first. `reprice` previews without making it."
     assert not selects(words, "request_approval", tools)
     # a rule in plain words, naming no tool, selects for every tool

@@ -67,8 +67,7 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
 
 #: words by which a task selects among the things it lists (a rule that may leave one out)
 _SELECTS = re.compile(
-    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without|else|nobody|nothing|none)\b"
-    r"|\bevery other\b|\bno one\b"
+    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without|else)\b|\bevery other\b"
     r"|\bleave\b[^.;\n]{0,40}\bout\b",
     re.I,
 )
