@@ -121,12 +121,20 @@ def trimmed_prose(m: Mutant) -> bool:
 def refused(p: Played) -> bool:
     """Whether the mutated call was answered with a tool error (the tool's own input rule
     refused it, before anything the verifier grades)."""
+    return p.mutant.op == "argument" and answered_with_error(p) is True
+
+
+def answered_with_error(p: Played) -> bool | None:
+    """Whether the mutant's changed call was answered with a tool error; None where it has
+    no one changed call or the rollout never reached it."""
     m = p.mutant
-    if m.call_at is None or m.op != "argument":
-        return False
+    if m.call_at is None:
+        return None
     nth = call_index(m.script, *m.call_at)
     outputs = tool_outputs(p.result)
-    return nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:")
+    if nth is None or nth >= len(outputs):
+        return None
+    return outputs[nth].startswith("Error:")
 
 
 def no_effect(p: Played) -> bool:

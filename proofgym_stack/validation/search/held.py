@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from proofgym_stack.validation.search.values import NUMBER
+from proofgym_stack.validation.search.values import NUMBER, without_thousands
 
 #: numbers read off one line at most: a line with more is a table row of many columns
 MAX_ON_LINE = 3
@@ -58,12 +58,11 @@ def held_numbers(value: Any, args: dict[str, Any], shown: list[str]) -> list[Any
 
 
 def _numbers_beside(line: str, named: list[str]) -> list[float]:
-    """The numbers of `line` with the names in `named` cut out; thousands written with commas
-    are one number ("1,700 notes", "£1,240.50")."""
+    """The numbers of `line` with the names in `named` cut out, thousands read whole."""
     rest = line
     for name in named:
         rest = _without(rest, name)
-    return [float(n) for n in NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3}\b)", "", rest))]
+    return [float(n) for n in NUMBER.findall(without_thousands(rest))]
 
 
 def _taken_from(lines: list[str], name: str, whole: float, part: float) -> bool:

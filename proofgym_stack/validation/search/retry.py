@@ -26,7 +26,7 @@ from proofgym_stack.validation.scripts import (
     tool_outputs,
 )
 from proofgym_stack.validation.search.budget import FIRST, one_step
-from proofgym_stack.validation.search.evidence import refused
+from proofgym_stack.validation.search.evidence import answered_with_error, refused
 from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, with_call
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import tool_properties
@@ -184,13 +184,8 @@ def spelt_pays(played: list[Played], passes: Callable[[RunResult], bool]) -> lis
 
 
 def _still_refused(p: Played) -> bool:
-    """Whether the retried call itself was refused again."""
-    m = p.mutant
-    if m.call_at is None:
-        return True
-    outputs = tool_outputs(p.result)
-    n = call_index(m.script, *m.call_at)
-    return n is None or n >= len(outputs) or outputs[n].startswith("Error:")
+    """Whether the retried call itself was refused again (or never reached)."""
+    return answered_with_error(p) is not False
 
 
 SPELT_WHY = (

@@ -241,6 +241,12 @@ def like_sent(number: float, like: Any) -> Any:
     return int(number) if isinstance(like, int) and number == int(number) else number
 
 
+def without_thousands(text: str) -> str:
+    """`text` with the commas of thousands taken out ("1,700 notes", "£1,240.50"), so each
+    amount reads as one number."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+
+
 def described(tools: list[dict[str, Any]], site: str) -> dict[str, str]:
     """Argument name -> its schema description, for the tool a site names."""
     return {k: str(v.get("description") or "") for k, v in tool_properties(tools, site).items()}
@@ -278,7 +284,7 @@ def listed_values(description: str) -> list[float]:
     parted by commas, continued by an ellipsis ("5, 10, 15 ... up to 50", extended to its
     stated end) or named as the choices ("one of 30, 60 or 90"). Empty for a range ("1 to
     8"), examples ("e.g. 3, 4 or 12") and a number written with thousands separators."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", description)
+    text = without_thousands(description)
     out: list[float] = []
     for m in _LISTED.finditer(text):
         if _EXAMPLE.search(text[max(0, m.start() - 16) : m.start()]):
