@@ -326,12 +326,15 @@ class RolloutRunner:
         try:
             # Not idempotent for retries: the model interface already retried its upstream,
             # and a second layer would multiply the upstream calls of one step. Only a call
-            # that never reached it, or that it refused unrun, is sent again.
+            # that never reached it, or that it refused unrun, is sent again. Like a verify,
+            # a generation may queue behind other rollouts' (a batching server): it is waited
+            # for within the rollout's own budget, never less than one request timeout.
             answer = await self.client.post_json(
                 f"{self.settings.model_url.rstrip('/')}/v1/responses",
                 body,
                 headers={"X-Rollout-Id": rollout_id},
                 idempotent=False,
+                timeout=self._patience(),
             )
         except CallFailed as exc:
             if first and exc.status in (400, 422):
@@ -400,10 +403,9 @@ class RolloutRunner:
         # A verify may queue behind other sessions' sandbox runs: the agent waits for its
         # verdict within the rollout's own budget, not one request timeout, so that a
         # short PROOFGYM_REQUEST_TIMEOUT_S never turns someone else's load into a mask.
-        wait = max(self.client.settings.request_timeout_s, deadline.remaining() or 0.0)
         try:
             answer = await self.client.post(
-                f"{env_url}/verify", body, headers=headers, timeout=wait
+                f"{env_url}/verify", body, headers=headers, timeout=self._patience()
             )
             state.closed = answer.header(CLOSED_HEADER) == "1"
             return VerifyResult.model_validate(answer.body)
@@ -415,6 +417,12 @@ class RolloutRunner:
             raise RolloutFailed(kind, str(exc)) from None
         except ValueError as exc:
             raise RolloutFailed("verify_error", f"unusable verify answer: {exc}") from None
+
+    def _patience(self) -> float:
+        """How long to wait for an answer that may queue behind other rollouts' work (a
+        generation, a verify): what is left of this rollout's budget, at least one request
+        timeout."""
+        return max(self.client.settings.request_timeout_s, deadline.remaining() or 0.0)
 
     async def _close(self, env_url: str, rollout_id: str) -> None:
         try:
