@@ -60,6 +60,9 @@ _MINIMUM = re.compile(
 MAX_ALLOWANCE = 8
 #: how far (doublings) the other side is followed when one side closed at once
 FAR_STEPS = 20
+#: past the near doublings, how many doublings one far probe jumps (the edge it passes is
+#: then found by bisecting the doublings in between)
+FAR_JUMP = 4
 #: a side the verifier closes only this many doublings out (8 steps) or farther, against one
 #: it closes at once, is no tolerance around the control's value
 FAR_SIDE = 3
@@ -109,6 +112,10 @@ class Tolerances:
         self.windows: dict[tuple[Any, ...], tuple[float, float] | None] = {}
         #: the outcome of each value probed between a control's value and a mutant's
         self.between: dict[tuple[Any, ...], str] = {}
+        #: every probe's outcome, by where and what it sent: the far side, the widths, the
+        #: bisections and the sibling calls re-reach values already probed, and a verifier
+        #: judges one value once (its determinism is a check of its own)
+        self.probed: dict[tuple[Any, ...], str] = {}
 
     async def honest_number(self, p: Played) -> bool:
         """Whether a numeric argument mutant (or a number copied again, `acted_on`) lies
@@ -289,11 +296,27 @@ class Tolerances:
         """One side of `old`, probed outward by doubling steps: (where it closed, how:
         `fails` for the verifier or `refused` for the tool, the doubling it closed at), or
         (None, `passes`, steps) when every probe passed."""
-        for k in range(steps):
+        paid = -1  # the last doubling that passed
+        k = 0
+        while k < steps:
             probe = old + sign * step * (2**k)
             outcome = await self.passes_with(p, probe)
             if outcome == "passes":
+                paid = k
+                # past the near doublings, farther out by several at a time: a value the
+                # verifier ignores is followed to the far end in a few probes, not one each
+                k += 1 if k + 1 < TOLERANCE_STEPS else FAR_JUMP
                 continue
+            # a jump that closed: the first doubling past the last paid one that closes it
+            low, high = paid, k
+            while high - low > 1:
+                mid = (low + high) // 2
+                middle = await self.passes_with(p, old + sign * step * (2**mid))
+                if middle == "passes":
+                    low = mid
+                else:
+                    high, outcome = mid, middle
+            k, probe = high, old + sign * step * (2**high)
             if outcome == "refused" and k == 0:
                 # the tool refused the first step (a negative amount): nearer values may
                 # still show where the verifier's own edge lies
@@ -426,12 +449,22 @@ class Tolerances:
         script = p.honest.control.script
         args = call_arguments(script[t][i])
         number = like_sent(value, m.old)
-        probe = with_call(script, t, i, set_at(args, m.leaf, number))
+        key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf, repr(number))
+        if key not in self.probed:
+            self.probed[key] = await self._probe(
+                p, with_call(script, t, i, set_at(args, m.leaf, number))
+            )
+        return self.probed[key]
+
+    async def _probe(self, p: Played, probe: Script) -> str:
+        """One probe played: `passes`, `fails` or `refused` (see `passes_with`)."""
+        m = p.mutant
+        assert m.call_at is not None
         result, _ = await self.play(p.base.task, probe, "search: tolerance probe")
         if self.ctx.passes(result):
             return "passes"
         outputs = tool_outputs(result)
-        nth = call_index(script, t, i)
+        nth = call_index(p.honest.control.script, *m.call_at)
         if nth is not None and nth < len(outputs) and outputs[nth].startswith("Error:"):
             return "refused"
         return "fails"
