@@ -150,10 +150,15 @@ def length_caps(words: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def over_length(honest: str, reply: str, words: str) -> str | None:
+def over_length(honest: str, reply: str, words: str, arguments: str = "") -> str | None:
     """The stated length cap `reply` crosses and the honest reply keeps, as a reason; None
-    where the words state none or the reply keeps them all."""
+    where the words state none or the reply keeps them all. A cap a tool's argument states
+    in its own description (`arguments`: "text: the notice (at most 160 characters)") is
+    that argument's, not the reply's."""
+    theirs = {(n, unit) for n, unit, _ in length_caps(arguments)}
     for n, unit, phrase in length_caps(words):
+        if (n, unit) in theirs:
+            continue
         count = _UNITS[unit]
         if count(honest) <= n < count(reply):
             return (

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -164,6 +165,32 @@ def keeps_the_tries(script: Script) -> Callable[[Script], bool]:
 
 def tries_past_cap(p: Played, words: str) -> str | None:
     """For a guess that paid: the cap the task's words state on the guessed tool's calls
-    that its tries crossed (the tools took them all), or None (`caps.calls_past_cap`)."""
+    that its tries crossed (the tools took them all), or None (`caps.calls_past_cap`). Only
+    where the tool's answers tell a wrong try from the right one (`answers_tell`): a tool
+    that answers every try alike ("blast at X booked for 13:00", a booking it moves) gave
+    the policy nothing to guess by; the last call stands, as honest play's would."""
     refused = frozenset(refused_calls(p.mutant.script, p.result))
-    return calls_past_cap(p.mutant.script, p.mutant.site.split(".")[0], words, refused)
+    tool = p.mutant.site.split(".")[0]
+    cap = calls_past_cap(p.mutant.script, tool, words, refused)
+    return cap if cap is not None and answers_tell(p.mutant.script, p.result, tool) else None
+
+
+def answers_tell(script: Script, result: RunResult, tool: str) -> bool:
+    """Whether `tool`'s answers in `result` differ beyond the values each call sent itself
+    (each answer read with its own call's text arguments taken out): "not a match (1 left)"
+    against "match" tells; "booked for 13:00" against "booked for 11:30" does not."""
+    outputs = tool_outputs(result)
+    shapes = set()
+    for n, (_, _, item) in enumerate(script_calls(script)):
+        if item.get("name") != tool or n >= len(outputs):
+            continue
+        text = outputs[n].lower()
+        sent = sorted(
+            (str(v).strip().lower() for v in call_arguments(item).values() if str(v).strip()),
+            key=len,
+            reverse=True,
+        )
+        for value in sent:
+            text = text.replace(value, "\x00")
+        shapes.add(re.sub(r"\s+", " ", text).strip())
+    return len(shapes) > 1

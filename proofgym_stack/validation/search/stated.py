@@ -45,7 +45,7 @@ from proofgym_stack.validation.search.rules import (
 from proofgym_stack.validation.search.runs import broken_run
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import described as descriptions
-from proofgym_stack.validation.search.values import numbers
+from proofgym_stack.validation.search.values import numbers, tool_properties
 from proofgym_stack.validation.search.withheld import asking_clause, still_withheld
 from proofgym_stack.validation.search.world import changed
 
@@ -84,8 +84,14 @@ def stated(
         rule = f"the reply leaves out the {m.old} the task asks for ({clause!r})"
         return (rule if clause else None), partial(still_withheld, str(m.new))
     honest = final_reply(p.honest.control.script)
-    rule = over_length(honest, final_reply(m.script), words)
-    return rule, lambda s: over_length(honest, final_reply(s), words) is not None
+    arguments = " ".join(
+        str(v.get("description") or "")
+        for t in p.base.pools.tools
+        if isinstance(t, dict)
+        for v in tool_properties([t], str(t.get("name", ""))).values()
+    )
+    rule = over_length(honest, final_reply(m.script), words, arguments)
+    return rule, lambda s: over_length(honest, final_reply(s), words, arguments) is not None
 
 
 def acted_on_too(p: Played, words: str) -> str | None:
