@@ -97,7 +97,7 @@ def _parse(raw: bytes) -> Any:
         return None
 
 
-def _json_request(body: Any, headers: dict[str, str]) -> tuple[bytes | None, dict[str, str]]:
+def json_request(body: Any, headers: dict[str, str]) -> tuple[bytes | None, dict[str, str]]:
     """The bytes to send for `body` (None for no body) and the headers to send them with."""
     if body is None:
         return None, headers
@@ -106,6 +106,11 @@ def _json_request(body: Any, headers: dict[str, str]) -> tuple[bytes | None, dic
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
+
+
+def http_answer(status: int, headers: dict[str, str], raw: bytes) -> HttpAnswer:
+    """The answer a transport hands back for a status, its headers and the raw body."""
+    return HttpAnswer(status, headers, _parse(raw), _text(raw))
 
 
 class AiohttpTransport:
@@ -146,7 +151,7 @@ class AiohttpTransport:
 
         session = self._get()
         tmo = aiohttp.ClientTimeout(total=timeout, sock_connect=self._connect_timeout)
-        data, headers = _json_request(body, headers)
+        data, headers = json_request(body, headers)
         try:
             async with session.request(method, url, data=data, headers=headers, timeout=tmo) as r:
                 limit = self._max_response
@@ -195,7 +200,7 @@ class LeanTransport:
     ) -> HttpAnswer:
         if not url.startswith("http://"):
             return await self._other.send(method, url, body, headers, timeout)
-        data, headers = _json_request(body, headers)
+        data, headers = json_request(body, headers)
         r = await self._lean.request(method, url, data, headers, timeout)
         return HttpAnswer(r.status, r.header_dict(), _parse(r.body), _text(r.body))
 
@@ -215,7 +220,7 @@ class HttpxTransport:
     ) -> HttpAnswer:
         import httpx
 
-        data, headers = _json_request(body, headers)  # as the other transports send it
+        data, headers = json_request(body, headers)  # as the other transports send it
         try:
             r = await self.client.request(
                 method, url, content=data, headers=headers, timeout=timeout
