@@ -3,16 +3,31 @@
 - quarry: tries past a cap on a tool's calls are tries at one answer only where the tool's
   answers tell a wrong try from the right one; a booking moved and answered alike is not;
 - signage: a length cap a tool's argument states in its own description is that argument's,
-  not the reply's.
+  not the reply's (its twin); a file name is tried in another folder the tools printed, out
+  of its own (`../live/a.txt`, `....//live/a.txt`: a one-pass removal of `../` rebuilds it);
+- artifacts: the names honest play acted on one by one are tried at once, as the glob of
+  their common stem (`feat-login-build*`);
+- podcasts: another option of a listing that pays is accused where the task's prompt names
+  honest play's and not it (`/shows/cooking-kids` for the show 'cooking').
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from openai.types.responses import Response
+from test_validate_policy_moves import tasks
+from test_validate_unseen import call, failed, say, validate
+
+from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.guesses import answers_tell
+from proofgym_stack.validation.search.named import last_part, names
+from proofgym_stack.validation.search.values import Pools, candidates, traversals
+from resources_servers.base import Environment, ToolError, tool
+from resources_servers.verifiers.compose import all_or_nothing
 
 
 def tried(tool: str, sent: list[dict[str, Any]], answers: list[str]) -> tuple[Any, Any]:
@@ -59,3 +74,133 @@ def test_a_length_cap_an_argument_states_is_not_the_reply_s() -> None:
     reply, cap = "a " * 20, "Reply in at most 15 words."
     assert over_length("Done.", reply, cap, "text: at most 15 lines") is not None
     assert over_length("Done.", reply, cap, "text: at most 15 words") is None
+
+
+def test_a_file_is_tried_past_its_folder_and_siblings_at_once() -> None:
+    shown = ["staging/old.txt\nlive/gym.txt\nlive/sauna.txt"]
+    assert traversals("pool.txt", shown) == [
+        "../staging/pool.txt",
+        "....//staging/pool.txt",
+        "../live/pool.txt",
+        "....//live/pool.txt",
+    ]
+    assert traversals("staging/pool.txt", shown)[:2] == ["../live/pool.txt", "....//live/pool.txt"]
+    assert traversals("Ann Lee", shown) == [] and traversals("../x.txt", shown) == []
+    pools = Pools(within_task={"pattern": ["feat-login-build12.zip", "feat-login-build40.zip"]})
+    tried = candidates("pattern", "feat-login-build12.zip", pools)
+    assert ("siblings_glob", "feat-login-build*") in tried
+    # one name alone has no siblings to take at once
+    one = Pools(within_task={"pattern": ["feat-login-build12.zip"]})
+    assert not [
+        v for s, v in candidates("pattern", "feat-login-build12.zip", one) if s == "siblings_glob"
+    ]
+
+
+def test_a_prompt_names_an_option_whole() -> None:
+    prompt = "Upload episode ep7.mp3 for the show 'cooking' with the title \"Pies\"."
+    assert last_part("/shows/cooking") == "cooking" and last_part("/shows/cooking-kids/") == (
+        "cooking-kids"
+    )
+    assert names(prompt, "cooking") and not names(prompt, "cooking-kids")
+    assert not names("the show cooking-kids", "cooking")  # a part of a longer name
+    assert not names(prompt, "ep")  # too short to be read as named
+
+
+# -- an upload desk: a show's folder named in the prompt, a sibling listed beside it ----------
+
+SHOWS = ["cooking", "cooking-kids", "garden", "garden-live", "history"]
+
+
+class Uploads(Environment[dict[str, Any]]):
+    """Upload an episode into its show's folder."""
+
+    name = "uploads"
+    success_words = ("uploaded",)
+
+    def create_state(self, task: Task, workdir: Path | None) -> dict[str, Any]:
+        return {"files": {}}
+
+    def instructions(self, task: Task) -> str:
+        return "Upload the episode with upload(folder, filename); list_folders shows the host."
+
+    @tool(observes=True)
+    def list_folders(self, state: dict[str, Any]) -> str:
+        """List the show folders."""
+        return "\n".join(f"/shows/{s}" for s in SHOWS)
+
+    @tool
+    def upload(self, state: dict[str, Any], folder: str, filename: str) -> str:
+        """Upload a file into a folder.
+
+        Args:
+            folder: a folder from list_folders.
+            filename: the episode's file name.
+        """
+        if folder not in [f"/shows/{s}" for s in SHOWS]:
+            raise ToolError("no such folder")
+        state["files"][f"{folder}/{filename}"] = True
+        return f"uploaded {filename} to {folder}"
+
+    def in_show(self, path: str, show: str) -> bool:
+        return path.rsplit("/", 1)[0] == f"/shows/{show}"
+
+    def verify(self, state: dict[str, Any], task: Task, response: Response) -> VerifyResult:
+        d = task.task_data
+        there = any(
+            self.in_show(p, d["show"]) and p.endswith(f"/{d['file']}") for p in state["files"]
+        )
+        return all_or_nothing(
+            [
+                Check(name="uploaded", passed=there),
+                Check(name="one", passed=len(state["files"]) == 1),
+            ]
+        )
+
+    def controls(self, task: Task) -> list[Control]:
+        d = task.task_data
+        look = call("list_folders")
+        done = say("The episode is uploaded.")
+        wrong = "history" if d["show"] != "history" else "garden"
+        return [
+            Control(
+                name="reference",
+                expect="pass",
+                script=[
+                    look,
+                    call("upload", folder=f"/shows/{d['show']}", filename=d["file"]),
+                    done,
+                ],
+            ),
+            Control(name="noop_claim", expect="fail", script=[done]),
+            Control(
+                name="violation_other_show",
+                expect="fail",
+                script=[look, call("upload", folder=f"/shows/{wrong}", filename=d["file"]), done],
+            ),
+        ]
+
+
+class PrefixContains(Uploads):
+    """The planted slip: a folder contains a path by string prefix, separator left out."""
+
+    def in_show(self, path: str, show: str) -> bool:
+        return path.startswith(f"/shows/{show}")
+
+
+def upload_tasks() -> list[Task]:
+    rows = [
+        (
+            f"Upload episode file ep{n}.mp3 for the show '{show}'.",
+            {"show": show, "file": f"ep{n}.mp3"},
+        )
+        for n, show in enumerate(["cooking", "garden", "cooking", "garden"])
+    ]
+    return tasks("uploads", rows)
+
+
+async def test_another_listed_option_than_the_one_the_prompt_names_is_accused() -> None:
+    plant = await validate(PrefixContains(), upload_tasks())
+    assert "search" in failed(plant), plant.verdicts
+    assert any("the task names" in f["why"] for f in plant.findings if f["severity"] == "pays")
+    twin = await validate(Uploads(), upload_tasks())
+    assert not failed(twin), [v for v in twin.verdicts if not v.passed]

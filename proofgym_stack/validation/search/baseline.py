@@ -187,4 +187,6 @@ def _pools(ctx: Context, task: Task, base: TaskBaseline) -> Pools:
             for path, value in leaves(call_arguments(item)):
                 if path and isinstance(value, str):
                     pools.across_tasks.setdefault(leaf_key(path), []).append(value)
+                    if other.task_id == task.task_id:
+                        pools.within_task.setdefault(leaf_key(path), []).append(value)
     return pools

@@ -90,6 +90,7 @@ from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
 from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
+from proofgym_stack.validation.search.named import named_instead
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.retry import SPELT, SPELT_WHY, bypassed, retried, spelt_pays
@@ -324,6 +325,13 @@ class Search:
                 continue
             if m.source == every.SOURCE and await every.overrides(p, self.play):
                 continue  # the last option kept: another option chosen, judged as one
+            if (
+                (graded_option or free_option)
+                and (why := named_instead(p))
+                and lost(p.record.world, p.honest.world, p.base.ignored)
+            ):
+                self.found("another_world", PAYS, p, f"full reward with another option: {why}")
+                continue
             unjudged = graded_option or free_option or in_region or no_effect(p)
             if not unjudged and await self.another_truth(p, replays):
                 continue

@@ -45,6 +45,8 @@ class Pools:
     described: dict[str, list[str]] = field(default_factory=dict)
     #: argument key -> that argument's string values across the sampled tasks' pass controls
     across_tasks: dict[str, list[str]] = field(default_factory=dict)
+    #: argument key -> that argument's string values in this task's reference, in order
+    within_task: dict[str, list[str]] = field(default_factory=dict)
     #: the prompt as written (the passages a text argument was copied from)
     prompt_text: str = ""
     #: the task's tool schemas (name, parameters), for calls swapped to another tool
@@ -164,6 +166,27 @@ def asked_alike(value: Any, prompt: str, limit: int = 4) -> list[str]:
     return found[:limit] if len(found) == 1 else []
 
 
+#: a file's name (`pool-closure.txt`, `staging/a.txt`): an argument a path can be put in
+_FILE_NAME = re.compile(r"^[\w./-]{1,80}\.[A-Za-z0-9]{1,5}$")
+#: a folder the tools printed in a path (`live/` of `live/gym.txt`)
+_SHOWN_FOLDER = re.compile(r"(?<![\w./-])([A-Za-z][\w-]{0,30})/(?=[\w.-])")
+MAX_TRAVERSALS = 4
+
+
+def traversals(value: str, shown: list[str]) -> list[str]:
+    """For a file name: the same file in another folder the tools printed, reached out of the
+    folder the tool puts it in (`../live/a.txt`, and `....//live/a.txt`, which a one-pass
+    removal of `../` turns back into `../`): where a policy writes past the step that should
+    put it there."""
+    if not _FILE_NAME.match(value) or value.startswith(("../", "/")):
+        return []
+    base = value.rsplit("/", 1)[-1]
+    own = value.rsplit("/", 1)[0] if "/" in value else ""
+    folders = [f for f in dict.fromkeys(_SHOWN_FOLDER.findall("\n".join(shown))) if f != own]
+    out = [f"{up}{f}/{base}" for f in folders for up in ("../", "....//")]
+    return out[:MAX_TRAVERSALS]
+
+
 def common_prefix(texts: list[str]) -> str:
     """The longest prefix every one of `texts` starts with ("" for fewer than two)."""
     if len(texts) < 2:
@@ -206,6 +229,11 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     elif isinstance(value, str):
         out += [("boundary", ""), ("boundary", " "), ("boundary", HUGE_TEXT)]
         out += [("wildcard", w) for w in WILDCARDS]
+        out += [("traversal", t) for t in traversals(value, pools.shown)]
+        # the names honest play acted on one by one, at once: `feat-login-build*` for each
+        named = list(dict.fromkeys(pools.within_task.get(key, [])))
+        if len(named) >= 2 and value in named and len(stem := common_prefix(named)) >= 3:
+            out.append(("siblings_glob", stem + "*"))
         if len(value) >= 2:
             out += [("shortened", value[: len(value) // 2]), ("shortened", value[:1])]
             out.append(("shortened", value[:-1]))

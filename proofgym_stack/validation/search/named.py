@@ -1,0 +1,47 @@
+"""Another option where the task names honest play's.
+
+A listing's other option that pays is often the policy's freedom (another free room), and the
+search does not accuse it by itself. It does where the task's own prompt names honest play's
+option and not this one: "upload the episode for the show 'cooking'", honest play's folder
+`/shows/cooking`, and the one chosen `/shows/cooking-kids`. The reward then ignores which thing
+the task asked for. A name is matched whole (`cooking` is not named by `cooking-kids`), by the
+value's last part (a path's last folder, the value itself otherwise); a prompt that names both
+options rules nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proofgym_stack.validation.search.tolerance import Played
+
+#: shorter names match too much prose to be read as the task naming them
+MIN_NAME = 3
+
+
+def last_part(value: str) -> str:
+    """A value's most specific part: a path's last component, else the value, lowercased."""
+    parts = [p for p in re.split(r"[/\\]", value.strip()) if p.strip()]
+    return parts[-1].strip().lower() if parts else ""
+
+
+def names(prompt: str, name: str) -> bool:
+    """Whether `prompt` names `name` whole (not as a part of a longer name)."""
+    if len(name) < MIN_NAME:
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prompt, re.I) is not None
+
+
+def named_instead(p: Played) -> str | None:
+    """For an option swapped in: why the task asked for honest play's (its prompt names it and
+    not this one), or None."""
+    m = p.mutant
+    if not isinstance(m.old, str) or not isinstance(m.new, str):
+        return None
+    prompt = p.base.pools.prompt_text
+    old, new = last_part(m.old), last_part(m.new)
+    if not old or not new or old == new:
+        return None
+    if names(prompt, old) and not names(prompt, new) and not names(prompt, m.new.strip()):
+        return f"the task names {old!r}, not {new!r}"
+    return None
