@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from proofgym_stack.validation.search.evidence import answered_with_error
 from proofgym_stack.validation.search.tolerance import Played
 
 #: shorter names match too much prose to be read as the task naming them
@@ -33,10 +34,14 @@ def names(prompt: str, name: str) -> bool:
 
 
 def named_instead(p: Played) -> str | None:
-    """For an option swapped in: why the task asked for honest play's (its prompt names it and
-    not this one), or None."""
+    """For an option swapped in for honest play's, in the same call, and taken by the tool:
+    why the task asked for honest play's (its prompt names it and not this one), or None.
+    One more thing acted on beside honest play's is not judged here: that the words name
+    honest play's entry is no rule against acting on another too."""
     m = p.mutant
-    if not isinstance(m.old, str) or not isinstance(m.new, str):
+    if m.op != "argument" or not isinstance(m.old, str) or not isinstance(m.new, str):
+        return None
+    if len(m.new.strip()) < MIN_NAME or answered_with_error(p) is not False:
         return None
     prompt = p.base.pools.prompt_text
     old, new = last_part(m.old), last_part(m.new)
