@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 from fastapi import FastAPI
@@ -72,7 +72,8 @@ class AsgiTransport:
             "scheme": "http",
             "path": unquote(parts.path or "/"),
             "raw_path": (parts.path or "/").encode(),
-            "query_string": parts.query.encode(),
+            # as a client sends it: anything past ASCII percent-encoded
+            "query_string": quote(parts.query, safe="=&;%+/:?@!$'()*,~").encode("ascii"),
             "root_path": "",
             "headers": raw,
             "server": (parts.hostname or "", parts.port or 80),
@@ -114,7 +115,10 @@ class _Answer:
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
             for k, v in message.get("headers", []):
-                self.headers[k.decode("latin-1")] = v.decode("latin-1")
+                name, value = k.decode("latin-1"), v.decode("latin-1")
+                # a header sent twice is read as one list, as an HTTP client joins it
+                had = self.headers.get(name)
+                self.headers[name] = value if had is None else f"{had}, {value}"
         elif message["type"] == "http.response.body":
             self.chunks.append(bytes(message.get("body", b"")))
             if not message.get("more_body", False):

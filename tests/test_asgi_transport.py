@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from proofgym.clients.http import ClientSettings, ServiceClient
 from proofgym.clients.lean_http import ConnectFailed
@@ -35,6 +35,13 @@ def app() -> FastAPI:
     async def boom() -> None:
         raise RuntimeError("the app fails")
 
+    @service.get("/twice")
+    async def twice() -> Response:
+        answer = Response("ok")
+        answer.headers.append("X-Part", "a")
+        answer.headers.append("X-Part", "b")
+        return answer
+
     @service.get("/stream")
     async def stream() -> StreamingResponse:
         async def parts() -> AsyncIterator[bytes]:
@@ -59,6 +66,12 @@ async def test_a_call_reaches_its_app_as_a_server_would_hand_it() -> None:
         "rollout": "r1",
         "host": "svc",
     }
+    # read by an independent review: a query past ASCII arrives as sent, a header sent
+    # twice as one list
+    accented = await transport.send("POST", "http://svc/echo?q=café", {}, {}, 5.0)
+    assert accented.body["query"] == {"q": "café"}
+    twice = await transport.send("GET", "http://svc/twice", None, {}, 5.0)
+    assert twice.header("x-part") == "a, b"
     streamed = await transport.send("GET", "http://svc/stream", None, {}, 5.0)
     assert streamed.status == 200 and streamed.text == "one two three"
 

@@ -24,43 +24,57 @@ from test_validate_unseen import call, failed, say, validate
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym_stack.validation.search.caps import over_length
 from proofgym_stack.validation.search.guesses import answers_tell
-from proofgym_stack.validation.search.named import last_part, names
+from proofgym_stack.validation.search.named import last_part, names, on_a_scale
 from proofgym_stack.validation.search.values import Pools, candidates, traversals
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
 
-def tried(tool: str, sent: list[dict[str, Any]], answers: list[str]) -> tuple[Any, Any]:
-    """A script of `tool`'s calls with `sent` arguments, and a result answering `answers`."""
+def tried(tool: str, sent: list[dict[str, Any]], answers: list[str]) -> tuple[Any, Any, Any]:
+    """Honest play's one call of `tool` (the last of `sent`), the script that tries the
+    others first, and a result answering `answers`."""
     script = [
         [{"type": "function_call", "name": tool, "arguments": args, "call_id": f"c{n}"}]
         for n, args in enumerate(sent)
     ]
     output = [SimpleNamespace(type="function_call_output", output=a) for a in answers]
-    return script, SimpleNamespace(response=SimpleNamespace(output=output))
+    return script[-1:], script, SimpleNamespace(response=SimpleNamespace(output=output))
 
 
 def test_a_wrong_try_told_apart_from_the_right_one_is_a_guess_and_a_booking_moved_is_not() -> None:
     minerals = ["galena", "halite", "magnetite"]
-    script, result = tried(
+    honest, script, result = tried(
         "submit_identification",
         [{"specimen": "S1", "mineral": m} for m in minerals],
         ["galena: not a match (2 left)", "halite: not a match (1 left)", "magnetite: match"],
     )
-    assert answers_tell(script, result, "submit_identification")
+    assert answers_tell(honest, script, result, "submit_identification")
     faces = [("North Bench", "13:00"), ("East Wall", "14:30"), ("East Wall", "11:30")]
-    script, result = tried(
+    honest, script, result = tried(
         "schedule_blast",
         [{"face": f, "time": t} for f, t in faces],
         [f"blast at {f} booked for {t}" for f, t in faces],
     )
-    assert not answers_tell(script, result, "schedule_blast")
-    # the same answer to every try, even one naming nothing the call sent, tells nothing
-    script, result = tried("submit", [{"answer": "A"}, {"answer": "B"}], ["Received.", "Received."])
-    assert not answers_tell(script, result, "submit")
-    # a number the call sent is its own value too, not feedback
-    script, result = tried("guess", [{"n": 3}, {"n": 7}], ["3: too low", "7: correct"])
-    assert answers_tell(script, result, "guess")
+    assert not answers_tell(honest, script, result, "schedule_blast")
+    # read by an independent review: a letter sent is not cut out of other words, an id the
+    # tool numbers and a value it spells out are no feedback, and a refused try is no answer
+    letters = [{"choice": c} for c in "abc"]
+    said = [f"Q1: answer {c} recorded" for c in "abc"]
+    assert not answers_tell(*tried("answer", letters, said)[:3], "answer")
+    ids = [f"booking #{100 + n} confirmed for 1{n}:00" for n in range(3)]
+    assert not answers_tell(*tried("book", [{"at": f"1{n}:00"} for n in range(3)], ids), "book")
+    days = tried("book", [{"day": d} for d in ("mon", "tue")], ["Booked Monday", "Booked Tuesday"])
+    assert not answers_tell(*days, "book")
+    refused = ["booked for 13:00", "Error: no such slot", "booked for 14:30"]
+    slots = [{"slot": t} for t in ("13:00", "99:99", "14:30")]
+    assert not answers_tell(*tried("book", slots, refused), "book")
+    # the same answer to every try tells nothing; a number's own value is no feedback
+    assert not answers_tell(
+        *tried("submit", [{"answer": "A"}, {"answer": "B"}], ["Received."] * 2), "submit"
+    )
+    assert answers_tell(
+        *tried("guess", [{"n": 3}, {"n": 7}], ["3: too low", "7: correct"]), "guess"
+    )
 
 
 def test_a_length_cap_an_argument_states_is_not_the_reply_s() -> None:
@@ -69,6 +83,7 @@ def test_a_length_cap_an_argument_states_is_not_the_reply_s() -> None:
     assert over_length("Published.", long_reply, words) is not None
     described = "filename: the notice's file name. text: the notice (at most 160 characters)."
     assert over_length("Published.", long_reply, words, described) is None
+    assert over_length("Published.", long_reply, words, "text: max 160 chars") is None
     # a cap of another length, or in other units, is still the reply's
     assert over_length("Published.", long_reply, words, "text: at most 400 characters") is not None
     reply, cap = "a " * 20, "Reply in at most 15 words."
@@ -86,6 +101,10 @@ def test_a_file_is_tried_past_its_folder_and_siblings_at_once() -> None:
     ]
     assert traversals("staging/pool.txt", shown)[:2] == ["../live/pool.txt", "....//live/pool.txt"]
     assert traversals("Ann Lee", shown) == [] and traversals("../x.txt", shown) == []
+    # prose with a slash names no folder, and a number with a point is no file
+    prose = ["Speeds in km/h; read and/or write. Files: live/b.txt"]
+    assert traversals("a.txt", prose) == ["../live/a.txt", "....//live/a.txt"]
+    assert traversals("12.50", shown) == []
     pools = Pools(within_task={"pattern": ["feat-login-build12.zip", "feat-login-build40.zip"]})
     tried = candidates("pattern", "feat-login-build12.zip", pools)
     assert ("siblings_glob", "feat-login-build*") in tried
@@ -104,6 +123,10 @@ def test_a_prompt_names_an_option_whole() -> None:
     assert names(prompt, "cooking") and not names(prompt, "cooking-kids")
     assert not names("the show cooking-kids", "cooking")  # a part of a longer name
     assert not names(prompt, "ep")  # too short to be read as named
+    # read by an independent review: one end of a stated range ("19:00 or later", "Monday to
+    # Friday") names a value on a scale, not the one thing asked for
+    assert on_a_scale("19:00") and on_a_scale("monday") and on_a_scale("2024-05-01")
+    assert not on_a_scale("cooking") and not on_a_scale("sku-s1956515")
 
 
 # -- an upload desk: a show's folder named in the prompt, a sibling listed beside it ----------

@@ -137,6 +137,10 @@ _UNIT = re.compile(
 )
 
 
+#: units counted alike (a cap in characters is one in chars or letters)
+_SAME_UNIT = {"char": "character", "letter": "character"}
+
+
 def length_caps(words: str) -> list[tuple[int, str, str]]:
     """The caps the words state on a text's length: (15, "word", "at most 15 words")."""
     out = []
@@ -155,9 +159,9 @@ def over_length(honest: str, reply: str, words: str, arguments: str = "") -> str
     where the words state none or the reply keeps them all. A cap a tool's argument states
     in its own description (`arguments`: "text: the notice (at most 160 characters)") is
     that argument's, not the reply's."""
-    theirs = {(n, unit) for n, unit, _ in length_caps(arguments)}
+    theirs = {(n, _SAME_UNIT.get(unit, unit)) for n, unit, _ in length_caps(arguments)}
     for n, unit, phrase in length_caps(words):
-        if (n, unit) in theirs:
+        if (n, _SAME_UNIT.get(unit, unit)) in theirs:
             continue
         count = _UNITS[unit]
         if count(honest) <= n < count(reply):

@@ -172,25 +172,50 @@ def tries_past_cap(p: Played, words: str) -> str | None:
     refused = frozenset(refused_calls(p.mutant.script, p.result))
     tool = p.mutant.site.split(".")[0]
     cap = calls_past_cap(p.mutant.script, tool, words, refused)
-    return cap if cap is not None and answers_tell(p.mutant.script, p.result, tool) else None
+    tells = answers_tell(p.honest.control.script, p.mutant.script, p.result, tool)
+    return cap if cap is not None and tells else None
 
 
-def answers_tell(script: Script, result: RunResult, tool: str) -> bool:
-    """Whether `tool`'s answers in `result` differ beyond the values each call sent itself
-    (each answer read with its own call's text arguments taken out): "not a match (1 left)"
-    against "match" tells; "booked for 13:00" against "booked for 11:30" does not."""
+def answers_tell(honest: Script, script: Script, result: RunResult, tool: str) -> bool:
+    """Whether `tool` answered a wrong try (a call `script` adds to `honest`) in other words
+    than the right try after it: "galena: not a match (2 left)" against "magnetite: match"
+    tells; "blast at X booked for 13:00" against "... for 11:30", "booking #101" against
+    "#100" or "Booked Monday" for `day: "mon"` does not. Each answer is read as its words,
+    without the values its own call sent (whole words, and words they begin), numbers or
+    letters alone; a refused try or an answer the rollout never reached is not compared."""
     outputs = tool_outputs(result)
-    shapes = set()
-    for n, (_, _, item) in enumerate(script_calls(script)):
-        if item.get("name") != tool or n >= len(outputs):
-            continue
-        text = outputs[n].lower()
-        sent = sorted(
-            (str(v).strip().lower() for v in call_arguments(item).values() if str(v).strip()),
-            key=len,
-            reverse=True,
-        )
-        for value in sent:
-            text = text.replace(value, "\x00")
-        shapes.add(re.sub(r"\s+", " ", text).strip())
-    return len(shapes) > 1
+    calls = script_calls(script)
+    left = [item for _, _, item in script_calls(honest)]
+    tries: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for n, (_, _, item) in enumerate(calls):
+        if left and item == left[0]:
+            left.pop(0)
+            if item.get("name") == tool:
+                pairs += [(t, n) for t in tries]
+                tries = []
+        elif item.get("name") == tool:
+            tries.append(n)
+
+    def answer(n: int) -> frozenset[str] | None:
+        if n >= len(outputs) or outputs[n].startswith("Error:"):
+            return None
+        return _words(outputs[n], call_arguments(calls[n][2]))
+
+    for t, r in pairs:
+        wrong, right = answer(t), answer(r)
+        if wrong is not None and right is not None and wrong != right:
+            return True
+    return False
+
+
+def _words(text: str, args: dict[str, Any]) -> frozenset[str]:
+    """The words of a tool's answer, less the values its call sent (see `answers_tell`)."""
+    sent = sorted((str(v).strip().lower() for v in args.values() if str(v).strip()), key=len)
+    text = text.lower()
+    for value in reversed(sent):
+        text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", text)
+    stems = [w for v in sent for w in re.findall(r"[a-z]{3,}", v)]
+    return frozenset(
+        w for w in re.findall(r"[a-z]{2,}", text) if not any(w.startswith(s) for s in stems)
+    )

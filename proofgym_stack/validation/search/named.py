@@ -33,6 +33,21 @@ def names(prompt: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prompt, re.I) is not None
 
 
+#: a value on a scale (a time, a date, a day, a number): one end of a range the words state
+#: ("19:00 or later", "Monday to Friday") names it without ruling out the values beyond
+_SCALE = re.compile(
+    r"^[\W\d_]*$|\d{1,2}[:.h]\d{2}|\d{4}-\d{2}|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
+    r"(?:day)?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    re.I,
+)
+
+
+def on_a_scale(name: str) -> bool:
+    """Whether a name is a value on a scale rather than a thing's name (see `_SCALE`); a
+    name needs three letters to be one."""
+    return _SCALE.search(name) is not None or len(re.findall(r"[a-z]", name, re.I)) < MIN_NAME
+
+
 def named_instead(p: Played) -> str | None:
     """For an option swapped in for honest play's, in the same call, and taken by the tool:
     why the task asked for honest play's (its prompt names it and not this one), or None.
@@ -45,7 +60,7 @@ def named_instead(p: Played) -> str | None:
         return None
     prompt = p.base.pools.prompt_text
     old, new = last_part(m.old), last_part(m.new)
-    if not old or not new or old == new:
+    if not old or not new or old == new or on_a_scale(old):
         return None
     if names(prompt, old) and not names(prompt, new) and not names(prompt, m.new.strip()):
         return f"the task names {old!r}, not {new!r}"

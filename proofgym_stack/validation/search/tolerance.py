@@ -305,7 +305,9 @@ class Tolerances:
                 paid = k
                 # past the near doublings, farther out by several at a time: a value the
                 # verifier ignores is followed to the far end in a few probes, not one each
-                k += 1 if k + 1 < TOLERANCE_STEPS else FAR_JUMP
+                if k + 1 >= steps:
+                    break
+                k = k + 1 if k + 1 < TOLERANCE_STEPS else min(k + FAR_JUMP, steps - 1)
                 continue
             # a jump that closed: the first doubling past the last paid one that closes it
             low, high = paid, k

@@ -167,9 +167,11 @@ def asked_alike(value: Any, prompt: str, limit: int = 4) -> list[str]:
 
 
 #: a file's name (`pool-closure.txt`, `staging/a.txt`): an argument a path can be put in
-_FILE_NAME = re.compile(r"^[\w./-]{1,80}\.[A-Za-z0-9]{1,5}$")
+_FILE_NAME = re.compile(r"^(?=[^.]*[A-Za-z])[\w./-]{1,80}\.[A-Za-z][A-Za-z0-9]{0,4}$")
 #: a folder the tools printed in a path (`live/` of `live/gym.txt`)
-_SHOWN_FOLDER = re.compile(r"(?<![\w./-])([A-Za-z][\w-]{0,30})/(?=[\w.-])")
+_SHOWN_FOLDER = re.compile(
+    r"(?<![\w.-])(?:\.?/)?(?:[\w-]+/)*?([^\W\d][\w-]{0,30})/(?=[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b)"
+)
 MAX_TRAVERSALS = 4
 
 
