@@ -46,11 +46,12 @@ lint: install
 	$(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected no test: that is a broken suite, not a pass. The tests run
-# on every core (pytest-xdist; `make unit PYTEST_WORKERS=0` runs them in one process). The 15
-# slowest are listed at the end, so a test that grew shows in the CI's log.
+# on every core (pytest-xdist; `make unit PYTEST_WORKERS=0` runs them in one process); a module
+# marked `xdist_group` (the Ray cluster's) runs whole on one worker. The 15 slowest are listed
+# at the end, so a test that grew shows in the CI's log.
 PYTEST_WORKERS ?= auto
 unit: install
-	$(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --durations=15; rc=$$?; \
+	$(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadgroup --durations=15; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no test ran: the suite is broken"; exit 1; fi; exit $$rc
 
 ## make validate: prove every shipped environment (controls, negatives, isolation, determinism).

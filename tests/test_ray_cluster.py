@@ -33,6 +33,11 @@ from proofgym_stack.up import free_port
 ROOT = Path(__file__).resolve().parents[1]
 PROOFGYM = str(Path(sys.executable).parent / "proofgym")
 TASKS = ROOT / "tasks" / "file_edit" / "example.jsonl"
+#: every test here on one pytest-xdist worker, in this file's order (`make unit` runs with
+#: `--dist loadgroup`): the first proves `up --ray auto` finds no cluster, and Ray's "auto" finds
+#: any cluster running on the machine, so no other worker may have this module's cluster up
+pytestmark = pytest.mark.xdist_group("ray_cluster")
+
 #: repeats of each of the 8 tasks a collection makes
 REPEATS = int(os.environ.get("PROOFGYM_RAY_REPEATS", "100"))
 ROLLOUTS = 8 * REPEATS
