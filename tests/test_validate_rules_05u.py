@@ -127,6 +127,7 @@ def test_a_prompt_names_an_option_whole() -> None:
     # Friday") names a value on a scale, not the one thing asked for
     assert on_a_scale("19:00") and on_a_scale("monday") and on_a_scale("2024-05-01")
     assert not on_a_scale("cooking") and not on_a_scale("sku-s1956515")
+    assert on_a_scale("march") and not on_a_scale("marigold suite") and not on_a_scale("maple")
 
 
 # -- an upload desk: a show's folder named in the prompt, a sibling listed beside it ----------

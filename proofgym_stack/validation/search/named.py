@@ -36,8 +36,10 @@ def names(prompt: str, name: str) -> bool:
 #: a value on a scale (a time, a date, a day, a number): one end of a range the words state
 #: ("19:00 or later", "Monday to Friday") names it without ruling out the values beyond
 _SCALE = re.compile(
-    r"^[\W\d_]*$|\d{1,2}[:.h]\d{2}|\d{4}-\d{2}|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
-    r"(?:day)?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
+    r"^[\W\d_]*$|\d{1,2}[:.h]\d{2}|\d{4}-\d{2}"
+    r"|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b"
+    r"|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
     re.I,
 )
 
