@@ -161,7 +161,7 @@ class AiohttpTransport:
                 raw = await r.content.read(self._max_response + 1)
                 if len(raw) > self._max_response or not r.content.at_eof():
                     raise too_large
-                return HttpAnswer(r.status, dict(r.headers), _parse(raw), _text(raw))
+                return http_answer(r.status, dict(r.headers), raw)
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             # Refused, unresolvable, or not accepted in time (a listen queue overflowing
             # under a burst of thousands of connections): nothing was sent.
@@ -202,7 +202,7 @@ class LeanTransport:
             return await self._other.send(method, url, body, headers, timeout)
         data, headers = json_request(body, headers)
         r = await self._lean.request(method, url, data, headers, timeout)
-        return HttpAnswer(r.status, r.header_dict(), _parse(r.body), _text(r.body))
+        return http_answer(r.status, r.header_dict(), r.body)
 
     async def aclose(self) -> None:
         await self._lean.aclose()
@@ -231,7 +231,7 @@ class HttpxTransport:
             raise TimeoutError(str(exc)) from exc
         except httpx.TransportError as exc:
             raise ConnectionError(str(exc)) from exc
-        return HttpAnswer(r.status_code, dict(r.headers), _parse(r.content), _text(r.content))
+        return http_answer(r.status_code, dict(r.headers), r.content)
 
     async def aclose(self) -> None:
         await self.client.aclose()

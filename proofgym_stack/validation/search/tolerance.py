@@ -110,8 +110,6 @@ class Tolerances:
         self.ctx = ctx
         self.play = play
         self.windows: dict[tuple[Any, ...], tuple[float, float] | None] = {}
-        #: the outcome of each value probed between a control's value and a mutant's
-        self.between: dict[tuple[Any, ...], str] = {}
         #: every probe's outcome, by where and what it sent: the far side, the widths, the
         #: bisections and the sibling calls re-reach values already probed, and a verifier
         #: judges one value once (its determinism is a check of its own)
@@ -155,11 +153,8 @@ class Tolerances:
             half = m.old + round((m.new - m.old) / 2 / grid) * grid
             step = m.new - int(math.copysign(grid, m.new - m.old))
             probes = [float(v) for v in dict.fromkeys((half, step)) if v not in (m.old, m.new)]
-        for value in probes:
-            key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf, value)
-            if key not in self.between:
-                self.between[key] = await self.passes_with(p, value)
-            if self.between[key] == "fails":
+        for value in probes:  # each probed once: `passes_with` keeps every outcome
+            if await self.passes_with(p, value) == "fails":
                 return False
         return True
 
