@@ -8,7 +8,10 @@ only in such choices (string values at an argument that takes, across every samp
 honest play, a few values that repeat: a vocabulary, not names), the target is asked whether
 it grades those choices at all: its own honest trajectory with one choice changed to another
 word of the vocabulary must fail somewhere. A verifier that ignores the choice pays every such
-change, and the accusation stands.
+change, and the accusation stands. Where the choices are a bag (a speaker of the catalogue
+placed per call, as many as the plan needs), another task's bag may differ in its size too:
+it is accepted as another combination where the rest of the two trajectories is the same and
+the target grades its own bag (one call of it left out, or given another word, fails there).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from proofgym_stack.validation.scripts import (
     refused_calls,
     script_calls,
     set_at,
+    shown,
+    tool_outputs,
 )
 
 if TYPE_CHECKING:
@@ -125,9 +130,10 @@ async def among_accepted(
     may be excused: the probe does not tell which)."""
     refs = [c.script for t in v.tasks if (c := v.reference(t.task_id)) is not None]
     words = vocabulary(refs)
-    diffs = differing_choices(script, own, words, frozenset(refused_calls(script, result)))
+    skip = frozenset(refused_calls(script, result))
+    diffs = differing_choices(script, own, words, skip)
     if diffs is None:
-        return False
+        return await _another_bag(v, target, script, own, words, skip)
     if not diffs:
         # where its calls took effect they are the target's own honest ones: the same
         # actions, only the report of them differs; where honest play only looked (or made
@@ -149,3 +155,105 @@ async def among_accepted(
         if not v.passes(got):
             return True
     return False
+
+
+def _bag(
+    script: Script, words: dict[Site, set[Any]], skip: frozenset[tuple[int, int]]
+) -> tuple[list[tuple[Any, str]], dict[tuple[Any, ...], int], list[int]]:
+    """The script's calls that took effect split in two: the others, in order (each its
+    tool and arguments), and the bag of those whose every argument is a choice (with how
+    many of each); and where in the script's calls each of the bag's calls stands."""
+    others: list[tuple[Any, str]] = []
+    bag: dict[tuple[Any, ...], int] = {}
+    at: list[int] = []
+    for n, (t, i, item) in enumerate(script_calls(script)):
+        if (t, i) in skip:
+            continue
+        name, found = item.get("name"), leaves(call_arguments(item))
+        if found and all((name, p) in words for p, _ in found):
+            key = (name, *sorted((p, repr(x)) for p, x in found))
+            bag[key] = bag.get(key, 0) + 1
+            at.append(n)
+        else:
+            others.append((name, repr(sorted(call_arguments(item).items()))))
+    return others, bag, at
+
+
+async def _another_bag(
+    v: Context,
+    target: Task,
+    script: Script,
+    own: Script,
+    words: dict[Site, set[Any]],
+    skip: frozenset[tuple[int, int]],
+) -> bool:
+    """Whether `script` differs from the target's own honest play only in its bag of
+    choices, and the target grades its own bag: one call of it left out, or its word
+    changed, fails there."""
+    words = {**_bag_words([script, own]), **words}
+    others, bag, _ = _bag(script, words, skip)
+    theirs, own_bag, at = _bag(own, words, frozenset())
+    if others != theirs or not own_bag or bag == own_bag:
+        return False
+    # the bag's words are the environment's offer: a listing the target shows lists them all
+    listing = "\n".join(await _listings(v, target))
+    sent = [
+        x
+        for _, _, i in script_calls(script)
+        for p, x in leaves(call_arguments(i))
+        if (i.get("name"), p) in words
+    ]
+    if not all(shown(x, listing) for x in sent):
+        return False
+    probes: list[Script] = []
+    for n in at:
+        t, i, item = script_calls(own)[n]
+        probes.append(
+            [[x for k, x in enumerate(turn) if (j, k) != (t, i)] for j, turn in enumerate(own)]
+        )
+        for path, value in leaves(call_arguments(item)):
+            probes += [
+                _changed(own, n, path, w)
+                for w in sorted(words[(item.get("name"), path)] - {value}, key=repr)
+            ]
+    for probe in probes[:MAX_PROBES]:
+        got = await v.run(target, probe, "probe: the target's bag of choices changed")
+        if got.mask_sample or refused_calls(probe, got):
+            continue  # a word the tools refuse says nothing of what is graded
+        if not v.passes(got):
+            return True
+    return False
+
+
+def _bag_words(scripts: list[Script]) -> dict[Site, set[Any]]:
+    """(tool, path) -> its words where one value is sent more than once within one script
+    and the site takes at most MAX_WORDS values in all: a bag's candidates (whether they are
+    the environment's choices, not a task's own ids, its listings decide)."""
+    seen: dict[Site, list[Any]] = {}
+    repeated: set[Site] = set()
+    for script in scripts:
+        here: dict[Site, list[Any]] = {}
+        for _, _, item in script_calls(script):
+            for path, value in leaves(call_arguments(item)):
+                if _choice_like(value):
+                    here.setdefault((item.get("name"), path), []).append(value)
+        for site, values in here.items():
+            seen.setdefault(site, []).extend(values)
+            if len(values) > len(set(values)):
+                repeated.add(site)
+    return {s: set(v) for s, v in seen.items() if s in repeated and len(set(v)) <= MAX_WORDS}
+
+
+async def _listings(v: Context, target: Task) -> list[str]:
+    """What the target's looks that take no argument print (a catalogue), played once."""
+    looks = v.env.observing_tools(target)
+    calls = [
+        {"type": "function_call", "name": name, "arguments": "{}", "call_id": f"look_{name}"}
+        for schema in v.env.task_tool_schemas(target)
+        if (name := str(schema.get("name"))) in looks
+        and not (schema.get("parameters") or {}).get("required")
+    ]
+    if not calls:
+        return []
+    got = await v.run(target, [calls, [{"type": "message", "content": ""}]], "probe: the looks")
+    return tool_outputs(got)

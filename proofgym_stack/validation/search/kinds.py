@@ -6,7 +6,16 @@ from __future__ import annotations
 
 #: operators that do more of an action than honest play did
 MORE_OF_AN_ACTION = frozenset(
-    {"call_repeat", "list_duplicate", "spray", "one_more", "guess", "left_row", "packed"}
+    {
+        "call_repeat",
+        "list_duplicate",
+        "spray",
+        "one_more",
+        "guess",
+        "left_row",
+        "packed",
+        "round_trip",
+    }
 )
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)
 JUNK = frozenset({"boundary", "wildcard", "shortened"})

@@ -38,6 +38,7 @@ from proofgym_stack.validation.search.options import (
 )
 from proofgym_stack.validation.search.patterns import pattern_mutants
 from proofgym_stack.validation.search.reshaped import fraction_mutants, stretched_mutants
+from proofgym_stack.validation.search.round_trip import round_trip_mutants
 from proofgym_stack.validation.search.rules import role_values
 from proofgym_stack.validation.search.values import Pools
 from proofgym_stack.validation.search.withheld import withheld_mutants
@@ -69,6 +70,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *gathered_mutants(script),
         *pattern_mutants(script),
         *edge_mutants(script, prompt),
+        *round_trip_mutants(script, words or prompt, pools.tools),
     ]
 
 

@@ -27,7 +27,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
-from proofgym_stack.validation.choices import among_accepted
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scripts import Script, refused_calls
 from proofgym_stack.validation.search import every_option as every
@@ -91,9 +90,11 @@ from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.named import named_instead
+from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.retry import SPELT, SPELT_WHY, bypassed, retried, spelt_pays
+from proofgym_stack.validation.search.round_trip import stated_total
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
@@ -359,6 +360,10 @@ class Search:
                     p.honest.control.script, words_of
                 )
                 continue
+            if total := stated_total(p, words_of, refused_here):  # overshot and moved back
+                self.found("stated_rule", PAYS, p, f"full reward: {total[0]}")
+                self._still[id(self.findings[-1])] = total[1]
+                continue
             where = passed_over_paths(p, words_of, looks)
             if (
                 where
@@ -468,6 +473,7 @@ class Search:
                     # another's record taken; the work and more, the words keeping off the rest
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
+                    rule = rule or neighbours_repeat(p, words_of)
                     rule = None if m.source == "alternated" else rule  # judged by `reused`
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
@@ -535,7 +541,7 @@ class Search:
             if (
                 self.ctx.passes(result)
                 and not await self.targets.steered(p, target, record)
-                and not await self.chosen(p, target, result)
+                and not await self.targets.chosen(p, target, result)
             ):
                 self.found(
                     "another_truth", PAYS, p, f"passes on {target.task_id} too, whose truth differs"
@@ -543,14 +549,6 @@ class Search:
                 self.findings[-1].why += f" [target {target.task_id}]"
                 return True
         return False
-
-    async def chosen(self, p: Played, target: Task, result: RunResult) -> bool:
-        """Whether the mutant differs from the target's own honest play only in closed
-        choices the target grades (`choices`): another combination it accepts."""
-        control = self.ctx.reference(target.task_id)
-        if control is None:
-            return False
-        return await among_accepted(self.ctx, target, p.mutant.script, control.script, result)
 
     async def shrunk(self, found: list[Finding]) -> list[Finding]:
         """Each of the first `pays` findings with its minimal trajectory."""

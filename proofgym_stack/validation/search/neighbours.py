@@ -1,0 +1,124 @@
+"""A rule the task's words state on neighbours: "nobody conducts two Sundays running", "no
+driver works consecutive nights", "the same team never plays back to back".
+
+A tool that fills slots one call at a time (`assign(date, ringer)`) leaves a rota: each slot
+(the argument whose values differ on every honest call) holds the last value sent for it.
+Where the words rule out one value on two neighbouring slots, honest play's rota keeps the
+rule and a mutant's that pays breaks it, the verifier does not check every neighbouring pair
+(one compared in two, the first slot only, the pairs of one week). Neighbours are the slots
+in their own order where the slots are days, months, numbers, ISO dates or clock times, and
+in the order honest play first filled them otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING, Any
+
+from proofgym_stack.validation.scripts import Script, call_arguments, refused_calls, script_calls
+from proofgym_stack.validation.search.calendar import position
+
+if TYPE_CHECKING:  # the search's records
+    from proofgym_stack.validation.search.tolerance import Played
+
+#: a clause that rules something out ...
+_NEGATION = re.compile(r"\b(?:no|nobody|never|not|cannot|mustn't|can't|don't|doesn't)\b", re.I)
+#: ... on two neighbours of a sequence
+_RUNNING = re.compile(
+    r"\b(?:running|consecutive|in a row|back[- ]to[- ]back|successive|in succession|"
+    r"one after (?:the )?other)\b",
+    re.I,
+)
+#: slot values that sort in their own order as text (ISO dates, clock times of one width)
+_SORTS_AS_TEXT = re.compile(r"^(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\d{2}:\d{2})$")
+
+
+def neighbour_rule(words: str) -> str | None:
+    """The clause of the words that rules a value out of two neighbouring slots, or None."""
+    for clause in re.findall(r"[^.;!?\n]+", words):
+        if _NEGATION.search(clause) and _RUNNING.search(clause):
+            return str(clause).strip()
+    return None
+
+
+def _rota(
+    script: Script, tool: str, key: str, slot: str, skip: frozenset[tuple[int, int]]
+) -> dict[Any, Any]:
+    """slot value -> the last `key` value the script's taken calls of `tool` sent for it, in
+    the order the slots were first filled."""
+    out: dict[Any, Any] = {}
+    for t, i, item in script_calls(script):
+        if item.get("name") != tool or (t, i) in skip:
+            continue
+        args = call_arguments(item)
+        if slot in args and key in args and _hashable(args[slot]) and _hashable(args[key]):
+            out[args[slot]] = args[key]
+    return out
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _slot_key(script: Script, tool: str, key: str) -> str | None:
+    """The argument of `tool`'s honest calls (three or more) whose values differ on every
+    call: the slot each call fills."""
+    calls = [
+        call_arguments(item) for _, _, item in script_calls(script) if item.get("name") == tool
+    ]
+    if len(calls) < 3:
+        return None
+    for name in calls[0]:
+        if name == key:
+            continue
+        values = [c.get(name) for c in calls]
+        if all(_hashable(v) for v in values) and len(set(values)) == len(values):
+            return name
+    return None
+
+
+def _in_order(slots: list[Any]) -> list[Any]:
+    """The slots in their own order where they have one, else as given."""
+    places = [position(s) for s in slots]
+    known = [p for p in places if p is not None]
+    if slots and len(known) == len(slots) and len({p[0] for p in known}) == 1:
+        return [s for _, s in sorted(zip(known, slots, strict=True), key=lambda x: x[0][1])]
+    if all(isinstance(s, (int, float)) for s in slots):
+        return sorted(slots)
+    texts = [str(s).strip() for s in slots]
+    if all(_SORTS_AS_TEXT.match(s) for s in texts) and len({len(s) for s in texts}) == 1:
+        return [s for _, s in sorted(zip(texts, slots, strict=True), key=lambda x: x[0])]
+    return slots
+
+
+def _repeat(rota: dict[Any, Any], order: list[Any]) -> tuple[Any, Any, Any] | None:
+    """The first two neighbouring slots of `order` that hold one value: (a, b, value)."""
+    filled = [s for s in order if s in rota]
+    for a, b in itertools.pairwise(filled):
+        if rota[a] == rota[b]:
+            return a, b, rota[a]
+    return None
+
+
+def neighbours_repeat(p: Played, words: str) -> str | None:
+    """For a value changed in a call that fills a slot: the words' rule against one value on
+    two neighbouring slots, which honest play's rota keeps and the mutant's (paid) breaks, as
+    a reason; None where the words state no such rule or the rotas do not differ so."""
+    m = p.mutant
+    if m.call_at is None or len(m.leaf) != 1 or not isinstance(m.leaf[0], str):
+        return None
+    clause = neighbour_rule(words)
+    if clause is None:
+        return None
+    tool, key = m.site.split(".")[0], m.leaf[0]
+    slot = _slot_key(p.honest.control.script, tool, key)
+    if slot is None:
+        return None
+    honest = _rota(p.honest.control.script, tool, key, slot, frozenset())
+    mine = _rota(m.script, tool, key, slot, frozenset(refused_calls(m.script, p.result)))
+    order = _in_order(list(honest))
+    if _repeat(honest, order) is not None or (pair := _repeat(mine, order)) is None:
+        return None
+    a, b, value = pair
+    return f"{value!r} on both {a!r} and {b!r}, neighbours, which the words rule out ({clause!r})"
