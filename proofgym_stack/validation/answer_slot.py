@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, shown_to_policy, with_final
+from proofgym_stack.validation.formula import quantity_texts
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.regions import AT_LEAST, as_number, asks_at_least, written_like
 from proofgym_stack.validation.scripts import (
@@ -350,6 +351,9 @@ async def variants_of(
                     far = _at_last_number(right, lambda n: _moved(_moved(n, "far"), "sign"))
                     out[f"{k}~far"] = with_final(script, far or t)
                 out[k] = with_final(script, t)
+            if number_decides:  # the right formula over the wrong numbers
+                for k, t in quantity_texts(right, prompt_text(task), step).items():
+                    out[k] = with_final(script, t)
             return out
         return {}
     out = {}

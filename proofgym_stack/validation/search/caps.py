@@ -199,3 +199,55 @@ def _names_part(word: str, part: str) -> bool:
     if word in (part, part + "s", part + "es"):
         return True
     return len(word) >= 5 and len(part) >= 5 and word[:5] == part[:5]
+
+
+#: a cap on how many things one thing holds, as the words state it: "no horse works more than
+#: 2 lessons a day", "at most 3 bags per passenger"
+_HOLDS_CAP = re.compile(
+    r"\b(?:no|never|not)\b[^.;:\n]{0,40}?\bmore than\s+(\d{1,3}|"
+    + "|".join(_WORD_NUMBERS)
+    + r")\s+([a-z]+)|\b(?:at most|no more than|not more than|up to|a maximum of)\s+(\d{1,3}|"
+    + "|".join(_WORD_NUMBERS)
+    + r")\s+([a-z]+)",
+    re.I,
+)
+
+
+def _stem4(word: str) -> str:
+    return re.sub(r"e?s$", "", word.lower())[:4]
+
+
+def held_caps(words: str) -> list[tuple[int, str, str]]:
+    """(N, the noun's stem, the phrase) for each cap the words state on a count of things."""
+    out = []
+    for m in _HOLDS_CAP.finditer(words):
+        token, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        n = int(token) if token.isdigit() else _WORD_NUMBERS[token.lower()]
+        out.append((n, _stem4(noun), m.group(0).strip()))
+    return out
+
+
+def world_past_cap(world: dict[str, str], honest: dict[str, str], words: str) -> str | None:
+    """A list of the mutant's final world (`.lessons.Pip`: its length `.lessons.Pip.#`), of a
+    kind the words cap by its noun ("no horse works more than 2 lessons"), that holds more
+    than the cap where every list of that kind in honest play's world keeps it, as a reason;
+    None where none does."""
+    for n, stem, phrase in held_caps(words):
+        if len(stem) < 3:
+            continue
+
+        def kind(path: str, stem: str = stem) -> bool:
+            keys = [k for k in re.split(r"[.\[\]]", path[: -len(".#")]) if k]
+            return any(_stem4(k) == stem for k in keys)
+
+        lists = [p for p in world if p.endswith(".#") and kind(p)]
+        kept = [p for p in honest if p.endswith(".#") and kind(p)]
+        if not kept or any(int(honest[p]) > n for p in kept if honest[p].isdigit()):
+            continue
+        for path in lists:
+            if world[path].isdigit() and int(world[path]) > n:
+                return (
+                    f"the task's words cap it ({phrase!r}); {path[:-2]} holds {world[path]}, "
+                    f"which honest play's world keeps within {n}"
+                )
+    return None

@@ -23,7 +23,8 @@ _KEEP = re.compile(
     + _AS_IT_WAS
     + r"|\b(?:other|rest|remaining)\b[^.;\n]{0,60}\b(?:must|should|is to|are to)\s+(?:stay|"
     r"remain|be left)\b[^.;\n]{0,30}(?:\b" + _AS_IT_WAS + r"|\bthe same\b)"
-    r"|\b(?:never|do not|don't|must not|may not)\s+(?:change|modify|touch|move|alter|edit)\b"
+    r"|\b(?:never|do not|don't|must not|may not)\s+(?:change|modify|touch|move|alter|edit|"
+    r"cancel|delete|remove|overwrite|bump|reassign|replace)\b"
     r"[^.;\n]{0,12}\b(?:any|another|other)\b",
     re.I,
 )
@@ -64,7 +65,7 @@ def _record(path: str) -> str:
 def _identities(p: Played, words: str) -> set[str]:
     """What honest play acted on, by name: its calls' argument values that the words state or
     the world held before any action (a member, a class id, a cue number), not values it
-    worked out (a new time)."""
+    worked out (a new time), nor a moment (the session it booked, which others share)."""
     held = {_bare(v) for v in p.base.initial.values()} | {
         part for path in p.base.initial for part in re.split(r"[.\[\]]", path) if part
     }
@@ -74,9 +75,14 @@ def _identities(p: Played, words: str) -> set[str]:
             if isinstance(value, bool) or not isinstance(value, (str, int)):
                 continue
             text = str(value).strip()
-            if text and (text in held or _named(words, text)):
+            if text and not _WHEN.search(text) and (text in held or _named(words, text)):
                 out.add(text)
     return out
+
+
+#: a moment (a clock time, a date): when honest play acted, which other records share, not
+#: what it acted on
+_WHEN = re.compile(r"\d{1,2}[:.h]\d{2}\b|\b\d{4}-\d{2}-\d{2}\b")
 
 
 _INDEX = re.compile(r"\[\d+\]")

@@ -93,6 +93,8 @@ class Mutant:
     first: bool = False
     #: for a retry (`retry.py`): what the tool answered the call it retries with
     note: str = ""
+    #: for a `one_more` mutant: where its extra call stands (None: it is the last call)
+    extra_at: tuple[int, int] | None = None
 
     @property
     def honest_kind(self) -> bool:

@@ -6,14 +6,19 @@ option and not this one: "upload the episode for the show 'cooking'", honest pla
 `/shows/cooking`, and the one chosen `/shows/cooking-kids`. The reward then ignores which thing
 the task asked for. A name is matched whole (`cooking` is not named by `cooking-kids`), by the
 value's last part (a path's last folder, the value itself otherwise); a prompt that names both
-options rules nothing.
+options rules nothing. Where the options are ids (a keeper's number), the listing's record
+of each stands for it: the prompt names a field of honest play's record ("Tom Fenwick,
+postcode SY23 3AL") that the chosen one's does not hold (another Fenwick).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from proofgym_stack.validation.search.evidence import answered_with_error
+from proofgym_stack.validation.search.options import record_of
 from proofgym_stack.validation.search.tolerance import Played
 
 #: shorter names match too much prose to be read as the task naming them
@@ -56,9 +61,11 @@ def named_instead(p: Played) -> str | None:
     One more thing acted on beside honest play's is not judged here: that the words name
     honest play's entry is no rule against acting on another too."""
     m = p.mutant
-    if m.op != "argument" or not isinstance(m.old, str) or not isinstance(m.new, str):
+    if m.op != "argument" or answered_with_error(p) is not False:
         return None
-    if len(m.new.strip()) < MIN_NAME or answered_with_error(p) is not False:
+    if why := named_by_record(p):
+        return why
+    if not isinstance(m.old, str) or not isinstance(m.new, str) or len(m.new.strip()) < MIN_NAME:
         return None
     prompt = p.base.pools.prompt_text
     old, new = last_part(m.old), last_part(m.new)
@@ -66,4 +73,37 @@ def named_instead(p: Played) -> str | None:
         return None
     if names(prompt, old) and not names(prompt, new) and not names(prompt, m.new.strip()):
         return f"the task names {old!r}, not {new!r}"
+    return None
+
+
+def _fields(record: str) -> list[str]:
+    """A record's text values (a JSON object's, else its comma- or bar-separated fields)."""
+    try:
+        parsed: Any = json.loads(record)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        return [str(v) for v in parsed.values() if isinstance(v, str)]
+    return [f.strip() for f in re.split(r"[|,;\t]", record) if f.strip()]
+
+
+def named_by_record(p: Played) -> str | None:
+    """For an id swapped for another the same listing prints: a field of honest play's
+    record that the prompt names and the chosen record does not hold, as a reason; None."""
+    m = p.mutant
+    if m.old is None or m.new is None or m.old == m.new or isinstance(m.new, bool):
+        return None
+    if not isinstance(m.old, (str, int)) or not isinstance(m.new, (str, int)):
+        return None
+    shown = p.base.pools.shown
+    mine, theirs = record_of(m.old, shown), record_of(m.new, shown)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    prompt = p.base.pools.prompt_text
+    for field in _fields(mine):
+        text = field.strip()
+        if text in (str(m.old), str(m.new)) or on_a_scale(text) or not names(prompt, text):
+            continue
+        if not re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", theirs, re.I):
+            return f"the task names {text!r} of {m.old!r}'s record, not of {m.new!r}'s"
     return None

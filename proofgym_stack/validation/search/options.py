@@ -290,3 +290,39 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
         except ValueError:
             return None
     return tok
+
+
+#: a listing's line that pairs a label with a value (`Ben: Wed P2`)
+_PAIR_LINE = re.compile(r"^\s*([^:\n]{1,40}?)\s*:\s*(\S.{0,40}?)\s*$", re.M)
+#: the most paired things a prompt's values give
+MAX_PAIRED = 4
+
+
+def paired(prompt: str, shown: list[str]) -> list[str]:
+    """What a listing pairs with a value the prompt names, where the prompt does not name it
+    (the student holding the slot the prompt asks for: `"Ben": "Wed P2"` in a JSON map, or
+    `Ben: Wed P2` a line): the other party of the thing asked for, a policy's first guess
+    for a tool's second name."""
+    pairs: list[tuple[str, str]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, (str, int)) and not isinstance(v, bool):
+                    pairs.append((str(k), str(v)))
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for text in shown:
+        try:
+            walk(json.loads(text))
+        except (ValueError, TypeError):
+            pairs += [(m.group(1), m.group(2)) for m in _PAIR_LINE.finditer(text)]
+    out = [
+        label
+        for label, value in pairs
+        if len(value) >= 3 and prints(value, prompt) and not prints(label, prompt)
+    ]
+    return list(dict.fromkeys(out))[:MAX_PAIRED]

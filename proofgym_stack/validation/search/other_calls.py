@@ -32,11 +32,13 @@ from proofgym_stack.validation.search.mutants import (
 from proofgym_stack.validation.search.options import (
     listed_with,
     names_in,
+    paired,
     record_of,
     same_shape,
     siblings,
 )
 from proofgym_stack.validation.search.patterns import pattern_mutants
+from proofgym_stack.validation.search.prompt_rows import line_of, other_rows, row_filled
 from proofgym_stack.validation.search.reshaped import fraction_mutants, stretched_mutants
 from proofgym_stack.validation.search.round_trip import round_trip_mutants
 from proofgym_stack.validation.search.rules import role_values
@@ -88,7 +90,8 @@ def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mu
                 scalars.append(value)
     for t, i, item in script_calls(script):
         name, args = str(item.get("name")), call_arguments(item)
-        elsewhere = [v for v in [*scalars, *names_in(prompt)] if v not in args.values()]
+        found = [*paired(prompt, pools.shown), *scalars, *names_in(prompt)]
+        elsewhere = [v for v in dict.fromkeys(found) if v not in args.values()]
         for tool in pools.tools:
             other = str(tool.get("name"))
             props = (tool.get("parameters") or {}).get("properties") or {}
@@ -121,7 +124,6 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
     calls = script_calls(script)
     if not calls or not prompt:
         return []
-    last_t, last_i, _ = calls[-1]
     said = prompt.lower()
     taken: dict[tuple[str, str], set[str]] = defaultdict(set)
     for _, _, item in calls:
@@ -139,7 +141,8 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
             # the task's words name it, or a listing honest play read prints it beside the
             # honest value (the directory it shared from: the entries it left alone)
             listed = siblings(value, pools.shown, limit=64)
-            others = [*listed, *same_shape(value, prompt), *listed_with(value, prompt)]
+            rows = [r[key] for r in other_rows(args, prompt) if key in r]
+            others = [*rows, *listed, *same_shape(value, prompt), *listed_with(value, prompt)]
             fresh = list(
                 dict.fromkeys(
                     o
@@ -154,10 +157,26 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                 )
             )
             for other in _spread(fresh, MAX_ONE_MORE):
-                extra = _item(name, {**args, key: other})
+                extra = _item(name, row_filled(args, key, other, prompt))
+                # a row of the prompt's list acted on where it stands: before the first call
+                # of the tool on a later row (a sheet worked through in order)
+                later = [
+                    (t, i, c)
+                    for t, i, c in calls
+                    if c.get("name") == name
+                    and rows
+                    and isinstance(v := call_arguments(c).get(key), str)
+                    and (here := line_of(v, prompt)) is not None
+                    and (there := line_of(other, prompt)) is not None
+                    and here > there
+                ]
+                t0, i0, c0 = later[0] if later else calls[-1]
+                edited = [extra, c0] if later else [c0, extra]
+                mutated = replaced(script, t0, i0, edited)
+                at = next((t, i) for t, i, c in script_calls(mutated) if c is not c0 and c == extra)
                 out.append(
                     Mutant(
-                        replaced(script, last_t, last_i, [calls[-1][2], extra]),
+                        mutated,
                         "one_more",
                         site_of(name, (key,)),
                         "one_more",
@@ -166,6 +185,7 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
                         (key,),
                         value,
                         other,
+                        extra_at=at,
                     )
                 )
     return out
@@ -215,7 +235,6 @@ def undo_mutants(script: Script, pools: Pools) -> list[Mutant]:
     calls = script_calls(script)
     if not calls:
         return []
-    last_t, last_i, _ = calls[-1]
     out: list[Mutant] = []
     seen: set[str] = set()
     for _, _, item in calls:
@@ -232,7 +251,7 @@ def undo_mutants(script: Script, pools: Pools) -> list[Mutant]:
             seen.add(key)
             out.append(
                 Mutant(
-                    replaced(script, last_t, last_i, [calls[-1][2], undo]),
+                    replaced(script, calls[-1][0], calls[-1][1], [calls[-1][2], undo]),
                     "undo",
                     name,
                     "undo",
@@ -265,7 +284,11 @@ def _fillings(
     with, the customer who wrote), one filling per choice for
     the first parameter that has several."""
     base = {k: args[k] for k in props if k in args}
-    unused = [v for k, v in args.items() if k not in base] + list(elsewhere or [])
+    for key in props:  # `student_a` takes the call's `student`, once
+        stem = next((a for a in args if a not in base and key.startswith(f"{a}_")), None)
+        if key not in base and stem is not None and args[stem] not in base.values():
+            base[key] = args[stem]
+    unused = [v for k, v in args.items() if v not in base.values()] + list(elsewhere or [])
     base |= {k: v for k, v in (known or {}).items() if k in props and k not in base}
     missing = [k for k in props if k not in base]
     if not missing:

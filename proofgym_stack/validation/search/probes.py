@@ -25,7 +25,8 @@ async def first_too(p: Played, play: Play, passes: Passes) -> bool:
     """For a `one_more` mutant: the extra call made before every other call pays too (it
     is no later answer that a first-answer rule ignores)."""
     calls = script_calls(p.mutant.script)
-    t, i, extra = calls[-1]
+    at = p.mutant.extra_at
+    t, i, extra = next((c for c in calls if c[:2] == at), calls[-1])
     script = replaced(p.mutant.script, t, i, [])
     t0, i0, first = script_calls(script)[0]
     script = replaced(script, t0, i0, [extra, first])

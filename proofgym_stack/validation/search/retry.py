@@ -28,6 +28,7 @@ from proofgym_stack.validation.scripts import (
 from proofgym_stack.validation.search.budget import FIRST, one_step
 from proofgym_stack.validation.search.evidence import answered_with_error, refused
 from proofgym_stack.validation.search.mutants import Mutant, _item, _short, replaced, with_call
+from proofgym_stack.validation.search.options import _object, records
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import tool_properties
 from proofgym_stack.validation.search.world import lost
@@ -205,3 +206,38 @@ def stems(text: str) -> set[str]:
     """The words of `text` by their first five letters (`weight` and `weights`, `confirm` and
     `confirmation` alike), past a few that say nothing."""
     return {w.lower()[:5] for w in _WORD.findall(text)} - {"error", "with", "that", "this"}
+
+
+#: the retries after an obstacle cleared, per search
+MAX_CLEARED = 4
+CLEARED = "cleared"
+
+
+def cleared(played: list[Played]) -> list[tuple[Mutant, Played]]:
+    """For each played mutant whose changed call the tool refused, on a value a listing's
+    record prints (a boat another member's booking holds): that call made again right after
+    another tool whose every required parameter the record fills by name (`cancel` with the
+    booking's `booking_id`): the obstacle cleared first, as a policy set on its way does.
+    Judged as any other mutant, by the world it leaves and the task's words."""
+    out: list[tuple[Mutant, Played]] = []
+    for p in played:
+        m = p.mutant
+        if _refusal(p) is None or m.call_at is None or not isinstance(m.new, (str, int)):
+            continue
+        t, i = m.call_at
+        called = str(m.script[t][i].get("name"))
+        rows = [r for listing in records(p.base.pools.shown) for r in listing]
+        holding = [o for r in rows if (o := _object(r)) and m.new in o.values()]
+        for tool in p.base.pools.tools:
+            name, params = str(tool.get("name")), tool.get("parameters") or {}
+            needed = list(params.get("required") or (params.get("properties") or {}))
+            if name == called or not needed:
+                continue
+            for row in holding:
+                if all(k in row for k in needed):
+                    args = {k: row[k] for k in needed}
+                    script = replaced(m.script, t, i, [_item(name, args), m.script[t][i]])
+                    what = f"{m.what}, refused, then made after {name}({_short(args, 50)})"
+                    out.append((replace(m, script=script, op=CLEARED, what=what, call_at=None), p))
+                    break
+    return out[:MAX_CLEARED]

@@ -90,15 +90,22 @@ from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.named import named_instead
-from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
-from proofgym_stack.validation.search.retry import SPELT, SPELT_WHY, bypassed, retried, spelt_pays
+from proofgym_stack.validation.search.retry import (
+    SPELT,
+    SPELT_WHY,
+    bypassed,
+    cleared,
+    retried,
+    spelt_pays,
+)
 from proofgym_stack.validation.search.round_trip import stated_total
 from proofgym_stack.validation.search.shrink import shrink
 from proofgym_stack.validation.search.stated import (
     broken_rule,
     forbidden_content,
+    other_rules,
     past_a_limit,
     reused,
     stated,
@@ -195,7 +202,7 @@ class Search:
         )
         again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
-        extra += self.follow_ups(retried(plain))  # a refused call tried again, beside it
+        extra += self.follow_ups(retried(plain) + cleared(plain))  # a refused call again
         for m, honest, base in aside[: every.MAX_EVERY]:
             self._follow[id(m)] = (honest, base)
             extra.append(m)
@@ -473,7 +480,7 @@ class Search:
                     # another's record taken; the work and more, the words keeping off the rest
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
-                    rule = rule or neighbours_repeat(p, words_of)
+                    rule = rule or other_rules(p, words_of, frozenset(looks))
                     rule = None if m.source == "alternated" else rule  # judged by `reused`
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]

@@ -24,11 +24,12 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
-from proofgym_stack.validation.search.caps import over_length
+from proofgym_stack.validation.search.caps import over_length, world_past_cap
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
+from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
 from proofgym_stack.validation.search.rules import (
     UNITS,
@@ -102,7 +103,7 @@ def acted_on_too(p: Played, words: str) -> str | None:
     more."""
     m = p.mutant
     calls = script_calls(m.script)
-    at = m.call_at if m.op == "list_grow" else (calls[-1][:2] if calls else None)
+    at = m.call_at if m.op == "list_grow" else (m.extra_at or (calls[-1][:2] if calls else None))
     if at is None or at in refused_calls(m.script, p.result) or None in (m.old, m.new):
         return None
     if p.record is None or not changed(p.honest.world, p.record.world):
@@ -239,8 +240,7 @@ def forbidden_content(p: Played, words: str, looks: frozenset[str] = frozenset()
         return None
     if typed := wrong_file_type(m.old, m.new, words):
         return typed
-    printed = [(tool, text) for tool, text in p.base.pools.printed if tool in looks]
-    if listed := listed_term(m.old, m.new, words, printed):
+    if listed := looked_off(p, words, looks):
         return listed
     added = _added(m.old, m.new)
     if added is None:
@@ -254,6 +254,30 @@ def forbidden_content(p: Played, words: str, looks: frozenset[str] = frozenset()
                 said = clause.strip()[:90]
                 return f"it writes {found.group()!r}, which the task's words keep out ({said!r})"
     return None
+
+
+def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
+    """A rule the words state that a paid mutant with another world breaks and honest play
+    keeps: one value on two neighbouring slots (`neighbours`), a term a look lists that
+    the words keep out (`looked_off`), a list past the count the words cap
+    (`caps.world_past_cap`); or None."""
+    if p.record is None:
+        return None
+    return (
+        neighbours_repeat(p, words)
+        or looked_off(p, words, looks)
+        or world_past_cap(p.record.world, p.honest.world, words)
+    )
+
+
+def looked_off(p: Played, words: str, looks: frozenset[str]) -> str | None:
+    """For a text value sent in honest play's place or beside it: a term a look lists that
+    the words keep out (`listed_term`), or None."""
+    m = p.mutant
+    if not isinstance(m.old, str) or not isinstance(m.new, str):
+        return None
+    printed = [(tool, text) for tool, text in p.base.pools.printed if tool in looks]
+    return listed_term(m.old, m.new, words, printed)
 
 
 #: the separators of a listing's terms ("young, salesman, waitress"; one per line; bullets)
@@ -275,7 +299,7 @@ def listed_term(old: str, new: str, words: str, printed: list[tuple[str, str]]) 
             after = clause[negation.end() :]
             if not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", after, re.I) for n in named):
                 continue
-            for term in (t.strip(" -*\t.") for t in _TERMS.split(text)):
+            for term in (t.strip(' -*\t."[]{}') for t in _TERMS.split(text)):
                 if not 2 <= len(term) <= 40:
                     continue
                 shape = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.I)
