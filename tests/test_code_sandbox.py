@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -161,37 +162,43 @@ async def test_the_server_cannot_be_killed_or_called(stack: InProcessStack) -> N
     assert (await stack.client.get("http://resources/health")).status_code == 200
 
 
-def _processes_of(uids: range) -> list[int]:
+def _processes_of(uids: range, marker: str) -> list[int]:
+    """The processes run as one of `uids` whose command line holds `marker`: this test's own
+    (the suite's other workers run programs as the sandbox's users at the same time)."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
         except OSError:
             continue
         uid_line = next(line for line in status.splitlines() if line.startswith("Uid:"))
-        if int(uid_line.split()[1]) in uids:
+        if int(uid_line.split()[1]) in uids and marker in cmdline:
             found.append(int(pid))
     return found
 
 
 async def test_nothing_outlives_the_run(stack: InProcessStack) -> None:
     task = TASKS[0]
-    prelude = """
-    import os, time
+    marker = f"outlives-{uuid.uuid4().hex}"
+    # the grandchild, in a session of its own, becomes a sleeper named by `marker`
+    prelude = f"""
+    import os, sys, time
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            time.sleep(60)
+            sleeper = "import time; time.sleep(60)"
+            os.execv(sys.executable, [sys.executable, "-c", sleeper, "{marker}"])
         os._exit(0)
     """
     result = await rollout(stack, task, script(solution(task, "return None", prelude)))
     assert scored_zero(result)
     deadline = time.monotonic() + patience(5)
-    while _processes_of(range(61000, 61100)) and time.monotonic() < deadline:
+    while _processes_of(range(61000, 61100), marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_of(range(61000, 61100)) == []
+    assert _processes_of(range(61000, 61100), marker) == []
 
 
 @pytest.mark.parametrize(
