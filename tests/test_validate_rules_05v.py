@@ -32,7 +32,7 @@ from test_validate_unseen import failed, validate
 from bench.blind.harness import load, tasks_of
 from proofgym_stack.validation.formula import formula_of, other_quantities, quantity_texts
 from proofgym_stack.validation.search.caps import held_caps, world_past_cap
-from proofgym_stack.validation.search.kept import keep_clause
+from proofgym_stack.validation.search.kept import _WHEN, keep_clause
 from proofgym_stack.validation.search.named import named_by_record
 from proofgym_stack.validation.search.neighbours import _in_order, _repeat, neighbour_rule
 from proofgym_stack.validation.search.options import paired
@@ -62,7 +62,11 @@ def test_a_rule_against_one_value_on_neighbouring_slots_is_read_and_judged_in_or
     dates = ["2027-01-17", "2027-01-03", "2027-01-10"]
     assert _in_order(dates) == ["2027-01-03", "2027-01-10", "2027-01-17"]
     assert _in_order(["Wed", "Mon", "Tue"]) == ["Mon", "Tue", "Wed"]
-    assert _in_order(["b", "a"]) == ["b", "a"]  # no order of their own: as filled
+    assert _in_order(["b", "a", "c"]) is None  # no order of their own: no neighbours
+    # a Sunday honest play did not fill makes no neighbours of the two around it
+    assert _in_order(["2027-01-03", "2027-01-17", "2027-01-24"]) is None
+    # read by an independent review: a run's length is no rule on a pair of neighbours
+    assert neighbour_rule("Nobody works more than three nights in a row.") is None
     rota = {"2027-01-03": "Ann", "2027-01-10": "Bob", "2027-01-17": "Bob"}
     assert _repeat(rota, _in_order(list(rota))) == ("2027-01-10", "2027-01-17", "Bob")
     assert _repeat({"a": 1, "b": 2, "c": 1}, ["a", "b", "c"]) is None
@@ -97,6 +101,10 @@ def test_a_total_the_words_cap_is_read_and_a_round_trip_crosses_it() -> None:
     assert total_crossed(honest, m.script, "pump", words, schema, frozenset({(0, 0)})) is None
     # a cap honest play stays far under (a tank's capacity) is no budget it came near
     assert round_trip_mutants(honest, "Tanks hold at most 60000 litres.", schema) == []
+    # read by an independent review: a level to fill, and another tool's cap
+    assert round_trip_mutants(honest, "Top T2 up to 6,500 litres from T1.", schema) == []
+    drain = "The drain may release at most 6,500 litres today. Pump 6,000 litres to T2."
+    assert round_trip_mutants(honest, drain, schema) == []
 
 
 def test_more_of_one_tool_s_amounts_than_the_target_needs_is_its_honest_play() -> None:
@@ -112,9 +120,18 @@ def test_more_of_one_tool_s_amounts_than_the_target_needs_is_its_honest_play() -
     assert not more_of_the_same(
         calls(("submit", {"n": 3}), ("submit", {"n": 3})), calls(("submit", {"n": 6}))
     )
+    # read by an independent review: one bigger number (an answer, a setting) is no more of
+    # an action, nor is the last call
+    assert not more_of_the_same(calls(("submit", {"n": 7})), calls(("submit", {"n": 6})))
+    heat = calls(("set_temperature", {"c": 24}), ("report", {"text": "done"}))
+    assert not more_of_the_same(
+        heat, calls(("set_temperature", {"c": 20}), ("report", {"text": "done"}))
+    )
     # a call the target refused did nothing there
-    extra = calls(("wait", {"minutes": 30}), cross, ("let_cross", {"vehicle": "bus"}))
-    assert more_of_the_same(extra, theirs, frozenset({(2, 0)}))
+    twice = ("wait", {"minutes": 12})
+    extra = calls(twice, twice, cross, ("let_cross", {"vehicle": "bus"}))
+    assert more_of_the_same(extra, theirs, frozenset({(3, 0)}))
+    assert not more_of_the_same(extra, theirs)
 
 
 PROMPT = "Tonight's sheet, in order:\n1. Hana: Valerie\n2. Bex: Torn\n3. Efe: Suspicious Minds"
@@ -129,6 +146,7 @@ def test_another_row_of_the_prompt_s_list_is_taken_whole() -> None:
     assert row_filled(honest, "song", "Torn", PROMPT) == {"singer": "Bex", "song": "Torn"}
     assert row_filled(honest, "song", "Nope", PROMPT) == {"singer": "Efe", "song": "Nope"}
     assert line_of("Torn", PROMPT) == 2 and line_of("Nope", PROMPT) is None
+    assert row_filled({"table-no": "3"}, "table-no", "4", "Table 3\nTable 4") == {"table-no": "4"}
 
 
 def test_the_party_a_listing_pairs_with_the_prompt_s_value() -> None:
@@ -149,6 +167,7 @@ def test_the_right_formula_over_the_prompt_s_other_numbers() -> None:
     assert quantity_texts("Answer: 120", prompt, 0.0)["near_miss#quantity0"].startswith("Answer: ")
     assert other_quantities(24, prompt, whole=True) == []  # the answer is a given
     assert other_quantities(120, "What is 120?", whole=True) == []  # too few numbers
+    assert other_quantities(12, "Take " + "9" * 400 + ", 3 and 4.", whole=True) == []
 
 
 def test_an_id_whose_record_the_prompt_does_not_name() -> None:
@@ -174,13 +193,19 @@ def test_an_id_whose_record_the_prompt_does_not_name() -> None:
 
 def test_caps_on_what_a_thing_holds_and_on_the_rest() -> None:
     words = "No horse works more than 2 lessons a day. Each rider at most three bags."
-    assert [(n, s) for n, s, _ in held_caps(words)] == [(2, "less"), (3, "bag")]
+    assert [(n, s) for n, s, _ in held_caps(words)] == [(2, "lesson"), (3, "bag")]
     honest = {".lessons.Pip.#": "2", ".lessons.Mistral.#": "1"}
     world = {".lessons.Pip.#": "3", ".lessons.Mistral.#": "0"}
     assert "holds 3" in str(world_past_cap(world, honest, words))
     assert world_past_cap(honest, honest, words) is None
+    # read by an independent review: a clause that allows more, and a noun matched whole
+    assert held_caps("It's no problem if the party has more than 3 guests.") == []
+    sent = "Keep the reply to at most 3 sentences."
+    assert world_past_cap({".mail.sent.#": "4"}, {".mail.sent.#": "1"}, sent) is None
     assert keep_clause("Book the boat. Never cancel another member's booking.")
     assert keep_clause("Cancel the booking if asked.") is None
+    assert keep_clause("Do not remove any items unless you are sure.") is None
+    assert _WHEN.search("Sat 07:00") and not _WHEN.search("12.50") and not _WHEN.search("4.10")
 
 
 async def test_a_neighbour_rule_and_a_round_trip_are_caught_and_their_twins_pass() -> None:

@@ -206,11 +206,8 @@ async def _another_bag(
     if not all(shown(x, listing) for x in sent):
         return False
     probes: list[Script] = []
-    for n in at:
-        t, i, item = script_calls(own)[n]
-        probes.append(
-            [[x for k, x in enumerate(turn) if (j, k) != (t, i)] for j, turn in enumerate(own)]
-        )
+    for n in at:  # a word changed (a count that only counts speakers is not grading them)
+        _, _, item = script_calls(own)[n]
         for path, value in leaves(call_arguments(item)):
             probes += [
                 _changed(own, n, path, w)

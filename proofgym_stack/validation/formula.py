@@ -12,6 +12,7 @@ the right pair first: wrong answers a confused policy gives, which the verifier 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable
 
@@ -35,7 +36,11 @@ _SHAPES: list[tuple[str, Callable[[float, float, float], float]]] = [
 
 def prompt_numbers(prompt: str) -> list[float]:
     """The distinct numbers the prompt states, in order (at most MAX_NUMBERS; none past)."""
-    found = list(dict.fromkeys(float(m.group().replace(",", "")) for m in _NUMBER.finditer(prompt)))
+    found = [
+        x
+        for x in dict.fromkeys(float(m.group().replace(",", "")) for m in _NUMBER.finditer(prompt))
+        if math.isfinite(x)
+    ]
     return found if 3 <= len(found) <= MAX_NUMBERS else []
 
 
@@ -57,7 +62,7 @@ def formula_of(
                 if numbers[a] in _SCALES[1:] and "k" in shape:
                     continue  # a scale given as a number ("to 10 cm") is the formula's k
                 x = f(numbers[a], numbers[b], k)
-                if x == x and _matches(x, value, whole):
+                if math.isfinite(x) and _matches(x, value, whole):
                     return a, b, shape, k
     return None
 
@@ -80,7 +85,7 @@ def other_quantities(value: float, prompt: str, whole: bool) -> list[float]:
     out: list[float] = []
     for c, d in pairs:
         x = f(numbers[c], numbers[d], k)
-        if x != x or x <= 0:
+        if not math.isfinite(x) or x <= 0:
             continue
         x = float(round(x)) if whole else round(x, 6)
         if x != value and x not in out:

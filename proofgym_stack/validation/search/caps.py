@@ -204,7 +204,7 @@ def _names_part(word: str, part: str) -> bool:
 #: a cap on how many things one thing holds, as the words state it: "no horse works more than
 #: 2 lessons a day", "at most 3 bags per passenger"
 _HOLDS_CAP = re.compile(
-    r"\b(?:no|never|not)\b[^.;:\n]{0,40}?\bmore than\s+(\d{1,3}|"
+    r"\b(?:no|never|not)\s+(?:[\w']+\s+){0,3}?more than\s+(\d{1,3}|"
     + "|".join(_WORD_NUMBERS)
     + r")\s+([a-z]+)|\b(?:at most|no more than|not more than|up to|a maximum of)\s+(\d{1,3}|"
     + "|".join(_WORD_NUMBERS)
@@ -213,17 +213,33 @@ _HOLDS_CAP = re.compile(
 )
 
 
-def _stem4(word: str) -> str:
-    return re.sub(r"e?s$", "", word.lower())[:4]
+#: a clause that allows what it counts ("no problem if more than 3 guests come")
+_ALLOWING = re.compile(
+    r"\b(?:no problem|no need|(?:does not|doesn't) matter|fine|okay|ok|allowed|welcome)\b", re.I
+)
+
+
+def _singular(word: str) -> str:
+    """A noun without its plural ending, lower case (`lessons` -> `lesson`, `boxes` -> `box`)."""
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "ches", "shes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 
 def held_caps(words: str) -> list[tuple[int, str, str]]:
-    """(N, the noun's stem, the phrase) for each cap the words state on a count of things."""
+    """(N, the noun in the singular, the phrase) for each cap the words state on a count of
+    things (a clause that allows more, "no problem if", states none)."""
     out = []
-    for m in _HOLDS_CAP.finditer(words):
-        token, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        n = int(token) if token.isdigit() else _WORD_NUMBERS[token.lower()]
-        out.append((n, _stem4(noun), m.group(0).strip()))
+    for clause in re.findall(r"[^.;!?\n]+", words):
+        if _ALLOWING.search(clause):
+            continue
+        for m in _HOLDS_CAP.finditer(clause):
+            token, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            n = int(token) if token.isdigit() else _WORD_NUMBERS[token.lower()]
+            out.append((n, _singular(noun), m.group(0).strip()))
     return out
 
 
@@ -232,13 +248,13 @@ def world_past_cap(world: dict[str, str], honest: dict[str, str], words: str) ->
     kind the words cap by its noun ("no horse works more than 2 lessons"), that holds more
     than the cap where every list of that kind in honest play's world keeps it, as a reason;
     None where none does."""
-    for n, stem, phrase in held_caps(words):
-        if len(stem) < 3:
+    for n, noun, phrase in held_caps(words):
+        if len(noun) < 3:
             continue
 
-        def kind(path: str, stem: str = stem) -> bool:
+        def kind(path: str, noun: str = noun) -> bool:
             keys = [k for k in re.split(r"[.\[\]]", path[: -len(".#")]) if k]
-            return any(_stem4(k) == stem for k in keys)
+            return any(_singular(k) == noun for k in keys)
 
         lists = [p for p in world if p.endswith(".#") and kind(p)]
         kept = [p for p in honest if p.endswith(".#") and kind(p)]

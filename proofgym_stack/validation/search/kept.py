@@ -30,6 +30,10 @@ _KEEP = re.compile(
 )
 
 
+#: a keep that holds only on a condition
+_CONDITIONAL = re.compile(r"\b(?:unless|except|if|unsure|not sure)\b", re.I)
+
+
 def keep_clause(words: str) -> str | None:
     """The words' clause that keeps the rest as it was, or None."""
     m = _KEEP.search(words)
@@ -38,7 +42,9 @@ def keep_clause(words: str) -> str | None:
     start = max(words.rfind(".", 0, m.start()), words.rfind("\n", 0, m.start())) + 1
     end = min((i for i in (words.find(".", m.end()), words.find("\n", m.end())) if i >= 0),
               default=len(words))  # fmt: skip
-    return words[start:end].strip()
+    clause = words[start:end].strip()
+    # "do not remove any items unless ...": a keep on a condition keeps nothing whole
+    return None if _CONDITIONAL.search(clause) else clause
 
 
 #: a world value that holds nothing
@@ -82,7 +88,9 @@ def _identities(p: Played, words: str) -> set[str]:
 
 #: a moment (a clock time, a date): when honest play acted, which other records share, not
 #: what it acted on
-_WHEN = re.compile(r"\d{1,2}[:.h]\d{2}\b|\b\d{4}-\d{2}-\d{2}\b")
+_WHEN = re.compile(
+    r"^(?:[A-Za-z]{3,9}\s+)?\d{1,2}:\d{2}(?::\d{2})?$|^\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?$"
+)
 
 
 _INDEX = re.compile(r"\[\d+\]")

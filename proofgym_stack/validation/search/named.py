@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from proofgym_stack.validation.search.evidence import answered_with_error
-from proofgym_stack.validation.search.options import record_of
+from proofgym_stack.validation.search.options import names_its_record, record_of
 from proofgym_stack.validation.search.tolerance import Played
 
 #: shorter names match too much prose to be read as the task naming them
@@ -76,6 +76,10 @@ def named_instead(p: Played) -> str | None:
     return None
 
 
+#: a sentence that leaves the choice free
+_FREE = re.compile(r"\b(?:any|either|whichever|don't mind|do not mind|doesn't matter)\b", re.I)
+
+
 def _fields(record: str) -> list[str]:
     """A record's text values (a JSON object's, else its comma- or bar-separated fields)."""
     try:
@@ -99,11 +103,16 @@ def named_by_record(p: Played) -> str | None:
     mine, theirs = record_of(m.old, shown), record_of(m.new, shown)
     if mine is None or theirs is None or mine == theirs:
         return None
+    if not names_its_record(m.old, mine) or not names_its_record(m.new, theirs):
+        return None  # a quantity of the records, not what they are known by
     prompt = p.base.pools.prompt_text
     for field in _fields(mine):
         text = field.strip()
         if text in (str(m.old), str(m.new)) or on_a_scale(text) or not names(prompt, text):
             continue
+        said = [s for s in re.split(r"(?<=[.!?])\s+", prompt) if names(s, text)]
+        if any(_FREE.search(s) for s in said):
+            continue  # "clay, but any court will do": named, and left free
         if not re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", theirs, re.I):
             return f"the task names {text!r} of {m.old!r}'s record, not of {m.new!r}'s"
     return None

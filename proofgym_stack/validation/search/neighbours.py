@@ -12,6 +12,7 @@ in the order honest play first filled them otherwise.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ _RUNNING = re.compile(
     r"one after (?:the )?other)\b",
     re.I,
 )
+#: a cap on a run's length, which a pair of neighbours does not break
+_COUNTED = re.compile(r"\b(?:more than|at most|up to|over|exceed\w*|longer than)\b", re.I)
 #: slot values that sort in their own order as text (ISO dates, clock times of one width)
 _SORTS_AS_TEXT = re.compile(r"^(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\d{2}:\d{2})$")
 
@@ -37,6 +40,8 @@ _SORTS_AS_TEXT = re.compile(r"^(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\d{2}:\d
 def neighbour_rule(words: str) -> str | None:
     """The clause of the words that rules a value out of two neighbouring slots, or None."""
     for clause in re.findall(r"[^.;!?\n]+", words):
+        if _COUNTED.search(clause):
+            continue  # "more than three nights in a row": a run's length, not neighbours
         if _NEGATION.search(clause) and _RUNNING.search(clause):
             return str(clause).strip()
     return None
@@ -78,18 +83,35 @@ def _slot_key(script: Script, tool: str, key: str) -> str | None:
     return None
 
 
-def _in_order(slots: list[Any]) -> list[Any]:
-    """The slots in their own order where they have one, else as given."""
-    places = [position(s) for s in slots]
-    known = [p for p in places if p is not None]
-    if slots and len(known) == len(slots) and len({p[0] for p in known}) == 1:
-        return [s for _, s in sorted(zip(known, slots, strict=True), key=lambda x: x[0][1])]
-    if all(isinstance(s, (int, float)) for s in slots):
-        return sorted(slots)
-    texts = [str(s).strip() for s in slots]
-    if all(_SORTS_AS_TEXT.match(s) for s in texts) and len({len(s) for s in texts}) == 1:
-        return [s for _, s in sorted(zip(texts, slots, strict=True), key=lambda x: x[0])]
-    return slots
+def _place(slot: Any) -> float | None:
+    """Where a slot stands on its own scale (a weekday's or month's place, a number, an ISO
+    date's day, a clock time's minute), or None."""
+    if (at := position(slot)) is not None:
+        return float(at[1])
+    if isinstance(slot, (int, float)) and not isinstance(slot, bool):
+        return float(slot)
+    text = str(slot).strip()
+    if not _SORTS_AS_TEXT.match(text):
+        return None
+    if ":" in text and "-" not in text:
+        hours, minutes = text.split(":")
+        return float(int(hours) * 60 + int(minutes))
+    try:
+        return float(dt.datetime.fromisoformat(text).timestamp() / 60)
+    except ValueError:
+        return None
+
+
+def _in_order(slots: list[Any]) -> list[Any] | None:
+    """The slots in their own order, where they have one and stand evenly spaced on it
+    (every Sunday of a run; a slot honest play left out would make two others look like
+    neighbours); None where they do not."""
+    places = [_place(s) for s in slots]
+    if len(slots) < 3 or any(p is None for p in places):
+        return None
+    ranked = sorted(zip(places, slots, strict=True), key=lambda x: x[0] or 0.0)
+    steps = {round(float(b[0] or 0) - float(a[0] or 0), 6) for a, b in itertools.pairwise(ranked)}
+    return [s for _, s in ranked] if len(steps) == 1 and 0 not in steps else None
 
 
 def _repeat(rota: dict[Any, Any], order: list[Any]) -> tuple[Any, Any, Any] | None:
@@ -118,7 +140,9 @@ def neighbours_repeat(p: Played, words: str) -> str | None:
     honest = _rota(p.honest.control.script, tool, key, slot, frozenset())
     mine = _rota(m.script, tool, key, slot, frozenset(refused_calls(m.script, p.result)))
     order = _in_order(list(honest))
-    if _repeat(honest, order) is not None or (pair := _repeat(mine, order)) is None:
+    if order is None or _repeat(honest, order) is not None:
+        return None
+    if (pair := _repeat(mine, order)) is None:
         return None
     a, b, value = pair
     return f"{value!r} on both {a!r} and {b!r}, neighbours, which the words rule out ({clause!r})"

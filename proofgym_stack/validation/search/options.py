@@ -305,15 +305,16 @@ def paired(prompt: str, shown: list[str]) -> list[str]:
     for a tool's second name."""
     pairs: list[tuple[str, str]] = []
 
-    def walk(value: Any) -> None:
+    def walk(value: Any, record: bool = False) -> None:
+        # a record of a list (`{"name": ..., "slot": ...}`) keys its fields, not things
         if isinstance(value, dict):
             for k, v in value.items():
-                if isinstance(v, (str, int)) and not isinstance(v, bool):
+                if not record and isinstance(v, (str, int)) and not isinstance(v, bool):
                     pairs.append((str(k), str(v)))
                 walk(v)
         elif isinstance(value, list):
             for v in value:
-                walk(v)
+                walk(v, record=True)
 
     for text in shown:
         try:

@@ -90,7 +90,7 @@ def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mu
                 scalars.append(value)
     for t, i, item in script_calls(script):
         name, args = str(item.get("name")), call_arguments(item)
-        found = [*paired(prompt, pools.shown), *scalars, *names_in(prompt)]
+        found = [*scalars, *paired(prompt, pools.shown), *names_in(prompt)]
         elsewhere = [v for v in dict.fromkeys(found) if v not in args.values()]
         for tool in pools.tools:
             other = str(tool.get("name"))

@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: the longest line and the most fields a row is read by (a longer one is prose, and its
+#: pattern's lazy groups would backtrack)
+MAX_LINE = 160
+MAX_FIELDS = 4
+
 
 def _template(line: str, fields: dict[str, str]) -> re.Pattern[str] | None:
     """A pattern of `line` with each field's value a named group (the longest first), the
     rest kept as written, its numbers any number; None where a value is not in the line."""
+    if len(line) > MAX_LINE or not 1 <= len(fields) <= MAX_FIELDS:
+        return None
     spans: list[tuple[int, int, str]] = []
     for key, value in sorted(fields.items(), key=lambda kv: -len(kv[1])):
         m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", line)
@@ -53,8 +60,8 @@ def row_filled(args: dict[str, Any], key: str, other: str, prompt: str) -> dict[
         if isinstance(v, str) and v.strip() and k.isidentifier() and v in own[0]
     }
     pattern = _template(own[0], fields)
-    match = pattern.match(theirs[0]) if pattern is not None else None
-    if match is None or match.group(key).strip() != other.strip():
+    match = pattern.match(theirs[0]) if pattern is not None and len(theirs[0]) <= MAX_LINE else None
+    if match is None or key not in fields or match.group(key).strip() != other.strip():
         return plain
     return {**args, **{k: match.group(k).strip() for k in fields}}
 
@@ -73,7 +80,11 @@ def other_rows(args: dict[str, Any], prompt: str) -> list[dict[str, str]]:
     pattern = _template(own[0], named)
     if pattern is None:
         return []
-    found = [m for ln in lines if ln != own[0] and (m := pattern.match(ln)) is not None]
+    found = [
+        m
+        for ln in lines
+        if ln != own[0] and len(ln) <= MAX_LINE and (m := pattern.match(ln)) is not None
+    ]
     return [{k: m.group(k).strip() for k in named} for m in found]
 
 

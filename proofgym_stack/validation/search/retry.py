@@ -224,10 +224,12 @@ def cleared(played: list[Played]) -> list[tuple[Mutant, Played]]:
         m = p.mutant
         if _refusal(p) is None or m.call_at is None or not isinstance(m.new, (str, int)):
             continue
+        if isinstance(m.new, bool):
+            continue
         t, i = m.call_at
         called = str(m.script[t][i].get("name"))
         rows = [r for listing in records(p.base.pools.shown) for r in listing]
-        holding = [o for r in rows if (o := _object(r)) and m.new in o.values()]
+        holding = [o for r in rows if (o := _object(r)) and str(m.new) in map(str, o.values())]
         for tool in p.base.pools.tools:
             name, params = str(tool.get("name")), tool.get("parameters") or {}
             needed = list(params.get("required") or (params.get("properties") or {}))

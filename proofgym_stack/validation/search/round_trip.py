@@ -11,7 +11,8 @@ things send the cap's excess more, followed by the same call with the two things
 and the excess; `total_crossed` says which stated cap the mutant's calls (those the tools
 took) cross in sum while honest play's keep it. A cap stated per call ("at most 5000 litres
 per transfer") is no total, and a cap honest play stays far under (a tank's capacity) is no
-budget it came near: neither is read.
+budget it came near: neither is read; nor a cap whose clause does not name the tool (the
+pump's, not the drain's), nor a level to fill "up to".
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # the search's records
 OP = "round_trip"
 #: a cap on an amount with its unit: "at most 6500 litres", "no more than 12,000 kg"
 _CAP = re.compile(
-    r"\b(?:at most|no more than|not more than|up to|a maximum of|maximum of|a limit of|"
+    r"\b(?:at most|no more than|not more than|a maximum of|maximum of|a limit of|"
     r"limit of|limited to)\s+(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]{2,})",
     re.I,
 )
@@ -87,12 +88,18 @@ def _capped(
     props = tool_properties(tools, tool)
     calls = [call_arguments(i) for _, _, i in script_calls(script) if i.get("name") == tool]
     keys = {k for c in calls for k, v in c.items() if _number(v)}
+    caps = amount_caps(words)
+    parts = [p for p in re.split(r"[_\W]+", tool.lower()) if len(p) >= 4]
     out = []
     for key in sorted(keys):
         description = str(props.get(key, {}).get("description") or "")
         total = _sum(script, tool, key, frozenset())
-        for n, unit, clause in amount_caps(words):
-            if _measures(unit, key, description) and NEAR * n <= total <= n:
+        for n, unit, clause in caps:
+            # the cap is this tool's: its clause names the tool (a drain's cap is no pump's)
+            named = any(part[:4] in clause.lower() for part in parts)
+            if not named or not _measures(unit, key, description):
+                continue
+            if NEAR * n <= total <= n:
                 out.append((key, n, clause))
     return out
 

@@ -277,7 +277,15 @@ def looked_off(p: Played, words: str, looks: frozenset[str]) -> str | None:
     if not isinstance(m.old, str) or not isinstance(m.new, str):
         return None
     printed = [(tool, text) for tool, text in p.base.pools.printed if tool in looks]
+    # a listing that holds honest play's own value is a catalogue to choose from, not a ban
+    printed = [(tool, text) for tool, text in printed if not _a_term_of(m.old, text)]
     return listed_term(m.old, m.new, words, printed)
+
+
+def _a_term_of(value: str, text: str) -> bool:
+    """Whether a listing's `text` holds `value` as one of its terms."""
+    terms = (t.strip(' -*\t."[]{}').lower() for t in _TERMS.split(text))
+    return value.strip().lower() in terms
 
 
 #: the separators of a listing's terms ("young, salesman, waitress"; one per line; bullets)

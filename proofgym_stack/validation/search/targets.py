@@ -97,6 +97,7 @@ def _gaps(
             return others, {}
         for key, value in args.items():
             sums[(len(others), key)] = sums.get((len(others), key), 0.0) + float(value)
+        sums[(len(others), "")] = sums.get((len(others), ""), 0.0) + 1  # the calls made
     return others, sums
 
 
@@ -105,15 +106,20 @@ def more_of_the_same(
 ) -> bool:
     """Whether `mutant` is `honest` (a target's own honest play) with more of one tool's
     amounts: every other call the same, in the same order, and that tool (taking numbers
-    only) called in the same places with sums that reach honest play's and pass one of
-    them (the mutant's calls the target `refused` left out: they did nothing there). Waiting
-    longer than a train needs is more of a monotone action, no other truth."""
-    names = {str(i.get("name")) for _, _, i in script_calls(mutant)}
-    for tool in sorted(names):
+    only, never the script's last call, which may be the answer) called in the same places,
+    more often in one of them, with sums that reach honest play's (the mutant's calls the
+    target `refused` left out: they did nothing there). Waiting longer than a train needs is
+    more of a monotone action, no other truth; one bigger number sent once is not."""
+    calls = script_calls(mutant)
+    names = {str(i.get("name")) for _, _, i in calls}
+    last = str(calls[-1][2].get("name")) if calls else ""
+    for tool in sorted(names - {last}):  # the last call may be the answer: never excused
         others, mine = _gaps(mutant, tool, refused)
         theirs_others, theirs = _gaps(honest, tool)
         if others != theirs_others or not mine or set(mine) != set(theirs):
             continue
-        if all(mine[k] >= theirs[k] for k in mine) and any(mine[k] > theirs[k] for k in mine):
+        # more calls somewhere (a wait made again), not one bigger number (an answer)
+        more_calls = any(mine[k] > theirs[k] for k in mine if k[1] == "")
+        if more_calls and all(mine[k] >= theirs[k] for k in mine):
             return True
     return False
