@@ -132,6 +132,10 @@ def test_more_of_one_tool_s_amounts_than_the_target_needs_is_its_honest_play() -
     extra = calls(twice, twice, cross, ("let_cross", {"vehicle": "bus"}))
     assert more_of_the_same(extra, theirs, frozenset({(3, 0)}))
     assert not more_of_the_same(extra, theirs)
+    # a target that waits twice running (30, then 6) shows a tool whose calls add up
+    both = calls(("wait", {"minutes": 30}), ("wait", {"minutes": 6}), cross)
+    assert more_of_the_same(calls(twice, ("wait", {"minutes": 30}), cross), both)
+    assert not more_of_the_same(calls(twice, twice, cross), both)  # 24 < 36
 
 
 PROMPT = "Tonight's sheet, in order:\n1. Hana: Valerie\n2. Bex: Torn\n3. Efe: Suspicious Minds"

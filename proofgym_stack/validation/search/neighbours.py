@@ -6,8 +6,10 @@ A tool that fills slots one call at a time (`assign(date, ringer)`) leaves a rot
 Where the words rule out one value on two neighbouring slots, honest play's rota keeps the
 rule and a mutant's that pays breaks it, the verifier does not check every neighbouring pair
 (one compared in two, the first slot only, the pairs of one week). Neighbours are the slots
-in their own order where the slots are days, months, numbers, ISO dates or clock times, and
-in the order honest play first filled them otherwise.
+in their own order, where the slots are days, months, numbers, ISO dates or clock times
+standing evenly spaced (a slot honest play left alone would make two others look like
+neighbours); slots with no order of their own have no neighbours. A clause about a run's
+length ("more than three nights in a row") is no rule on a pair.
 """
 
 from __future__ import annotations

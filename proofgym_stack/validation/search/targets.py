@@ -106,8 +106,9 @@ def more_of_the_same(
 ) -> bool:
     """Whether `mutant` is `honest` (a target's own honest play) with more of one tool's
     amounts: every other call the same, in the same order, and that tool (taking numbers
-    only, never the script's last call, which may be the answer) called in the same places,
-    more often in one of them, with sums that reach honest play's (the mutant's calls the
+    only, never the script's last call, which may be the answer; its calls adding up: made
+    more often than the target makes it in one place, or twice running by the target itself)
+    called in the same places, with sums that reach honest play's (the mutant's calls the
     target `refused` left out: they did nothing there). Waiting longer than a train needs is
     more of a monotone action, no other truth; one bigger number sent once is not."""
     calls = script_calls(mutant)
@@ -118,8 +119,10 @@ def more_of_the_same(
         theirs_others, theirs = _gaps(honest, tool)
         if others != theirs_others or not mine or set(mine) != set(theirs):
             continue
-        # more calls somewhere (a wait made again), not one bigger number (an answer)
-        more_calls = any(mine[k] > theirs[k] for k in mine if k[1] == "")
-        if more_calls and all(mine[k] >= theirs[k] for k in mine):
+        # a tool whose calls add up (made more often than the target makes it somewhere, or
+        # made twice running by the target itself: a wait of 30 and then 6), not one bigger
+        # number sent once (an answer, a setting)
+        adds_up = any(mine[k] > theirs[k] or theirs[k] >= 2 for k in mine if k[1] == "")
+        if adds_up and all(mine[k] >= theirs[k] for k in mine) and mine != theirs:
             return True
     return False
