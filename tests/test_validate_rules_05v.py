@@ -185,14 +185,15 @@ def test_an_id_whose_record_the_prompt_does_not_name() -> None:
     ]
     prompt = "Transfer the chip to the new keeper, Dana Fenwick, postcode SY23 3AL."
 
-    def played(old: Any, new: Any) -> Any:
+    def played(old: Any, new: Any, key: str = "keeper_id") -> Any:
         pools = SimpleNamespace(shown=shown, prompt_text=prompt)
-        return SimpleNamespace(
-            mutant=SimpleNamespace(old=old, new=new), base=SimpleNamespace(pools=pools)
-        )
+        mutant = SimpleNamespace(old=old, new=new, leaf=(key,))
+        return SimpleNamespace(mutant=mutant, base=SimpleNamespace(pools=pools))
 
     assert "Dana Fenwick" in str(named_by_record(played(138, 130)))
     assert named_by_record(played(130, 138)) is None  # the prompt names the chosen one's
+    # a number sent as an amount is no id (the corpus's 05g diveplan twin: minutes 44 -> 18)
+    assert named_by_record(played(138, 130, key="minutes")) is None
 
 
 def test_caps_on_what_a_thing_holds_and_on_the_rest() -> None:

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from proofgym_stack.validation.search.evidence import answered_with_error
-from proofgym_stack.validation.search.options import names_its_record, record_of
+from proofgym_stack.validation.search.options import _ID_KEY, names_its_record, record_of
 from proofgym_stack.validation.search.tolerance import Played
 
 #: shorter names match too much prose to be read as the task naming them
@@ -99,6 +99,9 @@ def named_by_record(p: Played) -> str | None:
         return None
     if not isinstance(m.old, (str, int)) or not isinstance(m.new, (str, int)):
         return None
+    key = str(m.leaf[-1]) if m.leaf else ""
+    if isinstance(m.old, int) and not _ID_KEY.search(key):
+        return None  # a number sent as an amount (minutes, a count) is no record's id
     shown = p.base.pools.shown
     mine, theirs = record_of(m.old, shown), record_of(m.new, shown)
     if mine is None or theirs is None or mine == theirs:
