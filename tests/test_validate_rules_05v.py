@@ -188,12 +188,20 @@ def test_an_id_whose_record_the_prompt_does_not_name() -> None:
     def played(old: Any, new: Any, key: str = "keeper_id") -> Any:
         pools = SimpleNamespace(shown=shown, prompt_text=prompt)
         mutant = SimpleNamespace(old=old, new=new, leaf=(key,))
-        return SimpleNamespace(mutant=mutant, base=SimpleNamespace(pools=pools))
+        honest = SimpleNamespace(control=SimpleNamespace(script=sent))
+        return SimpleNamespace(mutant=mutant, base=SimpleNamespace(pools=pools), honest=honest)
+
+    sent = calls(("transfer", {"chip": "8266", "keeper_id": 138}))
 
     assert "Dana Fenwick" in str(named_by_record(played(138, 130)))
     assert named_by_record(played(130, 138)) is None  # the prompt names the chosen one's
     # a number sent as an amount is no id (the corpus's 05g diveplan twin: minutes 44 -> 18)
     assert named_by_record(played(138, 130, key="minutes")) is None
+    # a field honest play itself put in the record is no sign the task asked for it (the
+    # corpus's 04b seating twin: the guests honest play seated at Orchid, named by the prompt)
+    moved = {"chip": "8266", "keeper_id": 138, "to": "Dana Fenwick", "at": "SY23 3AL"}
+    sent = calls(("transfer", moved))
+    assert named_by_record(played(138, 130)) is None
 
 
 def test_caps_on_what_a_thing_holds_and_on_the_rest() -> None:

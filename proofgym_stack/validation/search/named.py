@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any
 
+from proofgym_stack.validation.scripts import call_arguments, script_calls
 from proofgym_stack.validation.search.evidence import answered_with_error
 from proofgym_stack.validation.search.options import _ID_KEY, names_its_record, record_of
 from proofgym_stack.validation.search.tolerance import Played
@@ -109,9 +110,19 @@ def named_by_record(p: Played) -> str | None:
     if not names_its_record(m.old, mine) or not names_its_record(m.new, theirs):
         return None  # a quantity of the records, not what they are known by
     prompt = p.base.pools.prompt_text
+    # what honest play itself sent: a record that holds it (the guests it seated at a table)
+    # holds it because honest play put it there, not because the task asked for that record
+    sent = {
+        str(v).strip().lower()
+        for _, _, item in script_calls(p.honest.control.script)
+        for v in call_arguments(item).values()
+        if isinstance(v, (str, int)) and not isinstance(v, bool)
+    }
     for field in _fields(mine):
         text = field.strip()
         if text in (str(m.old), str(m.new)) or on_a_scale(text) or not names(prompt, text):
+            continue
+        if text.lower() in sent:
             continue
         said = [s for s in re.split(r"(?<=[.!?])\s+", prompt) if names(s, text)]
         if any(_FREE.search(s) for s in said):
