@@ -229,3 +229,11 @@ async def test_a_neighbour_rule_and_a_round_trip_are_caught_and_their_twins_pass
         assert "search" in failed(caught), (plant, caught.verdicts)
         twin = await validate(module.Twin(), tasks)
         assert not failed(twin), (plant, [v for v in twin.verdicts if not v.passed])
+
+
+async def test_a_failure_reordered_that_hands_verify_another_state_is_no_order_read() -> None:
+    """05w coopvote's twin: a motion declared carried, then lost (the violation), reordered is
+    carried in the end; the looks show only the tallies, but verify is handed another state."""
+    module = load(BLIND / "batch_2026_12_05w" / "blind_coopvote")
+    twin = await validate(module.Twin(), tasks_of(module, 4))
+    assert "steps:order_of_a_failure" not in failed(twin), twin.verdicts

@@ -3,7 +3,9 @@
 A failing control (`violation_*`) makes calls that leave a world the verifier must refuse. The
 same calls made in another order, each answered with the same output as before (none refused
 that ran, no running value shown otherwise), leave what the environment's `observes` tools
-show as the same world; a verifier that judges the world refuses it again. One that pays it reads
+show as the same world, and hand `verify` the same state (where it can be traced: a record
+the looks never show, a motion declared carried and then lost, is the world too); a verifier
+that judges the world refuses it again. One that pays it reads
 something an order can fool: a "before" snapshot taken at the first write (the first change
 of a session goes unseen), a log checked from its last entry, a rule tested on the call that
 came first.
@@ -97,6 +99,32 @@ async def shown_world(
     return outputs[-len(looks) :]
 
 
+async def handed_otherwise(v: Context, task: Task, written: Script, moved: Script) -> bool:
+    """Whether `verify` is handed another state after `moved` than after `written` (beyond
+    what differs between two runs of `written`: ids, clocks): a record the looks never show,
+    such as a motion declared carried and then lost, which a later call overrides. False where
+    verify cannot be traced (a server in another process)."""
+    # imported here: the search's package imports this module's neighbours
+    from proofgym_stack.validation.search.tracing import VerifyTrace
+    from proofgym_stack.validation.search.world import _MEMBER, differences, records
+
+    worlds = []
+    with VerifyTrace(v.env, lines=False) as trace:
+        for played in (written, written, moved):
+            await v.run(task, played, "a failure's order, traced")
+            record = trace.last()
+            if record is None:
+                return False
+            worlds.append(record.world)
+    noise = differences(worlds[0], worlds[1])
+    changed = {p for p in differences(worlds[0], worlds[2]) - noise if not _MEMBER.match(p)}
+    # a list's members read as a multiset: the same bookings in another order are the same
+    # world (a verifier that reads only the last one reads the order)
+    before, after = records(worlds[0], noise), records(worlds[2], noise)
+    lists = {k: sorted(v) for k, v in before.items()} != {k: sorted(v) for k, v in after.items()}
+    return bool(changed) or lists
+
+
 async def check_order_of_a_failure(v: Context) -> None:
     """Each failing control's acting calls, put in another order, must not pass while every
     call is answered as before and the world shows the same."""
@@ -148,6 +176,8 @@ async def check_order_of_a_failure(v: Context) -> None:
                 before = await shown_world(v, task, control.script, looks)
                 if before != await shown_world(v, task, script, looks):
                     continue  # the order changed the world: the verdict may follow it
+                if await handed_otherwise(v, task, control.script, script):
+                    continue  # what the looks do not show differs (a later call overrides)
                 names = ", ".join(str(script[t][i].get("name")) for t, i in slots)
                 problems.append(
                     f"{task.task_id}: {control.name} passed with its calls in another order "
