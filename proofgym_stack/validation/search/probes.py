@@ -4,7 +4,8 @@ Each takes the played mutant, the search's `play` and its `passes`, plays one mo
 says whether the finding stands: one more made first as well as last (no later answer a
 first-answer rule ignores), a spray with the right value last as well as first, an aliased
 call whose call left out fails (the alias did the needed call's work without its effect), a
-list still paid with one member dropped whose members alone never pay (slack in a goal).
+list still paid with one member dropped whose members alone never pay (slack in a goal), a
+call's changed values refused when copied from another call (a free pick under a rule).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from proofgym.wire.protocol import RunResult
-from proofgym_stack.validation.scripts import call_arguments, script_calls, set_at
+from proofgym_stack.validation.scripts import call_arguments, refused_calls, script_calls, set_at
 from proofgym_stack.validation.search.mutants import replaced, with_call
 from proofgym_stack.validation.search.tolerance import Play, Played
 from proofgym_stack.validation.search.world import lost
@@ -120,3 +121,61 @@ async def spare_member(p: Played, play: Play, passes: Passes) -> bool:
         p.base.task, with_call(p.honest.control.script, t, i, fewer), "search: spare"
     )
     return passes(result)
+
+
+def _one_changed_call(p: Played) -> tuple[int, int, list[str]] | None:
+    """The one call the mutant changed (same script shape as honest play), with the scalar
+    arguments it changed; None where the mutant changed more or other than that."""
+    honest, script = p.honest.control.script, p.mutant.script
+    if [len(t) for t in honest] != [len(t) for t in script]:
+        return None
+    changed = [
+        (t, i)
+        for t, turn in enumerate(script)
+        for i, item in enumerate(turn)
+        if item != honest[t][i]
+    ]
+    if len(changed) != 1:
+        return None
+    a, b = honest[changed[0][0]][changed[0][1]], script[changed[0][0]][changed[0][1]]
+    if b.get("type") != "function_call" or a.get("name") != b.get("name"):
+        return None
+    t, i = changed[0]
+    old, new = call_arguments(honest[t][i]), call_arguments(script[t][i])
+    if set(old) != set(new):
+        return None
+    keys = [k for k in new if new[k] != old[k]]
+    scalar = all(
+        isinstance(new[k], (str, int, float)) and not isinstance(new[k], bool) for k in keys
+    )
+    return (t, i, keys) if keys and scalar else None
+
+
+async def free_pick(p: Played, play: Play, passes: Passes) -> bool:
+    """For one call whose scalar arguments the mutant changed to values no other call of
+    that tool holds: whether the verifier refuses the same call given another call's values
+    (a duplicate the tool takes). Then the verifier judges these arguments against the rest
+    (a kart nobody else has in that heat), and the mutant's distinct values are one more
+    free pick it accepted, not an argument it never reads. (A verifier that pays the
+    duplicate too reads nothing here: the finding stands.)"""
+    at = _one_changed_call(p)
+    if at is None:
+        return False
+    t, i, keys = at
+    script = p.mutant.script
+    name = script[t][i].get("name")
+    args = call_arguments(script[t][i])
+    mine = tuple(args[k] for k in keys)
+    others = [
+        tuple(call_arguments(item).get(k) for k in keys)
+        for ct, ci, item in script_calls(script)
+        if item.get("name") == name and (ct, ci) != (t, i)
+    ]
+    if not others or mine in others or any(None in o for o in others):
+        return False
+    for values in others[:2]:
+        copied = with_call(script, t, i, {**args, **dict(zip(keys, values, strict=True))})
+        result, _ = await play(p.base.task, copied, "search: another call's values")
+        if not passes(result) and not result.mask_sample and not refused_calls(copied, result):
+            return True
+    return False

@@ -511,6 +511,7 @@ class Search:
                         or await self.shares.within(p.honest.control, p.mutant.script, p.base.task)
                         or await probes.spare_member(p, self.play, self.ctx.passes)
                         or await probes.slack(p, self.play, self.ctx.passes)
+                        or await probes.free_pick(p, self.play, self.ctx.passes)
                     )
                     if not more and m.op in COMPOUND:
                         # a follow-up of more of an action (what a spray's extra calls did,
