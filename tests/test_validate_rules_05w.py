@@ -6,7 +6,15 @@ from):
   a verifier that takes the clash too reads nothing there (the plant);
 - regatta, buslane: one more action on a thing only a listing printed, honest play having
   left it alone, breaks words that close the action's list ("and no other boat", "cancel a
-  PCN only if ...").
+  PCN only if ...");
+- coopvote: a two-way verdict (carried or lost) paid either way on one call, its flip
+  failing on another;
+- parkrun: fewer calls than a ratio the words state asks for ("one marshal per 50 runners");
+
+and off 05x's first run (its twins and misses): a required argument sent empty
+(ropeaccess), the prompt's values written as the argument is (sitter's whole evening), dates
+with slashes (kitchenfit), "only after" ordering steps (trialsite's twin), a thing the prompt
+sets apart taken beside the honest one (trialsite's twin) or in its place (its plant).
 """
 
 from __future__ import annotations
@@ -16,7 +24,12 @@ from pathlib import Path
 from test_validate_unseen import failed, validate
 
 from bench.blind.harness import load, tasks_of
-from proofgym_stack.validation.search.passed import exclusive
+from proofgym_stack.validation.search.calendar import iso_dates, slash_order
+from proofgym_stack.validation.search.passed import exclusive, selects
+from proofgym_stack.validation.search.ratio import ratio_need
+from proofgym_stack.validation.search.required import requiring_clause
+from proofgym_stack.validation.search.rules import crossed
+from proofgym_stack.validation.search.values import same_shape
 
 BLIND = Path(__file__).resolve().parents[1] / "bench" / "blind"
 
@@ -38,6 +51,66 @@ def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> No
 async def test_a_free_pick_under_a_clash_rule_passes_and_a_clash_paid_is_caught() -> None:
     for plant in ("blind_karting", "blind_regatta"):
         module = load(BLIND / "batch_2026_12_05w" / plant)
+        tasks = tasks_of(module, 4)
+        caught = await validate(module.Plant(), tasks)
+        assert "search" in failed(caught), (plant, caught.verdicts)
+        twin = await validate(module.Twin(), tasks)
+        assert not failed(twin), (plant, [v for v in twin.verdicts if not v.passed])
+
+
+def test_a_ratio_the_words_state_gives_the_count_needed() -> None:
+    words = (
+        "The safety plan needs one course marshal per 50 expected runners, rounded to the "
+        "nearest whole marshal (a half rounds up). Roster at least the number the plan needs."
+    )
+    assert ratio_need(words, "Bushy park run expects 225 runners this Saturday.")[0] == 5
+    assert ratio_need(words, "Expects 224 runners.")[0] == 4
+    up = "Staff one lifeguard for every 25 swimmers."
+    assert ratio_need(up, "We expect 51 swimmers and 3 staff.")[0] == 3  # a minimum: up
+    assert ratio_need("Two adults per 8 children.", "There are 12 children.")[0] == 4
+    assert ratio_need(up, "We expect 51 or 60 swimmers.") is None  # two quantities: unread
+    assert ratio_need("Book a room for the team.", "We are 12 people.") is None
+
+
+def test_the_prompt_s_values_written_as_the_argument_is() -> None:
+    prompt = "The family need a sitter tonight from 17:00 for 4:46 (hours:minutes)."
+    assert same_shape("4:30", prompt) == ["4:46"]
+    assert same_shape("A-20", "plots B-17, C-3 and D-44") == ["B-17", "D-44"]
+    assert same_shape("Callum", "Callum and Dita") == []  # no digit, no separator: a name
+
+
+def test_dates_with_slashes_are_read_in_the_order_the_texts_show() -> None:
+    assert slash_order(["free days (DD/MM/YYYY)", "02/05/2026"]) == "dmy"
+    assert slash_order(["17/04/2026", "02/05/2026"]) == "dmy"
+    assert slash_order(["04/17/2026", "05/02/2026"]) == "mdy"
+    assert slash_order(["03/04/2026"]) is None  # either way
+    assert iso_dates("fitted by 19/04/2026.", "dmy") == "fitted by 2026-04-19."
+    words = "free days (DD/MM/YYYY). We promised it would be fitted by 19/04/2026."
+    assert crossed("17/04/2026", "08/05/2026", [], words)
+    assert crossed("17/04/2026", "18/04/2026", [], words) is None
+
+
+def test_an_argument_the_words_require_is_read_by_its_name() -> None:
+    words = "Site rule: every closed job carries a close-out note saying what was found."
+    assert requiring_clause("note", words)
+    assert requiring_clause("reason", words) is None
+    assert requiring_clause("note", "`close_job` takes an optional note.") is None
+    assert requiring_clause("close_note", "Each refund must have a close note.")
+
+
+def test_only_after_orders_steps_and_selects_nothing() -> None:
+    words = "GCP rule: a deviation is filed only after the Principal Investigator signed it off."
+    assert not selects(words, "request_signoff", ["request_signoff", "file_deviation"])
+    assert selects("Sign off only deviations on your list.", "sign_off", ["sign_off"])
+
+
+async def test_a_verdict_a_ratio_a_required_note_and_a_lure_are_judged() -> None:
+    """05w coopvote (a two-way verdict paid either way), 05x ropeaccess (a required note sent
+    empty), 05x trialsite (one more sign-off from the person the prompt sets apart, paid
+    beside the investigator's on the twin, in its place on the plant)."""
+    for batch, plant in (("05w", "blind_coopvote"), ("05x", "blind_ropeaccess"),
+                         ("05x", "blind_trialsite")):  # fmt: skip
+        module = load(BLIND / f"batch_2026_12_{batch}" / plant)
         tasks = tasks_of(module, 4)
         caught = await validate(module.Plant(), tasks)
         assert "search" in failed(caught), (plant, caught.verdicts)

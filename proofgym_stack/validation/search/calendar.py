@@ -2,11 +2,13 @@
 value stands in one, and the other members of its sequence, written as the value is.
 
 `sequence_options` gives them as options for a value (`Thursday` for `Tuesday`) where no
-listing printed them; `runs.py` judges a run the task's words ask for on them.
+listing printed them; `runs.py` judges a run the task's words ask for on them. Dates written
+with slashes are read in the order the texts show (`slash_order`, `iso_dates`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -66,3 +68,30 @@ def sequence_options(value: Any) -> list[str]:
         if form.lower() != word.lower():
             out.append(form)
     return out
+
+
+_SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+
+
+def slash_order(texts: list[str]) -> str | None:
+    """How the texts write dates with slashes: `dmy` or `mdy`, from a stated format
+    (`DD/MM/YYYY`) or from a part past 12; None where nothing tells (03/04 either way)."""
+    joined = "\n".join(texts)
+    if re.search(r"\bDD/MM\b", joined, re.I):
+        return "dmy"
+    if re.search(r"\bMM/DD\b", joined, re.I):
+        return "mdy"
+    parts = [(int(a), int(b)) for a, b, _ in _SLASHED.findall(joined)]
+    first, second = any(a > 12 for a, _ in parts), any(b > 12 for _, b in parts)
+    return "dmy" if first and not second else "mdy" if second and not first else None
+
+
+def iso_dates(text: str, order: str) -> str:
+    """`text` with its slashed dates written `YYYY-MM-DD` (read in `order`)."""
+
+    def iso(m: re.Match[str]) -> str:
+        a, b, year = m.groups()
+        day, month = (a, b) if order == "dmy" else (b, a)
+        return f"{year}-{int(month):02d}-{int(day):02d}"
+
+    return _SLASHED.sub(iso, text)

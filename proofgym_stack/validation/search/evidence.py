@@ -18,6 +18,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
+from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import listed_with, siblings
 from proofgym_stack.validation.search.rules import clauses
@@ -394,3 +395,21 @@ def _about(clause: str, taken: str, tools: list[str]) -> bool:
 
     named = [tool for tool in tools if names(tool)]
     return not named or taken in named
+
+
+def fraction_of_a_count(p: Played) -> str | None:
+    """For half a thing less (source `fraction`) paid: why it is a hole, where the argument
+    counts whole things (`counts.counts_whole_things`) and the world the verifier was handed
+    lost what honest play left; or None."""
+    m = p.mutant
+    if m.source != "fraction" or not m.leaf or not isinstance(m.leaf[-1], str):
+        return None
+    if p.record is None:
+        return None
+    gone = lost(p.record.world, p.honest.world, p.base.ignored)
+    if not gone or not counts_whole_things(m.leaf[-1], m.site.split(".")[0], p.base.pools.tools):
+        return None
+    return (
+        f"full reward with {m.new:g} {m.leaf[-1]} (another world at {short_list(gone)}): a "
+        "count of whole things taken as a fraction"
+    )

@@ -66,9 +66,11 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
     return out
 
 
-#: words by which a task selects among the things it lists (a rule that may leave one out)
+#: words by which a task selects among the things it lists (a rule that may leave one out);
+#: "only after" orders two steps (file only after the sign-off) and selects nothing
 _SELECTS = re.compile(
-    r"\b(?:only|if|unless|except|excluding|not|never|no|n't|skip|without|else)\b|\bevery other\b"
+    r"\b(?:only(?!\s+(?:after|before|once|then)\b)|if|unless|except|excluding|not|never|no|n't"
+    r"|skip|without|else)\b|\bevery other\b"
     r"|\bleave\b[^.;\n]{0,40}\bout\b",
     re.I,
 )
@@ -113,6 +115,16 @@ def selects(words: str, tool: str, others: list[str] | tuple[str, ...] = ()) -> 
         if mine.search(sentence) or not any(t.search(sentence) for t in theirs):
             return True
     return False
+
+
+def only_singled_out(p: Played, words: str) -> bool:
+    """For a `one_more` mutant: whether only the words setting its thing apart (`singled_out`)
+    let it through, no rule of theirs selecting among the tool's things (`selects`,
+    `exclusive`). Set apart may be a lure ("Ruth in the PI's office handles the paperwork"):
+    one more on it is a hole only where it also pays in the honest thing's place."""
+    tools = [str(t.get("name")) for t in p.base.pools.tools if isinstance(t, dict)]
+    chosen = p.mutant.site.split(".")[0]
+    return not selects(words, chosen, tools) and not exclusive(words, chosen)
 
 
 def _acted_on(p: Played, looks: set[str] | list[str], site: str = "") -> set[str]:

@@ -5,7 +5,8 @@ says whether the finding stands: one more made first as well as last (no later a
 first-answer rule ignores), a spray with the right value last as well as first, an aliased
 call whose call left out fails (the alias did the needed call's work without its effect), a
 list still paid with one member dropped whose members alone never pay (slack in a goal), a
-call's changed values refused when copied from another call (a free pick under a rule).
+call's changed values refused when copied from another call (a free pick under a rule), a
+two-way verdict whose flip fails on another call (the verdicts are graded, this one not).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import call_arguments, refused_calls, script_calls, set_at
 from proofgym_stack.validation.search.mutants import replaced, with_call
+from proofgym_stack.validation.search.passed import only_singled_out
 from proofgym_stack.validation.search.tolerance import Play, Played
+from proofgym_stack.validation.search.values import tool_properties
 from proofgym_stack.validation.search.world import lost
 
 Passes = Callable[[RunResult], bool]
@@ -33,6 +36,28 @@ async def first_too(p: Played, play: Play, passes: Passes) -> bool:
     script = replaced(script, t0, i0, [extra, first])
     result, _ = await play(p.base.task, script, "search: one more, made first")
     return passes(result)
+
+
+async def extra_stands(p: Played, play: Play, passes: Passes, words: str) -> bool:
+    """For a `one_more` mutant on a thing honest play left alone: it pays made first too
+    (`first_too`), and where only the words setting the thing apart let it through
+    (`passed.only_singled_out`), it pays in the place of the honest thing as well: else the
+    verifier asks for the honest thing and lets an extra one be (an extra sign-off beside
+    the investigator's)."""
+    if not await first_too(p, play, passes):
+        return False
+    m = p.mutant
+    if not only_singled_out(p, words) or not m.leaf or not isinstance(m.leaf[0], str):
+        return True
+    key, tool = m.leaf[0], m.site.split(".")[0]
+    honest = p.honest.control.script
+    for t, i, item in script_calls(honest):
+        args = call_arguments(item)
+        if item.get("name") == tool and args.get(key) == m.old:
+            script = with_call(honest, t, i, {**args, key: m.new})
+            result, _ = await play(p.base.task, script, "search: one more, in the honest place")
+            return passes(result)
+    return True
 
 
 async def both_ends(p: Played, play: Play, passes: Passes) -> bool:
@@ -179,3 +204,31 @@ async def free_pick(p: Played, play: Play, passes: Passes) -> bool:
         if not passes(result) and not result.mask_sample and not refused_calls(copied, result):
             return True
     return False
+
+
+async def verdict_ungraded(p: Played, play: Play, passes: Passes) -> str | None:
+    """For one call's two-way verdict flipped (an argument whose schema offers exactly two
+    values: carried or lost): whether the same flip on another call of the tool fails. Then
+    the verifier grades these verdicts, and one it pays either way is not graded (a motion
+    declared carried on a plurality): the rule it breaks, or None."""
+    at = _one_changed_call(p)
+    if at is None or len(at[2]) != 1:
+        return None
+    t, i, (key,) = at
+    script = p.mutant.script
+    name = str(script[t][i].get("name"))
+    enum = tool_properties(p.base.pools.tools, name).get(key, {}).get("enum")
+    if not isinstance(enum, list) or len(enum) != 2 or p.mutant.new not in enum:
+        return None
+    old = (
+        p.mutant.old if p.mutant.old in enum else call_arguments(p.honest.control.script[t][i])[key]
+    )
+    for ct, ci, item in script_calls(script):
+        args = call_arguments(item)
+        if item.get("name") != name or (ct, ci) == (t, i) or args.get(key) != old:
+            continue
+        flipped = with_call(script, ct, ci, {**args, key: p.mutant.new})
+        result, _ = await play(p.base.task, flipped, "search: the same verdict flipped elsewhere")
+        if not passes(result) and not result.mask_sample and not refused_calls(flipped, result):
+            return f"a two-way verdict paid either way ({key}), its flip failing elsewhere"
+    return None

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from proofgym_stack.validation.search.calendar import iso_dates, slash_order
 from proofgym_stack.validation.search.options import names_its_record, prints, record_of
 
 MONTHS = [
@@ -315,7 +316,11 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
     """Why choosing `new` (another option) instead of honest `old` breaks a rule the task's
     `words` state, or None: a bound the old option's value keeps and the new one's breaks,
     read from each option's record (or the value itself), field by field of the same kind;
-    or a weekday the words rule on that exactly one of the two falls on."""
+    or a weekday the words rule on that exactly one of the two falls on. Dates written with
+    slashes are read in the order the texts show (`slash_order`)."""
+    if order := slash_order([str(old), str(new), *outputs, words]):
+        old, new = (iso_dates(v, order) if isinstance(v, str) else v for v in (old, new))
+        outputs, words = [iso_dates(t, order) for t in outputs], iso_dates(words, order)
     old_record, new_record = record_of(old, outputs), record_of(new, outputs)
     old_q = _typed(str(old)) or (quantities(old_record) if old_record else [])
     new_q = _typed(str(new)) or (quantities(new_record) if new_record else [])

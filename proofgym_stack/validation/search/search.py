@@ -41,11 +41,11 @@ from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.buried import WHY as BURIED
 from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
-from proofgym_stack.validation.search.counts import counts_whole_things
 from proofgym_stack.validation.search.edges import OP as EDGES
 from proofgym_stack.validation.search.evidence import (
     collateral,
     counted,
+    fraction_of_a_count,
     free_text,
     gained_at,
     graded,
@@ -92,6 +92,7 @@ from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.named import named_instead
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
+from proofgym_stack.validation.search.required import emptied_required
 from proofgym_stack.validation.search.retry import (
     SPELT,
     SPELT_WHY,
@@ -375,7 +376,7 @@ class Search:
             if (
                 where
                 and m.op == "one_more"
-                and not await probes.first_too(p, self.play, self.ctx.passes)
+                and not await probes.extra_stands(p, self.play, self.ctx.passes, words_of)
             ):
                 where = set()  # paid only after the honest calls: a first-answer rule
             if where:
@@ -418,18 +419,13 @@ class Search:
                     "thing in two roles, where the call left out fails",
                 )
                 continue
-            if m.source == "fraction" and m.leaf and isinstance(m.leaf[-1], str):
-                gone = lost(p.record.world, p.honest.world, p.base.ignored)
-                tool = m.site.split(".")[0]
-                if gone and counts_whole_things(m.leaf[-1], tool, p.base.pools.tools):
-                    self.found(
-                        "another_world",
-                        PAYS,
-                        p,
-                        f"full reward with {m.new:g} {m.leaf[-1]} (another world at "
-                        f"{short_list(gone)}): a count of whole things taken as a fraction",
-                    )
-                    continue
+            if why := fraction_of_a_count(p):
+                self.found("another_world", PAYS, p, why)
+                continue
+            if emptied := emptied_required(p, words_of):
+                self.found("stated_rule", PAYS, p, f"full reward: {emptied[0]}")
+                self._still[id(self.findings[-1])] = emptied[1]
+                continue
             if not m.honest_kind and graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it
                     diff = changed(p.record.world, p.honest.world) - p.base.ignored
@@ -481,6 +477,7 @@ class Search:
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
                     rule = rule or other_rules(p, words_of, frozenset(looks))
+                    rule = rule or await probes.verdict_ungraded(p, self.play, ctx.passes)
                     rule = None if m.source == "alternated" else rule  # judged by `reused`
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]

@@ -31,6 +31,7 @@ from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
+from proofgym_stack.validation.search.ratio import short_of_a_ratio
 from proofgym_stack.validation.search.rules import (
     UNITS,
     bounds,
@@ -260,13 +261,15 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
     """A rule the words state that a paid mutant with another world breaks and honest play
     keeps: one value on two neighbouring slots (`neighbours`), a term a look lists that
     the words keep out (`looked_off`), a list past the count the words cap
-    (`caps.world_past_cap`); or None."""
+    (`caps.world_past_cap`), fewer calls than a ratio the words state asks for
+    (`ratio`); or None."""
     if p.record is None:
         return None
     return (
         neighbours_repeat(p, words)
         or looked_off(p, words, looks)
         or world_past_cap(p.record.world, p.honest.world, words)
+        or short_of_a_ratio(p, words)
     )
 
 

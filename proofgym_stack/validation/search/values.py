@@ -79,6 +79,19 @@ def numbers(text: str, limit: int = 20) -> list[float]:
     return list(dict.fromkeys(float(m) for m in NUMBER.findall(text)))[:limit]
 
 
+def same_shape(value: str, text: str, limit: int = 3) -> list[str]:
+    """Other values in `text` written as `value` is, digit for digit and letter for letter
+    with the same separators (`4:46` for `4:30`, `B-17` for `A-20`), for a value that holds
+    a digit and a separator; at most `limit`, in order of appearance."""
+    if not re.search(r"\d", value) or not re.search(r"[^\w\s]", value) or len(value) > 24:
+        return []
+    shape = "".join(
+        r"\d" if c.isdigit() else "[A-Za-z]" if c.isalpha() else re.escape(c) for c in value
+    )
+    found = re.findall(rf"(?<![\w:./-]){shape}(?![\w:/-]|\.\d)", text)
+    return [v for v in dict.fromkeys(found) if v != value][:limit]
+
+
 def whole_passage(value: str, prompt: str) -> list[str]:
     """Where a text argument is copied from part of a line of the prompt (the seller's
     description, the phone number after it left out): that line from the value on, and the
@@ -229,6 +242,9 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("prompt", _number_like(n, value)) for n in pools.prompt_numbers[:6]]
         out.append(("type", str(value)))
     elif isinstance(value, str):
+        # the prompt's values written as this one is (a duration `4:46` where honest play
+        # sent `4:30`): what a policy that skips the task's arithmetic sends first
+        out += [("prompt", t) for t in same_shape(value, pools.prompt_text)]
         out += [("boundary", ""), ("boundary", " "), ("boundary", HUGE_TEXT)]
         out += [("wildcard", w) for w in WILDCARDS]
         out += [("traversal", t) for t in traversals(value, pools.shown)]

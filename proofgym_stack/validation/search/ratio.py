@@ -1,0 +1,88 @@
+"""A ratio the words state ("one course marshal per 50 expected runners"), and a mutant short
+of the count it asks for.
+
+A verifier may take fewer of a tool's calls than honest play made (a share: any four of the
+five marshals); that is the policy's freedom unless the task's words state how many are
+needed. They do where they give a ratio, one thing per so many of a quantity the prompt
+gives ("expects 225 runners"), with its rounding ("to the nearest, a half rounds up";
+"rounded up"; by default up, as a minimum is). Honest play's count must meet the need read
+so (else the reading is wrong and nothing is said); a mutant that leaves fewer distinct
+effective calls of the tool than the need breaks the stated rule.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.scripts import Script, call_arguments, refused_calls, script_calls
+from proofgym_stack.validation.search.tolerance import Played
+
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+#: "one marshal per 50 runners", "1 adult for every 8 children", "two staff per 30 guests"
+_RATIO = re.compile(
+    rf"\b(one|two|three|four|a|an|\d+)\s+([a-z][a-z -]{{0,30}}?)\s+"
+    rf"(?:per|for every|for each|to every|every)\s+{_NUMBER}\s+([a-z][a-z -]{{0,30}})",
+    re.I,
+)
+_SMALL = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4}
+
+
+def _need(count: float, per: float, clause: str) -> int:
+    """`count / per` rounded as the clause says: to the nearest (a half up), down, or up."""
+    x = count / per
+    if re.search(r"\bnearest\b", clause, re.I):
+        return math.floor(x + 0.5)
+    if re.search(r"\b(?:rounded|round) down\b", clause, re.I):
+        return math.floor(x)
+    return math.ceil(x)
+
+
+def ratio_need(words: str, prompt: str) -> tuple[int, str] | None:
+    """The count a ratio of the words asks for, applied to the one quantity of the prompt
+    that its second noun names, and the clause; None where no ratio or no single quantity."""
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n", words):
+        hit = _RATIO.search(sentence)
+        if hit is None:
+            continue
+        head = hit.group(1).lower()
+        each = _SMALL.get(head) or (int(head) if head.isdigit() else 0)
+        per = float(hit.group(3).replace(",", ""))
+        noun = hit.group(4).split()[-1].lower().rstrip("s")
+        found = {
+            float(n.replace(",", ""))
+            for n in re.findall(rf"{_NUMBER}\s+(?:[a-z-]+\s+)?{re.escape(noun)}s?\b", prompt, re.I)
+        }
+        span = rf"{_NUMBER}\s*(?:or|to|and|-|\u2013)\s*{_NUMBER}\s+(?:[a-z-]+\s+)?{re.escape(noun)}"
+        if len(found) != 1 or per <= 0 or each <= 0 or re.search(span, prompt, re.I):
+            # a range or a choice of quantities ("51 or 60 swimmers"): no one count
+            continue
+        return each * _need(found.pop(), per, sentence), " ".join(sentence.split())[:120]
+    return None
+
+
+def _effective(script: Script, refused: set[tuple[int, int]], tool: str) -> int:
+    """Distinct calls of `tool` in `script` that took effect."""
+    return len(
+        {
+            json.dumps(call_arguments(item), sort_keys=True)
+            for t, i, item in script_calls(script)
+            if item.get("name") == tool and (t, i) not in refused
+        }
+    )
+
+
+def short_of_a_ratio(p: Played, words: str) -> str | None:
+    """Why the mutant breaks a ratio the words state: fewer distinct effective calls of the
+    tool it changed than the count the ratio asks for, which honest play meets; or None."""
+    tool = p.mutant.site.split(".")[0]
+    need = ratio_need(words, prompt_text(p.base.task))
+    if need is None:
+        return None
+    honest = _effective(p.honest.control.script, set(), tool)
+    mine = _effective(p.mutant.script, refused_calls(p.mutant.script, p.result), tool)
+    if not mine < need[0] <= honest:
+        return None
+    return f"{mine} {tool} where the task's ratio asks for {need[0]} ({need[1]!r})"
