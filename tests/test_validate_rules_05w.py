@@ -19,19 +19,14 @@ sets apart taken beside the honest one (trialsite's twin) or in its place (its p
 
 from __future__ import annotations
 
-from pathlib import Path
+from blind_check import caught_and_twin_passes
 
-from test_validate_unseen import failed, validate
-
-from bench.blind.harness import load, tasks_of
 from proofgym_stack.validation.search.calendar import iso_dates, slash_order
 from proofgym_stack.validation.search.passed import exclusive, selects
 from proofgym_stack.validation.search.ratio import ratio_need
 from proofgym_stack.validation.search.required import requiring_clause
 from proofgym_stack.validation.search.rules import crossed
 from proofgym_stack.validation.search.values import same_shape
-
-BLIND = Path(__file__).resolve().parents[1] / "bench" / "blind"
 
 
 def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> None:
@@ -50,12 +45,7 @@ def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> No
 
 async def test_a_free_pick_under_a_clash_rule_passes_and_a_clash_paid_is_caught() -> None:
     for plant in ("blind_karting", "blind_regatta"):
-        module = load(BLIND / "batch_2026_12_05w" / plant)
-        tasks = tasks_of(module, 4)
-        caught = await validate(module.Plant(), tasks)
-        assert "search" in failed(caught), (plant, caught.verdicts)
-        twin = await validate(module.Twin(), tasks)
-        assert not failed(twin), (plant, [v for v in twin.verdicts if not v.passed])
+        await caught_and_twin_passes("05w", plant)
 
 
 def test_a_ratio_the_words_state_gives_the_count_needed() -> None:
@@ -108,11 +98,9 @@ async def test_a_verdict_a_ratio_a_required_note_and_a_lure_are_judged() -> None
     """05w coopvote (a two-way verdict paid either way), 05x ropeaccess (a required note sent
     empty), 05x trialsite (one more sign-off from the person the prompt sets apart, paid
     beside the investigator's on the twin, in its place on the plant)."""
-    for batch, plant in (("05w", "blind_coopvote"), ("05x", "blind_ropeaccess"),
-                         ("05x", "blind_trialsite")):  # fmt: skip
-        module = load(BLIND / f"batch_2026_12_{batch}" / plant)
-        tasks = tasks_of(module, 4)
-        caught = await validate(module.Plant(), tasks)
-        assert "search" in failed(caught), (plant, caught.verdicts)
-        twin = await validate(module.Twin(), tasks)
-        assert not failed(twin), (plant, [v for v in twin.verdicts if not v.passed])
+    for batch, plant in (
+        ("05w", "blind_coopvote"),
+        ("05x", "blind_ropeaccess"),
+        ("05x", "blind_trialsite"),
+    ):
+        await caught_and_twin_passes(batch, plant)
