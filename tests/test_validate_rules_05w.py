@@ -22,6 +22,7 @@ from __future__ import annotations
 from blind_check import caught_and_twin_passes
 
 from proofgym_stack.validation.search.calendar import iso_dates, slash_order
+from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.passed import exclusive, selects
 from proofgym_stack.validation.search.ratio import ratio_need
 from proofgym_stack.validation.search.required import requiring_clause
@@ -104,3 +105,18 @@ async def test_a_verdict_a_ratio_a_required_note_and_a_lure_are_judged() -> None
         ("05x", "blind_trialsite"),
     ):
         await caught_and_twin_passes(batch, plant)
+
+
+def test_a_thing_that_must_fit_is_compared_size_by_size_either_way_round() -> None:
+    words = (
+        "Put the stand on one free plot that it fits inside (it may be turned either way round)."
+    )
+    prompt = "Acme booked late: their stand is 6 m wide and 4 m deep. Find them a plot."
+    plan = [
+        "B2: 2 m wide x 14 m deep, free\nB4: 4 m wide x 7 m deep, free\nB5: 6 m wide x 3 m deep"
+    ]
+    # B4 holds the stand turned round; B2's area (28 m2) is larger, but 2 m is too narrow
+    assert does_not_fit("B4", "B2", plan, words + " " + prompt, prompt)
+    assert does_not_fit("B4", "B5", plan, words + " " + prompt, prompt)
+    assert does_not_fit("B2", "B4", plan, words + " " + prompt, prompt) is None  # honest misfit
+    assert does_not_fit("B4", "B2", plan, "Put the stand on a free plot. " + prompt, prompt) is None

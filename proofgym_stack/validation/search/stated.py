@@ -16,6 +16,7 @@ from dataclasses import replace
 from difflib import SequenceMatcher
 from functools import partial
 
+from proofgym_stack.validation.negatives import prompt_text
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -26,6 +27,7 @@ from proofgym_stack.validation.scripts import (
 )
 from proofgym_stack.validation.search.caps import over_length, world_past_cap
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.mutants import Mutant
@@ -138,6 +140,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
+        or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
     )
 
 
