@@ -24,7 +24,7 @@ from blind_check import caught_and_twin_passes
 from proofgym_stack.validation.search.calendar import iso_dates, slash_order
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.passed import exclusive, selects
-from proofgym_stack.validation.search.ratio import ratio_need
+from proofgym_stack.validation.search.ratio import ratio_needs
 from proofgym_stack.validation.search.required import requiring_clause
 from proofgym_stack.validation.search.rules import crossed
 from proofgym_stack.validation.search.values import same_shape
@@ -37,7 +37,13 @@ def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> No
     )
     assert exclusive(words, "enter")
     assert not exclusive(words, "withdraw")  # the sentence names another action
-    assert exclusive("Cancel a PCN only if its appeal gives an accepted ground.", "cancel")
+    bus = "Cancel a PCN only if its appeal gives an accepted ground. Every other PCN stands."
+    assert exclusive(bus, "cancel")
+    # read by an independent review: a condition alone closes nothing (a PCN that meets it
+    # may be cancelled too), and a tool is named in its forms
+    assert not exclusive("Cancel a PCN only if its appeal gives an accepted ground.", "cancel")
+    assert exclusive("Email the two winners and nobody else.", "email")
+    assert exclusive("Every listed member gets emailed, and no one else.", "email")
     assert exclusive("Water every dry bed and no other bed.", "water")
     # a choice left open is no closed list
     assert not exclusive("Book any free room for the meeting.", "book")
@@ -54,13 +60,19 @@ def test_a_ratio_the_words_state_gives_the_count_needed() -> None:
         "The safety plan needs one course marshal per 50 expected runners, rounded to the "
         "nearest whole marshal (a half rounds up). Roster at least the number the plan needs."
     )
-    assert ratio_need(words, "Bushy park run expects 225 runners this Saturday.")[0] == 5
-    assert ratio_need(words, "Expects 224 runners.")[0] == 4
+    assert ratio_needs(words, "Bushy park run expects 225 runners this Saturday.")[0][0] == 5
+    assert ratio_needs(words, "Expects 224 runners.")[0][0] == 4
     up = "Staff one lifeguard for every 25 swimmers."
-    assert ratio_need(up, "We expect 51 swimmers and 3 staff.")[0] == 3  # a minimum: up
-    assert ratio_need("Two adults per 8 children.", "There are 12 children.")[0] == 4
-    assert ratio_need(up, "We expect 51 or 60 swimmers.") is None  # two quantities: unread
-    assert ratio_need("Book a room for the team.", "We are 12 people.") is None
+    assert ratio_needs(up, "We expect 51 swimmers and 3 staff.")[0][0] == 3  # a minimum: up
+    assert ratio_needs("Two adults per 8 children.", "There are 12 children.")[0][0] == 4
+    assert ratio_needs(up, "We expect 51 or 60 swimmers.") == []  # two quantities: unread
+    assert ratio_needs("Book a room for the team.", "We are 12 people.") == []
+    # read by an independent review: a capping ratio asks for no count; two ratios in one
+    # sentence are both read; the noun is whichever of the words after the number the prompt
+    # counts ("runners on the course", not "course")
+    assert ratio_needs("At most one stall per 20 visitors.", "We expect 100 visitors.") == []
+    both = "One first-aider per 100 runners and one marshal per 50 runners on the course."
+    assert [n for n, _ in ratio_needs(both, "A 5 km course; 250 runners.")] == [3, 5]
 
 
 def test_the_prompt_s_values_written_as_the_argument_is() -> None:
@@ -87,12 +99,19 @@ def test_an_argument_the_words_require_is_read_by_its_name() -> None:
     assert requiring_clause("reason", words) is None
     assert requiring_clause("note", "`close_job` takes an optional note.") is None
     assert requiring_clause("close_note", "Each refund must have a close note.")
+    # read by an independent review: the final reply's sentence, and a note set free
+    assert requiring_clause("message", "Finish with a short message.") is None
+    assert requiring_clause("note", "A note is not required.") is None
+    assert requiring_clause("note", "You do not need to add a note.") is None
 
 
-def test_only_after_orders_steps_and_selects_nothing() -> None:
+def test_only_after_that_orders_another_tool_s_action_selects_nothing() -> None:
     words = "GCP rule: a deviation is filed only after the Principal Investigator signed it off."
     assert not selects(words, "request_signoff", ["request_signoff", "file_deviation"])
     assert selects("Sign off only deviations on your list.", "sign_off", ["sign_off"])
+    # read by an independent review: "only once" on the tool's own action selects things
+    release = "Release a hold only once its payment has cleared."
+    assert selects(release, "release_hold", ["release_hold", "list_holds"])
 
 
 async def test_a_verdict_a_ratio_a_required_note_and_a_lure_are_judged() -> None:

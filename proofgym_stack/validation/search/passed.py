@@ -66,34 +66,49 @@ def passed_over_paths(p: Played, words: str, looks: set[str] | list[str]) -> set
     return out
 
 
-#: words by which a task selects among the things it lists (a rule that may leave one out);
-#: "only after" orders two steps (file only after the sign-off) and selects nothing
+#: words by which a task selects among the things it lists (a rule that may leave one out)
 _SELECTS = re.compile(
-    r"\b(?:only(?!\s+(?:after|before|once|then)\b)|if|unless|except|excluding|not|never|no|n't"
+    r"\b(?:only|if|unless|except|excluding|not|never|no|n't"
     r"|skip|without|else)\b|\bevery other\b"
     r"|\bleave\b[^.;\n]{0,40}\bout\b",
     re.I,
 )
 
 
+#: words by which a sentence marks a thing off: not to be acted on today
+_MARKED_OFF = re.compile(
+    r"\b(?:busy|away|off|unavailable|unsubscribed|opted out|on leave|sick|left|moved|closed|"
+    r"stop(?:ped)?|blocked|banned|barred|suspended|cancelled|expired|lapsed|never|not|no longer|"
+    r"do not|don't|must not|excluded|declined|refused)\b",
+    re.I,
+)
+#: "only after the sign-off": the word that orders two steps, not one that selects
+_ONLY_ORDERS = re.compile(r"\bonly\s+(?:after|before|once|then|when)\b", re.I)
 #: words that close the list of things an action is for: honest play's are all of them
 _CLOSES = re.compile(
     r"\bno other\b|\bnothing else\b|\bnone other\b|\bno one else\b|\bnobody else\b"
-    r"|\bno more than (?:those|these|that)\b|\bonly (?:those|these|the ones|if|when|where)\b",
+    r"|\bno more than (?:those|these|that)\b|\bonly (?:those|these|the ones)\b"
+    r"|\bevery other\b[^.;\n]{0,40}"
+    r"\b(?:stands?|stays?|leave|untouched|as (?:it|they) (?:is|are))\b",
     re.I,
 )
 
 
 def exclusive(words: str, tool: str) -> bool:
-    """Whether a sentence of the words that names `tool` closes the list of things it is
-    for ("Enter every boat of the class whose certificate is valid, and no other boat",
-    "Cancel a PCN only if its appeal gives an accepted ground"):
-    honest play's calls are then all the calls the task allows, and one more on a thing it
-    left alone breaks that sentence, however only a listing printed the thing."""
-    spoken = re.compile(rf"(?<![\w-]){re.escape(tool).replace('_', '[_ ]')}(?![\w-])", re.I)
+    """Whether a sentence of the words closes the list of things `tool` is for, naming the
+    tool (in its forms: `enter`, "entered") or following the sentence that does ("Enter
+    every boat of the class whose certificate is valid, and no other boat"; "Cancel a PCN
+    only if ... . Every other PCN stands: leave it."): honest play's calls are then all the
+    calls the task allows, and one more on a thing it left alone breaks that sentence,
+    however only a listing printed the thing. A condition alone ("only if") closes nothing:
+    a thing that meets it may be acted on too."""
+    head = re.escape(tool).replace("_", "[_ ]")
+    spoken = re.compile(rf"(?<![\w-]){head}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
+    sentences = re.split(r"(?<=[.!?])\s+|\n", words)  # a list's semicolons part nothing
     return any(
-        _CLOSES.search(sentence) and spoken.search(sentence)
-        for sentence in re.split(r"(?<=[.!?;])\s+|\n", words)
+        _CLOSES.search(sentence)
+        and (spoken.search(sentence) or (k > 0 and spoken.search(sentences[k - 1])))
+        for k, sentence in enumerate(sentences)
     )
 
 
@@ -102,15 +117,29 @@ def selects(words: str, tool: str, others: list[str] | tuple[str, ...] = ()) -> 
     files on your list", "members who have paid must not be contacted") and is not about
     another of the `others` tools alone: a selecting word in a sentence that names another
     tool and not `tool` ("`reprice` previews the change without making it") selects nothing
-    for this one."""
+    for this one; nor does "only after" that orders another tool's action by its verb ("a
+    deviation is filed only after the PI signed it off" for `request_signoff`)."""
 
     def named(name: str) -> re.Pattern[str]:
         spoken = re.escape(name).replace("_", "[_ ]")
         return re.compile(rf"(?<![\w-]){spoken}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
 
+    def verb(name: str) -> re.Pattern[str]:
+        head = re.escape(name.split("_")[0].rstrip("e"))
+        return re.compile(rf"(?<![\w-]){head}(?:e|es|ed|ing|s)?(?![\w-])", re.I)
+
     mine, theirs = named(tool), [named(o) for o in others if o and o != tool]
+    my_verb, their_verbs = verb(tool), [verb(o) for o in others if o and o != tool]
     for sentence in re.split(r"(?<=[.!?;])\s+|\n", words):
         if not _SELECTS.search(sentence):
+            continue
+        if (
+            not _SELECTS.search(_ONLY_ORDERS.sub("", sentence))
+            and any(v.search(sentence) for v in their_verbs)
+            and not my_verb.search(sentence)
+        ):
+            # "a deviation is filed only after the PI signed it off": an order on another
+            # tool's action (filing), not a choice among this one's things
             continue
         if mine.search(sentence) or not any(t.search(sentence) for t in theirs):
             return True
@@ -124,7 +153,15 @@ def only_singled_out(p: Played, words: str) -> bool:
     one more on it is a hole only where it also pays in the honest thing's place."""
     tools = [str(t.get("name")) for t in p.base.pools.tools if isinstance(t, dict)]
     chosen = p.mutant.site.split(".")[0]
-    return not selects(words, chosen, tools) and not exclusive(words, chosen)
+    if selects(words, chosen, tools) or exclusive(words, chosen):
+        return False
+    # a thing the words mark off ("Busy today: Lena.", "Ms Ito has unsubscribed") is set
+    # apart to be left alone, no lure: one more on it stands beside honest play's
+    thing = str(p.mutant.new)
+    return not any(
+        names(part, thing) and _MARKED_OFF.search(part)
+        for part in re.split(r"\n|(?<=[.!?])\s+", words)
+    )
 
 
 def _acted_on(p: Played, looks: set[str] | list[str], site: str = "") -> set[str]:

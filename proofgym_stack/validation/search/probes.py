@@ -11,6 +11,7 @@ two-way verdict whose flip fails on another call (the verdicts are graded, this 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -181,8 +182,10 @@ async def free_pick(p: Played, play: Play, passes: Passes) -> bool:
     that tool holds: whether the verifier refuses the same call given another call's values
     (a duplicate the tool takes). Then the verifier judges these arguments against the rest
     (a kart nobody else has in that heat), and the mutant's distinct values are one more
-    free pick it accepted, not an argument it never reads. (A verifier that pays the
-    duplicate too reads nothing here: the finding stands.)"""
+    free pick it accepted, not an argument it never reads, where the two calls' values
+    swapped pay too (a verifier that grades each call's values on their own refuses the
+    swap: the owner without the skill). A verifier that pays the duplicate reads nothing
+    here: the finding stands."""
     at = _one_changed_call(p)
     if at is None:
         return False
@@ -192,25 +195,37 @@ async def free_pick(p: Played, play: Play, passes: Passes) -> bool:
     args = call_arguments(script[t][i])
     mine = tuple(args[k] for k in keys)
     others = [
-        tuple(call_arguments(item).get(k) for k in keys)
+        (ct, ci, tuple(call_arguments(item).get(k) for k in keys))
         for ct, ci, item in script_calls(script)
         if item.get("name") == name and (ct, ci) != (t, i)
     ]
-    if not others or mine in others or any(None in o for o in others):
+    if not others or any(mine == o or None in o for _, _, o in others):
         return False
-    for values in others[:2]:
+    for ct, ci, values in others[:2]:
         copied = with_call(script, t, i, {**args, **dict(zip(keys, values, strict=True))})
         result, _ = await play(p.base.task, copied, "search: another call's values")
-        if not passes(result) and not result.mask_sample and not refused_calls(copied, result):
-            return True
+        if passes(result) or result.mask_sample or refused_calls(copied, result):
+            continue
+        # a clash rule takes the two calls' values swapped; a verifier that grades each
+        # call's values on their own (a skill, a deadline) refuses them
+        theirs = call_arguments(script[ct][ci])
+        swapped = with_call(copied, ct, ci, {**theirs, **dict(zip(keys, mine, strict=True))})
+        result, _ = await play(p.base.task, swapped, "search: two calls' values swapped")
+        return passes(result)
     return False
 
 
-async def verdict_ungraded(p: Played, play: Play, passes: Passes) -> str | None:
+#: words that leave a verdict to the policy ("either is fine", "you may mark it private")
+_PERMITS = re.compile(r"\b(?:either|may|optional|your choice|up to you|any)\b", re.I)
+
+
+async def verdict_ungraded(p: Played, play: Play, passes: Passes, words: str) -> str | None:
     """For one call's two-way verdict flipped (an argument whose schema offers exactly two
     values: carried or lost): whether the same flip on another call of the tool fails. Then
     the verifier grades these verdicts, and one it pays either way is not graded (a motion
-    declared carried on a plurality): the rule it breaks, or None."""
+    declared carried on a plurality): the rule it breaks, or None. Not where a sentence of
+    the words naming either value leaves it free ("either is fine", "you may").
+    (A boolean verdict has no `enum` and is not read here.)"""
     at = _one_changed_call(p)
     if at is None or len(at[2]) != 1:
         return None
@@ -220,6 +235,12 @@ async def verdict_ungraded(p: Played, play: Play, passes: Passes) -> str | None:
     enum = tool_properties(p.base.pools.tools, name).get(key, {}).get("enum")
     if not isinstance(enum, list) or len(enum) != 2 or p.mutant.new not in enum:
         return None
+    spoken = [re.compile(rf"(?<![\w-]){re.escape(str(e))}(?![\w-])", re.I) for e in enum]
+    if any(
+        _PERMITS.search(sentence) and any(v.search(sentence) for v in spoken)
+        for sentence in re.split(r"(?<=[.!?;])\s+|\n", words)
+    ):
+        return None  # the words leave this verdict free somewhere: not graded is no hole
     old = (
         p.mutant.old if p.mutant.old in enum else call_arguments(p.honest.control.script[t][i])[key]
     )

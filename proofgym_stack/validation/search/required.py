@@ -18,7 +18,13 @@ from proofgym_stack.validation.search.tolerance import Played
 
 #: words by which a sentence requires what it names
 _REQUIRES = re.compile(
-    r"\b(?:every|each|always|must|required|mandatory|carries|carry|needs?|includes?|with an?)\b",
+    r"\b(?:every|each|always|must|required|mandatory|carries|carry|needs?|includes?)\b", re.I
+)
+#: words that free it ("a note is not required", "you may add a note", "optional"), and a
+#: sentence about the final reply ("Finish with a short message") asks nothing of a tool
+_FREES = re.compile(
+    r"\b(?:not|no|never|n't|optional|optionally|may|can|if you (?:like|wish|want)|unless)\b"
+    r"|\b(?:finish|reply|respond|answer)\b",
     re.I,
 )
 
@@ -29,7 +35,7 @@ def requiring_clause(key: str, words: str) -> str | None:
     spoken = re.escape(key.lower()).replace("_", "[ _-]")
     named = re.compile(rf"(?<![\w-]){spoken}s?(?![\w-])", re.I)
     for sentence in re.split(r"(?<=[.!?;])\s+|\n", words):
-        if named.search(sentence) and _REQUIRES.search(sentence):
+        if named.search(sentence) and _REQUIRES.search(sentence) and not _FREES.search(sentence):
             return " ".join(sentence.split())[:120]
     return None
 

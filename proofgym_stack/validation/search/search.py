@@ -477,7 +477,7 @@ class Search:
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
                     rule = rule or other_rules(p, words_of, frozenset(looks))
-                    rule = rule or await probes.verdict_ungraded(p, self.play, ctx.passes)
+                    rule = rule or await probes.verdict_ungraded(p, self.play, ctx.passes, words_of)
                     rule = None if m.source == "alternated" else rule  # judged by `reused`
                     if m.op == "gather":  # everything in one place: past what it holds?
                         refs = [ctx.reference(t.task_id) for t in ctx.tasks]
