@@ -99,6 +99,7 @@ def test_an_argument_the_words_require_is_read_by_its_name() -> None:
     assert requiring_clause("reason", words) is None
     assert requiring_clause("note", "`close_job` takes an optional note.") is None
     assert requiring_clause("close_note", "Each refund must have a close note.")
+    assert requiring_clause("drawing", "The project team must receive the drawing.")
     # read by an independent review: the final reply's sentence, and a note set free
     assert requiring_clause("message", "Finish with a short message.") is None
     assert requiring_clause("note", "A note is not required.") is None

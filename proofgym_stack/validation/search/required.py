@@ -40,11 +40,16 @@ def requiring_clause(key: str, words: str) -> str | None:
     return None
 
 
-def emptied_required(p: Played, words: str) -> tuple[str, Callable[[Script], bool]] | None:
-    """For a text argument sent empty (or blank) where honest play wrote one: the rule the
-    words state that asks for it, and what the shrinker keeps true; or None."""
+def emptied_required(
+    p: Played, words: str, looks: set[str] | frozenset[str] = frozenset()
+) -> tuple[str, Callable[[Script], bool]] | None:
+    """For a text argument of an action (not a look) sent empty (or blank) where honest play
+    wrote prose there (three words or more: a note, not an id or a block's letter): the rule
+    the words state that asks for it, and what the shrinker keeps true; or None."""
     m = p.mutant
-    if not isinstance(m.old, str) or not m.old.strip() or not isinstance(m.new, str):
+    if not isinstance(m.old, str) or len(m.old.split()) < 3 or not isinstance(m.new, str):
+        return None
+    if m.site.split(".")[0] in looks:
         return None
     if m.new.strip() or not m.leaf or not isinstance(m.leaf[-1], str):
         return None

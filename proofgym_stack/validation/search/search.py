@@ -422,7 +422,7 @@ class Search:
             if why := fraction_of_a_count(p):
                 self.found("another_world", PAYS, p, why)
                 continue
-            if emptied := emptied_required(p, words_of):
+            if emptied := emptied_required(p, words_of, looks):
                 self.found("stated_rule", PAYS, p, f"full reward: {emptied[0]}")
                 self._still[id(self.findings[-1])] = emptied[1]
                 continue
