@@ -233,3 +233,10 @@ async def test_a_failure_reordered_that_hands_verify_another_state_is_no_order_r
     module = load(BLIND / "batch_2026_12_05w" / "blind_coopvote")
     twin = await validate(module.Twin(), tasks_of(module, 4))
     assert "steps:order_of_a_failure" not in failed(twin), twin.verdicts
+
+
+async def test_another_state_honest_play_does_not_share_is_still_the_order_read() -> None:
+    """05d campsite: a baseline snapshot taken at the first write; the violation reordered
+    (the forbidden move first) hands verify another snapshot, unlike honest play's: the
+    order read, still caught (the twin, whose snapshot is taken before any write, passes)."""
+    await caught_and_twin_passes("05d", "blind_campsite", "steps:order_of_a_failure")

@@ -99,18 +99,25 @@ async def shown_world(
     return outputs[-len(looks) :]
 
 
-async def handed_otherwise(v: Context, task: Task, written: Script, moved: Script) -> bool:
+async def handed_otherwise(
+    v: Context, task: Task, written: Script, moved: Script, honest: Script | None = None
+) -> bool:
     """Whether `verify` is handed another state after `moved` than after `written` (beyond
     what differs between two runs of `written`: ids, clocks): a record the looks never show,
-    such as a motion declared carried and then lost, which a later call overrides. False where
-    verify cannot be traced (a server in another process)."""
+    such as a motion declared carried and then lost, which a later call overrides. With
+    `honest` (the reference), only where what differs is as honest play leaves it (the
+    motion carried in the end, as honest play declares it): a difference honest play does
+    not share (a baseline snapshot taken at the first write, which the reorder moved onto
+    the forbidden move) is the order read, not another outcome. False where verify cannot be
+    traced (a server in another process)."""
     # imported here: the search's package imports this module's neighbours
     from proofgym_stack.validation.search.tracing import VerifyTrace
     from proofgym_stack.validation.search.world import _MEMBER, differences, records
 
+    plays = (written, written, moved) if honest is None else (written, written, moved, honest)
     worlds = []
     with VerifyTrace(v.env, lines=False) as trace:
-        for played in (written, written, moved):
+        for played in plays:
             await v.run(task, played, "a failure's order, traced")
             record = trace.last()
             if record is None:
@@ -121,8 +128,15 @@ async def handed_otherwise(v: Context, task: Task, written: Script, moved: Scrip
     # a list's members read as a multiset: the same bookings in another order are the same
     # world (a verifier that reads only the last one reads the order)
     before, after = records(worlds[0], noise), records(worlds[2], noise)
-    lists = {k: sorted(v) for k, v in before.items()} != {k: sorted(v) for k, v in after.items()}
-    return bool(changed) or lists
+    as_bags = [{k: sorted(v) for k, v in r.items()} for r in (before, after)]
+    lists = {k for k in set(as_bags[0]) | set(as_bags[1]) if as_bags[0].get(k) != as_bags[1].get(k)}
+    if honest is not None and (changed or lists):
+        mine, theirs = worlds[2], worlds[3]
+        bags = {k: sorted(v) for k, v in records(theirs, noise).items()}
+        return all(mine.get(p) == theirs.get(p) for p in changed) and all(
+            as_bags[1].get(k) == bags.get(k) for k in lists
+        )
+    return bool(changed) or bool(lists)
 
 
 async def check_order_of_a_failure(v: Context) -> None:
@@ -176,7 +190,7 @@ async def check_order_of_a_failure(v: Context) -> None:
                 before = await shown_world(v, task, control.script, looks)
                 if before != await shown_world(v, task, script, looks):
                     continue  # the order changed the world: the verdict may follow it
-                if await handed_otherwise(v, task, control.script, script):
+                if await handed_otherwise(v, task, control.script, script, reference):
                     continue  # what the looks do not show differs (a later call overrides)
                 names = ", ".join(str(script[t][i].get("name")) for t, i in slots)
                 problems.append(
