@@ -512,6 +512,13 @@ def main() -> int:
         print(f"wrote {args.markdown}")
         return 0
     global OVERLAYS
+    # the servers run from their own folders: a relative --peers would point nowhere there
+    args.peers = args.peers.resolve()
+    if not (args.peers / "nemo" / "bin" / "python").exists():
+        print(
+            f"no NeMo Gym venv at {args.peers}/nemo (`make peer-table` builds one)", file=sys.stderr
+        )
+        return 2
     if args.install:
         OVERLAYS = (args.peers / "overlays").resolve()
         OVERLAYS.mkdir(parents=True, exist_ok=True)

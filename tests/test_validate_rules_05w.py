@@ -104,6 +104,9 @@ def test_an_argument_the_words_require_is_read_by_its_name() -> None:
     assert requiring_clause("message", "Finish with a short message.") is None
     assert requiring_clause("note", "A note is not required.") is None
     assert requiring_clause("note", "You do not need to add a note.") is None
+    # NeMo Gym's math_with_code: a tool for calculations, on a condition
+    calc = "When you need to perform calculations, use the execute_python tool to run code."
+    assert requiring_clause("code", calc) is None
 
 
 def test_only_after_that_orders_another_tool_s_action_selects_nothing() -> None:

@@ -15,15 +15,17 @@ from collections.abc import Callable
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.world import lost
 
 #: words by which a sentence requires what it names
 _REQUIRES = re.compile(
     r"\b(?:every|each|always|must|required|mandatory|carries|carry|needs?|includes?)\b", re.I
 )
-#: words that free it ("a note is not required", "you may add a note", "optional"), and a
-#: sentence about the final reply ("Finish with a short message") asks nothing of a tool
+#: words that free it ("a note is not required", "you may add a note", "optional"), or put
+#: it on a condition ("when you need to calculate, use the code tool"), and a sentence about
+#: the final reply ("Finish with a short message") asks nothing of a tool
 _FREES = re.compile(
-    r"\b(?:not|no|never|n't|optional|optionally|may|can|if you (?:like|wish|want)|unless)\b"
+    r"\b(?:not|no|never|n't|optional|optionally|may|can|if|when|whenever|unless)\b"
     r"|\b(?:finish|reply|respond|answer)\b",
     re.I,
 )
@@ -44,13 +46,16 @@ def emptied_required(
     p: Played, words: str, looks: set[str] | frozenset[str] = frozenset()
 ) -> tuple[str, Callable[[Script], bool]] | None:
     """For a text argument of an action (not a look) sent empty (or blank) where honest play
-    wrote prose there (three words or more: a note, not an id or a block's letter): the rule
-    the words state that asks for it, and what the shrinker keeps true; or None."""
+    wrote prose there (three words or more: a note, not an id or a block's letter), leaving
+    the world verify reads otherwise than honest play's: the rule the words state that asks
+    for it, and what the shrinker keeps true; or None."""
     m = p.mutant
     if not isinstance(m.old, str) or len(m.old.split()) < 3 or not isinstance(m.new, str):
         return None
-    if m.site.split(".")[0] in looks:
+    if m.site.split(".")[0] in looks or p.record is None:
         return None
+    if not lost(p.record.world, p.honest.world, p.base.ignored):
+        return None  # left no trace the verifier could read (code run for a calculation)
     if m.new.strip() or not m.leaf or not isinstance(m.leaf[-1], str):
         return None
     key, tool = m.leaf[-1], m.site.split(".")[0]
