@@ -27,7 +27,7 @@ from proofgym_stack.validation.search.passed import exclusive, selects
 from proofgym_stack.validation.search.ratio import ratio_needs
 from proofgym_stack.validation.search.required import requiring_clause
 from proofgym_stack.validation.search.rules import crossed
-from proofgym_stack.validation.search.values import same_shape
+from proofgym_stack.validation.search.values import Pools, candidates, same_shape
 
 
 def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> None:
@@ -80,6 +80,12 @@ def test_the_prompt_s_values_written_as_the_argument_is() -> None:
     assert same_shape("4:30", prompt) == ["4:46"]
     assert same_shape("A-20", "plots B-17, C-3 and D-44") == ["B-17", "D-44"]
     assert same_shape("Callum", "Callum and Dita") == []  # no digit, no separator: a name
+    # one such value is the task's own (the whole evening); several are the options the
+    # prompt lists (the kiln's free slots), judged as options are
+    one = candidates("duration", "4:30", Pools(prompt_text=prompt))
+    assert ("prompt", "4:46") in one
+    slots = Pools(prompt_text="Free: Mon 10:00, Mon 14:00, Tue 10:00, Tue 14:00.")
+    assert ("option", "Tue 14:00") in candidates("slot", "Mon 10:00", slots)
 
 
 def test_dates_with_slashes_are_read_in_the_order_the_texts_show() -> None:

@@ -243,8 +243,10 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out.append(("type", str(value)))
     elif isinstance(value, str):
         # the prompt's values written as this one is (a duration `4:46` where honest play
-        # sent `4:30`): what a policy that skips the task's arithmetic sends first
-        out += [("prompt", t) for t in same_shape(value, pools.prompt_text)]
+        # sent `4:30`): what a policy that skips the task's arithmetic sends first; where the
+        # prompt lists several (the free slots `Mon 14:00`, `Tue 14:00`), they are its options
+        shaped = same_shape(value, pools.prompt_text)
+        out += [("option" if len(shaped) > 1 else "prompt", t) for t in shaped]
         out += [("boundary", ""), ("boundary", " "), ("boundary", HUGE_TEXT)]
         out += [("wildcard", w) for w in WILDCARDS]
         out += [("traversal", t) for t in traversals(value, pools.shown)]
