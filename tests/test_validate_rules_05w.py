@@ -27,6 +27,7 @@ from proofgym_stack.validation.search.passed import exclusive, selects
 from proofgym_stack.validation.search.ratio import ratio_needs
 from proofgym_stack.validation.search.required import requiring_clause
 from proofgym_stack.validation.search.rules import crossed
+from proofgym_stack.validation.search.scales import below_the_need, ranks
 from proofgym_stack.validation.search.values import Pools, candidates, same_shape
 
 
@@ -149,3 +150,21 @@ def test_a_thing_that_must_fit_is_compared_size_by_size_either_way_round() -> No
     assert does_not_fit("B4", "B5", plan, words + " " + prompt, prompt)
     assert does_not_fit("B2", "B4", plan, words + " " + prompt, prompt) is None  # honest misfit
     assert does_not_fit("B4", "B2", plan, "Put the stand on a free plot. " + prompt, prompt) is None
+
+
+def test_an_option_below_a_rank_the_words_ask_at_least() -> None:
+    """04b parking (missed since 6608d77): "compact < mid < large; a car needs a spot of its
+    class or larger", and a compact spot taken for a large car."""
+    words = "Size classes: compact < mid < large; a car needs a spot of its class or larger."
+    assert ranks(words) == {"compact": 0, "mid": 1, "large": 2}
+    assert ranks("Grades: A > B > C.") == {"c": 0, "b": 1, "a": 2}
+    assert ranks("x < 5 m") == {}
+    spots = ["A07: compact, 12 m, free\nA08: mid, 14 m, free\nA09: large, 20 m, free"]
+    prompt = "A customer hands you the keys of a large-size Volvo. Park it."
+    assert below_the_need("A09", "A07", spots, words, prompt)
+    assert below_the_need("A09", "A08", spots, words, prompt)
+    mid = "A customer hands you the keys of a mid-size Polo. Park it."
+    assert below_the_need("A08", "A09", spots, words, mid) is None  # larger is allowed
+    assert (
+        below_the_need("A09", "A07", spots, "Park anywhere: compact < mid < large.", prompt) is None
+    )

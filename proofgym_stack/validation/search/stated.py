@@ -47,6 +47,7 @@ from proofgym_stack.validation.search.rules import (
     told_off,
 )
 from proofgym_stack.validation.search.runs import broken_run
+from proofgym_stack.validation.search.scales import below_the_need
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import described as descriptions
 from proofgym_stack.validation.search.values import numbers, tool_properties
@@ -141,6 +142,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         or described_instead(m.old, m.new, shown, words)
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
         or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
+        or below_the_need(m.old, m.new, shown, words, prompt_text(p.base.task))
     )
 
 
