@@ -94,6 +94,12 @@ _CLOSES = re.compile(
 )
 
 
+def _spoken(tool: str) -> re.Pattern[str]:
+    """A tool's name as the words speak it, in its forms (`enter`, "entered", "request signoff")."""
+    head = re.escape(tool).replace("_", "[_ ]")
+    return re.compile(rf"(?<![\w-]){head}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
+
+
 def exclusive(words: str, tool: str) -> bool:
     """Whether a sentence of the words closes the list of things `tool` is for, naming the
     tool (in its forms: `enter`, "entered") or following the sentence that does ("Enter
@@ -102,8 +108,7 @@ def exclusive(words: str, tool: str) -> bool:
     calls the task allows, and one more on a thing it left alone breaks that sentence,
     however only a listing printed the thing. A condition alone ("only if") closes nothing:
     a thing that meets it may be acted on too."""
-    head = re.escape(tool).replace("_", "[_ ]")
-    spoken = re.compile(rf"(?<![\w-]){head}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
+    spoken = _spoken(tool)
     sentences = re.split(r"(?<=[.!?])\s+|\n", words)  # a list's semicolons part nothing
     return any(
         _CLOSES.search(sentence)
@@ -120,15 +125,11 @@ def selects(words: str, tool: str, others: list[str] | tuple[str, ...] = ()) -> 
     for this one; nor does "only after" that orders another tool's action by its verb ("a
     deviation is filed only after the PI signed it off" for `request_signoff`)."""
 
-    def named(name: str) -> re.Pattern[str]:
-        spoken = re.escape(name).replace("_", "[_ ]")
-        return re.compile(rf"(?<![\w-]){spoken}(?:s|es|d|ed|ing)?(?![\w-])", re.I)
-
     def verb(name: str) -> re.Pattern[str]:
         head = re.escape(name.split("_")[0].rstrip("e"))
         return re.compile(rf"(?<![\w-]){head}(?:e|es|ed|ing|s)?(?![\w-])", re.I)
 
-    mine, theirs = named(tool), [named(o) for o in others if o and o != tool]
+    mine, theirs = _spoken(tool), [_spoken(o) for o in others if o and o != tool]
     my_verb, their_verbs = verb(tool), [verb(o) for o in others if o and o != tool]
     for sentence in re.split(r"(?<=[.!?;])\s+|\n", words):
         if not _SELECTS.search(sentence):
