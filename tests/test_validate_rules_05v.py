@@ -27,7 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from blind_check import caught_and_twin_passes
+from blind_check import plant_and_twin
 from test_validate_unseen import failed, validate
 
 from bench.blind.harness import load, tasks_of
@@ -224,7 +224,9 @@ def test_caps_on_what_a_thing_holds_and_on_the_rest() -> None:
 
 async def test_a_neighbour_rule_and_a_round_trip_are_caught_and_their_twins_pass() -> None:
     for plant in ("blind_bellrota", "blind_tankfarm"):
-        await caught_and_twin_passes("05u", plant)
+        plant_fails, twin_fails = await plant_and_twin("05u", plant)
+        assert "search" in plant_fails, (plant, plant_fails)
+        assert not twin_fails, (plant, twin_fails)
 
 
 async def test_a_failure_reordered_that_hands_verify_another_state_is_no_order_read() -> None:
@@ -239,4 +241,6 @@ async def test_another_state_honest_play_does_not_share_is_still_the_order_read(
     """05d campsite: a baseline snapshot taken at the first write; the violation reordered
     (the forbidden move first) hands verify another snapshot, unlike honest play's: the
     order read, still caught (the twin, whose snapshot is taken before any write, passes)."""
-    await caught_and_twin_passes("05d", "blind_campsite", "steps:order_of_a_failure")
+    plant_fails, twin_fails = await plant_and_twin("05d", "blind_campsite")
+    assert "steps:order_of_a_failure" in plant_fails, ("blind_campsite", plant_fails)
+    assert not twin_fails, ("blind_campsite", twin_fails)

@@ -19,7 +19,7 @@ sets apart taken beside the honest one (trialsite's twin) or in its place (its p
 
 from __future__ import annotations
 
-from blind_check import caught_and_twin_passes
+from blind_check import plant_and_twin
 
 from proofgym_stack.validation.search.calendar import iso_dates, slash_order
 from proofgym_stack.validation.search.fits import does_not_fit
@@ -53,7 +53,9 @@ def test_words_that_close_an_action_s_list_are_read_for_that_action_only() -> No
 
 async def test_a_free_pick_under_a_clash_rule_passes_and_a_clash_paid_is_caught() -> None:
     for plant in ("blind_karting", "blind_regatta"):
-        await caught_and_twin_passes("05w", plant)
+        plant_fails, twin_fails = await plant_and_twin("05w", plant)
+        assert "search" in plant_fails, (plant, plant_fails)
+        assert not twin_fails, (plant, twin_fails)
 
 
 def test_a_ratio_the_words_state_gives_the_count_needed() -> None:
@@ -134,7 +136,9 @@ async def test_a_verdict_a_ratio_a_required_note_and_a_lure_are_judged() -> None
         ("05x", "blind_ropeaccess"),
         ("05x", "blind_trialsite"),
     ):
-        await caught_and_twin_passes(batch, plant)
+        plant_fails, twin_fails = await plant_and_twin(batch, plant)
+        assert "search" in plant_fails, (plant, plant_fails)
+        assert not twin_fails, (plant, twin_fails)
 
 
 def test_a_thing_that_must_fit_is_compared_size_by_size_either_way_round() -> None:
