@@ -24,12 +24,15 @@ from urllib.parse import urlsplit
 from agent_server.ray_replicas import SCHEME, RayGroup, lookup
 from proofgym.clients.routing import sticky
 
-__all__ = ["ReplicaSet", "resolve_all", "sticky"]
+__all__ = ["TTL_S", "ReplicaSet", "resolve_all", "sticky"]
 
 log = logging.getLogger(__name__)
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 Lookup = Callable[[str], Awaitable[list[str]]]
+
+#: how long a looked-up replica list is trusted before the next lookup
+TTL_S = 5.0
 
 
 async def resolve_all(host: str, port: int) -> list[str]:
@@ -50,7 +53,7 @@ class ReplicaSet:
         self,
         urls: list[str],
         resolver: Resolver = resolve_all,
-        ttl_s: float = 5.0,
+        ttl_s: float = TTL_S,
         ray: Lookup = lookup,  # Ray itself is imported on the first lookup only
     ) -> None:
         if not urls:

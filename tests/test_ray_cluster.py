@@ -28,6 +28,7 @@ import pytest
 from helpers import requests_served
 from ray_cluster import LocalCluster
 
+from agent_server.replicas import TTL_S
 from proofgym_stack.up import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,6 +225,9 @@ def test_up_ray_survives_the_loss_of_a_node(cluster: LocalCluster, tmp_path: Pat
         new_url, new_node = m.group(1), m.group(2)
         back_after = time.monotonic() - lost_at
         assert new_node != lost_node and new_url != lost_url
+        # the agent trusts its replica list for TTL_S: past that, its next lookup lists the
+        # restarted replica (a rerun started at once may still route around it)
+        time.sleep(TTL_S + 1)
         again = rollout(agent_url, token, db)
         out, _ = again.communicate(timeout=600)
         assert again.returncode == 0, out
