@@ -253,3 +253,56 @@ async def verdict_ungraded(p: Played, play: Play, passes: Passes, words: str) ->
         if not passes(result) and not result.mask_sample and not refused_calls(flipped, result):
             return f"a two-way verdict paid either way ({key}), its flip failing elsewhere"
     return None
+
+
+def _classes(text: str) -> set[str]:
+    """The kinds of character `text` is written in: upper, lower, digit, each other one
+    itself."""
+    return {
+        "upper" if c.isupper() else "lower" if c.islower() else "digit" if c.isdigit() else c
+        for c in text
+    }
+
+
+def _coined_like(value: str) -> str:
+    """Another value written as `value` is, that no one has seen: each letter moved seven
+    along its alphabet, each digit three, every other character kept."""
+    out = []
+    for c in value:
+        if c.isascii() and c.isalpha():
+            base = ord("A") if c.isupper() else ord("a")
+            out.append(chr(base + (ord(c) - base + 7) % 26))
+        elif c.isdigit():
+            out.append(str((int(c) + 3) % 10))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+async def coined(p: Played, play: Play, passes: Passes) -> bool:
+    """For one call's text argument honest play coined (no text the task shows holds it: a
+    new SKU, a new file's name), changed to another value written in the same kinds of
+    character: whether a value nobody has seen, written as honest play's is, pays too. Then
+    the verifier takes any name of that form, and the mutant's is one more the policy may
+    coin; a value in other kinds of character (an underscore where honest play wrote only
+    letters and digits) is not excused."""
+    at = _one_changed_call(p)
+    if at is None or len(at[2]) != 1:
+        return False
+    t, i, (key,) = at
+    script = p.mutant.script
+    old, new = call_arguments(p.honest.control.script[t][i])[key], call_arguments(script[t][i])[key]
+    if not isinstance(old, str) or not isinstance(new, str) or len(old) < 3:
+        return False
+    # what the task shows before any call: its words and the world it starts from (a look
+    # made after the call prints the coined value back)
+    initial = p.base.initial or {}
+    seen = [p.base.pools.prompt_text, *initial, *initial.values()]
+    probe = _coined_like(old)
+    if any(old.lower() in s.lower() or probe.lower() in s.lower() for s in seen):
+        return False
+    if not _classes(new) <= _classes(old):
+        return False
+    other = with_call(script, t, i, {**call_arguments(script[t][i]), key: probe})
+    result, _ = await play(p.base.task, other, "search: another coined value")
+    return passes(result) and not result.mask_sample and not refused_calls(other, result)

@@ -112,6 +112,7 @@ from proofgym_stack.validation.search.stated import (
     stated,
 )
 from proofgym_stack.validation.search.stated_order import broken_order, order_still_broken
+from proofgym_stack.validation.search.stride import waypoint_moved
 from proofgym_stack.validation.search.targets import Targets
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
@@ -509,6 +510,8 @@ class Search:
                         or await probes.spare_member(p, self.play, self.ctx.passes)
                         or await probes.slack(p, self.play, self.ctx.passes)
                         or await probes.free_pick(p, self.play, self.ctx.passes)
+                        or await probes.coined(p, self.play, self.ctx.passes)
+                        or waypoint_moved(p)
                     )
                     if not more and m.op in COMPOUND:
                         # a follow-up of more of an action (what a spray's extra calls did,

@@ -29,7 +29,9 @@ from proofgym_stack.validation.search.caps import over_length, world_past_cap
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
+from proofgym_stack.validation.search.invariants import below_zero
 from proofgym_stack.validation.search.kept import rest_changed
+from proofgym_stack.validation.search.matches import lacks_the_asked
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
@@ -48,6 +50,8 @@ from proofgym_stack.validation.search.rules import (
 )
 from proofgym_stack.validation.search.runs import broken_run
 from proofgym_stack.validation.search.scales import below_the_need
+from proofgym_stack.validation.search.spans import span_past_a_bound
+from proofgym_stack.validation.search.stride import step_past_a_cap
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.values import described as descriptions
 from proofgym_stack.validation.search.values import numbers, tool_properties
@@ -143,6 +147,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
         or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
         or below_the_need(m.old, m.new, shown, words, prompt_text(p.base.task))
+        or lacks_the_asked(m.old, m.new, shown, words, prompt_text(p.base.task))
     )
 
 
@@ -267,7 +272,8 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
     keeps: one value on two neighbouring slots (`neighbours`), a term a look lists that
     the words keep out (`looked_off`), a list past the count the words cap
     (`caps.world_past_cap`), fewer calls than a ratio the words state asks for
-    (`ratio`); or None."""
+    (`ratio`), a number left below zero where the words ban it (`invariants`), a step past
+    the cap the words put on one (`stride`); or None."""
     if p.record is None:
         return None
     return (
@@ -275,6 +281,8 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
         or looked_off(p, words, looks)
         or world_past_cap(p.record.world, p.honest.world, words)
         or short_of_a_ratio(p, words)
+        or below_zero(p.record.world, p.honest.world, words)
+        or step_past_a_cap(p, words)
     )
 
 
@@ -382,11 +390,13 @@ _LIMIT = re.compile(r"\b(?:limit|max(?:imum)?|min(?:imum)?|cap|allowance)\b", re
 def past_a_limit(p: Played, words: str) -> str | None:
     """A number past a limit a tool printed (`past_a_printed_limit`) or one the words state
     in the argument's own noun (`past_a_stated_count`), or a thing changed past the words'
-    "leave every other one as it is" (`kept.rest_changed`), or None."""
+    "leave every other one as it is" (`kept.rest_changed`), or a call's span past a length
+    the words state (`spans`), or None."""
     return (
         past_a_printed_limit(p, words)
         or past_a_stated_count(p, words)
         or rest_changed(p, words, p.base.ignored)
+        or span_past_a_bound(p, words)
     )
 
 

@@ -202,6 +202,42 @@ def traversals(value: str, shown: list[str]) -> list[str]:
     return out[:MAX_TRAVERSALS]
 
 
+#: an ISO date, with a time after a space or a `T` (`2025-08-13 12:00`, `2025-08-13T12:00`)
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:([ T])(\d{2}):(\d{2}))?$")
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+#: a date as people write it: `Wednesday 13 August 2025 at 14:00`, `13 Aug 2025, 2pm`
+_SPOKEN_DATE = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})"
+    r"(?:,?\s*(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?",
+    re.I,
+)
+
+
+def spoken_dates(value: str, prompt: str, limit: int = 4) -> list[str]:
+    """For an ISO date argument: the dates the prompt speaks (`Wednesday 13 August 2025 at
+    14:00`), written as the argument is (`2025-08-13 14:00`): what was asked, where honest
+    play sent another (the longest hire allowed, not the customer's end)."""
+    iso = _ISO.match(value)
+    if iso is None:
+        return []
+    out: list[str] = []
+    for m in _SPOKEN_DATE.finditer(prompt):
+        month = m.group(2)[:3].lower()
+        if month not in _MONTH_NAMES:
+            continue
+        date = f"{m.group(3)}-{_MONTH_NAMES.index(month) + 1:02d}-{int(m.group(1)):02d}"
+        if iso.group(4):
+            if m.group(4) is None:
+                continue
+            hour, noon = int(m.group(4)), (m.group(6) or "").lower()
+            if noon:  # a 12-hour clock: 12am is midnight, 2pm is 14
+                hour = hour % 12 + (12 if noon.startswith("p") else 0)
+            date += f"{iso.group(4)}{hour:02d}:{m.group(5) or '00'}"
+        if date != value and date not in out:
+            out.append(date)
+    return out[:limit]
+
+
 def common_prefix(texts: list[str]) -> str:
     """The longest prefix every one of `texts` starts with ("" for fewer than two)."""
     if len(texts) < 2:
@@ -247,6 +283,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         # prompt lists several (the free slots `Mon 14:00`, `Tue 14:00`), they are its options
         shaped = same_shape(value, pools.prompt_text)
         out += [("option" if len(shaped) > 1 else "prompt", t) for t in shaped]
+        out += [("prompt", t) for t in spoken_dates(value, pools.prompt_text)]
         out += [("boundary", ""), ("boundary", " "), ("boundary", HUGE_TEXT)]
         out += [("wildcard", w) for w in WILDCARDS]
         out += [("traversal", t) for t in traversals(value, pools.shown)]

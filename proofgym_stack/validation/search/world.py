@@ -11,9 +11,14 @@ bookkeeping (a log that grows with every call) by experiment, never by name.
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
 import hashlib
 import re
 import sqlite3
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,19 @@ World = dict[str, str]
 #: the packages whose objects are connections to something else, read as one opaque leaf
 TRANSPORTS = frozenset(
     {"httpx", "httpcore", "requests", "urllib3", "aiohttp", "websockets", "socket", "ssl"}
+)
+
+
+#: the standard library's value types: each one value, whose `repr` says all it holds
+_VALUES = (
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+    fractions.Fraction,
+    uuid.UUID,
+    enum.Enum,
+    complex,
 )
 
 
@@ -53,6 +71,9 @@ def _walk(obj: Any, path: str, out: World, depth: int, seen: set[int]) -> None:
         return
     if isinstance(obj, (bytes, bytearray)):
         _leaf(out, path, "bytes:" + hashlib.sha256(obj).hexdigest()[:16])
+        return
+    if isinstance(obj, _VALUES):  # a moment, an amount, an id: one value, read whole
+        _leaf(out, path, repr(obj))
         return
     if depth >= MAX_DEPTH or id(obj) in seen or len(out) >= MAX_LEAVES:
         _leaf(out, path, "<...>")
