@@ -15,6 +15,7 @@ MORE_OF_AN_ACTION = frozenset(
         "left_row",
         "packed",
         "round_trip",
+        "follow_on",
     }
 )
 #: the sources of values no closed set of choices takes (a tool that takes them takes text)

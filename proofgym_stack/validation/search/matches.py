@@ -41,7 +41,9 @@ def _phrases(prompt: str) -> list[str]:
 
 
 def _holds(record: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", record, re.I) is not None
+    """Whether `record` holds `phrase` as written (case and all: "Any driver" is no value a
+    record of "any weekday" holds)."""
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", record) is not None
 
 
 def _label(record: str, phrase: str) -> str | None:

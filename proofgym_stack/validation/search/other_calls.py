@@ -42,6 +42,7 @@ from proofgym_stack.validation.search.prompt_rows import line_of, other_rows, ro
 from proofgym_stack.validation.search.reshaped import fraction_mutants, stretched_mutants
 from proofgym_stack.validation.search.round_trip import round_trip_mutants
 from proofgym_stack.validation.search.rules import role_values
+from proofgym_stack.validation.search.unused import follow_on_mutants
 from proofgym_stack.validation.search.values import Pools
 from proofgym_stack.validation.search.withheld import withheld_mutants
 
@@ -59,6 +60,7 @@ def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> li
         *across_calls_mutants(script, pools),
         *tool_swap_mutants(script, pools, prompt),
         *undo_mutants(script, pools),
+        *follow_on_mutants(script, pools),
         *one_more_mutants(script, pools, prompt),
         *grown_mutants(script, pools),
         *left_row_mutants(script, pools),

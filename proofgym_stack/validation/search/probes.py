@@ -285,7 +285,8 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
     character: whether a value nobody has seen, written as honest play's is, pays too. Then
     the verifier takes any name of that form, and the mutant's is one more the policy may
     coin; a value in other kinds of character (an underscore where honest play wrote only
-    letters and digits) is not excused."""
+    letters and digits), blank, or of another length (under half, over twice) is not
+    excused."""
     at = _one_changed_call(p)
     if at is None or len(at[2]) != 1:
         return False
@@ -294,14 +295,19 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
     old, new = call_arguments(p.honest.control.script[t][i])[key], call_arguments(script[t][i])[key]
     if not isinstance(old, str) or not isinstance(new, str) or len(old) < 3:
         return False
+    if not new.strip() or not len(old) / 2 <= len(new) <= len(old) * 2:
+        return False  # a blank or a name of another length is no name of honest play's form
     # what the task shows before any call: its words and the world it starts from (a look
-    # made after the call prints the coined value back)
+    # made after the call prints the coined value back); a world not seen (a bridge's) tells
+    # nothing of what the policy looked up, so nothing is excused
     initial = p.base.initial or {}
+    if not initial:
+        return False
     seen = [p.base.pools.prompt_text, *initial, *initial.values()]
     probe = _coined_like(old)
     if any(old.lower() in s.lower() or probe.lower() in s.lower() for s in seen):
         return False
-    if not _classes(new) <= _classes(old):
+    if _classes(new) != _classes(old):
         return False
     other = with_call(script, t, i, {**call_arguments(script[t][i]), key: probe})
     result, _ = await play(p.base.task, other, "search: another coined value")

@@ -511,7 +511,7 @@ class Search:
                         or await probes.slack(p, self.play, self.ctx.passes)
                         or await probes.free_pick(p, self.play, self.ctx.passes)
                         or await probes.coined(p, self.play, self.ctx.passes)
-                        or waypoint_moved(p)
+                        or waypoint_moved(p, words_of)
                     )
                     if not more and m.op in COMPOUND:
                         # a follow-up of more of an action (what a spray's extra calls did,

@@ -12,29 +12,38 @@ import re
 from datetime import datetime
 
 from proofgym_stack.validation.scripts import call_arguments
-from proofgym_stack.validation.search.rules import bounds
+from proofgym_stack.validation.search.rules import bounds, clauses
 from proofgym_stack.validation.search.tolerance import Played
 
 #: a moment as an argument carries it: an ISO date with a time
 _MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?$")
+#: words that make a length a gap before something, not the call's own length
+_GAP = re.compile(r"\b(?:notice|in advance|before|ahead|after|prior|apart|between)\b", re.I)
 #: hours in one of each unit a span's bound is stated in
 _HOURS = {"unit:h": 1.0, "unit:day": 24.0, "unit:night": 24.0, "unit:min": 1 / 60}
 
 
-def _moments(args: dict[str, object]) -> dict[str, datetime]:
-    return {
-        k: datetime.fromisoformat(str(v).replace(" ", "T"))
-        for k, v in args.items()
-        if isinstance(v, str) and _MOMENT.match(v)
-    }
+def _moments(args: dict[str, object]) -> list[datetime]:
+    """The call's moments, in order; an impossible one (`24:00`, 30 February) is none."""
+    out = []
+    for value in args.values():
+        if isinstance(value, str) and _MOMENT.match(value):
+            try:
+                out.append(datetime.fromisoformat(value.replace(" ", "T")))
+            except ValueError:
+                continue
+    return sorted(out)
 
 
-def _span(args: dict[str, object]) -> float | None:
-    """The hours between a call's two moments (the later less the earlier), or None where it
-    holds other than two."""
-    moments = sorted(_moments(args).values())
+def _span(args: dict[str, object], unit: str) -> float | None:
+    """The length between a call's two moments in `unit`'s hours: whole calendar dates for
+    days and nights (a stay from 15:00 to 11:00 two days on is 2 nights), hours otherwise;
+    None where the call holds other than two moments."""
+    moments = _moments(args)
     if len(moments) != 2:
         return None
+    if unit in ("unit:day", "unit:night"):
+        return float((moments[1].date() - moments[0].date()).days * 24)
     return (moments[1] - moments[0]).total_seconds() / 3600
 
 
@@ -49,12 +58,13 @@ def span_past_a_bound(p: Played, words: str) -> str | None:
                 continue
             if was.get("name") != item.get("name"):
                 continue
-            before, after = _span(call_arguments(was)), _span(call_arguments(item))
-            if before is None or after is None or before == after:
-                continue
-            for bound in bounds(words):
+            for bound in (b for c in clauses(words) if not _GAP.search(c) for b in bounds(c)):
                 scale = _HOURS.get(bound.kind)
                 if scale is None:
+                    continue
+                before = _span(call_arguments(was), bound.kind)
+                after = _span(call_arguments(item), bound.kind)
+                if before is None or after is None or before == after:
                     continue
                 limit = float(bound.value) * scale
                 if bound.direction == "upper" and before <= limit < after:

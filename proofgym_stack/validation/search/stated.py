@@ -29,7 +29,7 @@ from proofgym_stack.validation.search.caps import over_length, world_past_cap
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
-from proofgym_stack.validation.search.invariants import below_zero
+from proofgym_stack.validation.search.invariants import below_zero, past_a_bound_in_its_name
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.matches import lacks_the_asked
 from proofgym_stack.validation.search.mutants import Mutant
@@ -272,7 +272,8 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
     keeps: one value on two neighbouring slots (`neighbours`), a term a look lists that
     the words keep out (`looked_off`), a list past the count the words cap
     (`caps.world_past_cap`), fewer calls than a ratio the words state asks for
-    (`ratio`), a number left below zero where the words ban it (`invariants`), a step past
+    (`ratio`), a number left below zero where the words ban it or past a bound in its own
+    name (`invariants`), a step past
     the cap the words put on one (`stride`); or None."""
     if p.record is None:
         return None
@@ -281,7 +282,8 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
         or looked_off(p, words, looks)
         or world_past_cap(p.record.world, p.honest.world, words)
         or short_of_a_ratio(p, words)
-        or below_zero(p.record.world, p.honest.world, words)
+        or below_zero(p, words)
+        or past_a_bound_in_its_name(p, words)
         or step_past_a_cap(p, words)
     )
 

@@ -18,6 +18,7 @@ import re
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.rules import clauses
 from proofgym_stack.validation.search.tolerance import Played
+from proofgym_stack.validation.search.values import described
 
 #: a clause capping one step: "no single step may lower it by more than 10 °C"
 _STEP_CAP = re.compile(
@@ -39,6 +40,30 @@ def _cap(words: str) -> tuple[float, str] | None:
     return None
 
 
+#: a clause's unit after its number, and the words an argument shows that unit in
+_UNIT_AFTER = re.compile(r"\d(?:\.\d+)?\s*(°\s?[CF]\b|degrees?\s+[a-z]+|[a-z]{1,12}\b)", re.I)
+#: words after a number that are no unit ("by more than 10 per call")
+_NOT_UNITS = frozenset(
+    "per at in on and or a an the each step steps of points units places times".split()  # noqa: SIM905
+)
+_SPOKEN_UNITS = {"°c": ("celsius", "°c", "degc"), "°f": ("fahrenheit", "°f", "degf")}
+#: the way a clause says which way its steps go
+_DOWN = re.compile(r"\b(?:lower|drop|reduce|decrease|cool|fall)", re.I)
+_UP = re.compile(r"\b(?:raise|rise|increase|heat|climb|grow)", re.I)
+
+
+def _another_unit(clause: str, argument: str) -> bool:
+    """Whether the clause states its cap in a unit the argument (its name and description)
+    never shows: the cap must be converted (°C in the clause, `fahrenheit` the argument)."""
+    m = _UNIT_AFTER.search(clause)
+    if m is None or m.group(1).lower() in _NOT_UNITS:
+        return False
+    unit = re.sub(r"\s+", "", m.group(1).lower()).replace("degrees", "°").replace("degree", "°")
+    unit = unit if unit.startswith("°") else m.group(1).lower()
+    spoken = _SPOKEN_UNITS.get(unit, (unit,))
+    return not any(s in argument.lower() for s in spoken)
+
+
 def _values(script: Script, tool: str, key: str) -> list[float]:
     out = []
     for _, _, item in script_calls(script):
@@ -49,14 +74,22 @@ def _values(script: Script, tool: str, key: str) -> list[float]:
     return out
 
 
-def _largest_step(values: list[float]) -> float:
-    return max((abs(b - a) for a, b in itertools.pairwise(values)), default=0.0)
+def _largest_step(values: list[float], sign: int) -> float:
+    """The largest step of `values` the clause's way (`sign` 1 up, -1 down, 0 either)."""
+    steps = [b - a for a, b in itertools.pairwise(values)]
+    return max((abs(s) for s in steps if sign == 0 or s * sign > 0), default=0.0)
 
 
-def _at_the_cap(step: float, cap: float) -> bool:
-    """Whether `step` is `cap` in a unit honest play converted it to (rounded down to a whole
-    step where the steps are whole)."""
-    return any(step <= cap * f < step + 1 or cap <= step * f < cap + 1 for f in FACTORS)
+def _at_the_cap(step: float, cap: float, converted: bool = True) -> float | None:
+    """The cap in the unit honest play's `step` stands at it in (rounded down to a whole step
+    where the steps are whole), or None: `cap` itself, or, where `converted`, `cap` times or
+    divided by one of `FACTORS`."""
+    factors = FACTORS if converted else (1.0,)
+    for f in factors:
+        for limit in (cap * f, cap / f):
+            if step <= limit < step + 1:
+                return limit
+    return None
 
 
 def _site(p: Played) -> tuple[str, str] | None:
@@ -75,9 +108,12 @@ def step_past_a_cap(p: Played, words: str) -> str | None:
     mine = _values(p.mutant.script, *site)
     if len(honest) < 3 or len(mine) < 2:
         return None
-    largest, theirs = _largest_step(mine), _largest_step(honest)
-    if largest > theirs and _at_the_cap(theirs, said[0]):
-        return f"a step of {largest:g} where honest play's largest is {theirs:g}: {said[1]!r}"
+    sign = -1 if _DOWN.search(said[1]) else 1 if _UP.search(said[1]) else 0
+    largest, theirs = _largest_step(mine, sign), _largest_step(honest, sign)
+    argument = " ".join([site[1], described(p.base.pools.tools, site[0]).get(site[1], "")])
+    limit = _at_the_cap(theirs, said[0], converted=_another_unit(said[1], argument))
+    if limit is not None and largest > limit:
+        return f"a step of {largest:g} past the cap, {limit:g} as honest play steps: {said[1]!r}"
     return None
 
 
@@ -95,13 +131,16 @@ def _tool_of_a_call_left_out(p: Played) -> tuple[str, str] | None:
     return None
 
 
-def waypoint_moved(p: Played) -> bool:
+def waypoint_moved(p: Played, words: str) -> bool:
     """Whether the mutant moved one number of a call between the first and the last of three
     or more calls of one tool, strictly between its neighbours' numbers, in a sequence honest
-    play sent strictly monotone: a path the policy picks."""
+    play sent strictly monotone, where the words cap each step (and no other rule on the
+    spacing caught it first): a path the policy picks."""
     site = _site(p)
     m = p.mutant
     if site is None or m.op != "argument" or not isinstance(m.new, (int, float)):
+        return False
+    if _cap(words) is None:
         return False
     honest, mine = _values(p.honest.control.script, *site), _values(m.script, *site)
     if len(honest) < 3 or len(honest) != len(mine):

@@ -13,6 +13,7 @@ window is one interval: a mutant's value paid past a value the verifier fails on
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Awaitable, Callable
@@ -103,6 +104,30 @@ class Played:
 Play = Callable[[Task, Script, str], Awaitable[tuple[RunResult, VerifyRecord | None]]]
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _as_number(value: Any) -> float | None:
+    """A number as the window reads it: a number itself, or an ISO date's day (its
+    ordinal); None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
+        try:  # written another way (a space around it) it is the same day
+            return float(datetime.date.fromisoformat(value.strip()).toordinal())
+        except ValueError:
+            return None
+    return None
+
+
+def _sent(value: float, like: Any) -> Any:
+    """`value` written as the argument it replaces was: a date as an ISO date, a number as
+    `like_sent` writes it."""
+    if isinstance(like, str) and _ISO_DATE.fullmatch(like.strip()):
+        return datetime.date.fromordinal(max(1, round(value))).isoformat()
+    return like_sent(value, like)
+
+
 class Tolerances:
     """The windows of one search's numeric mutants, each probed once and kept."""
 
@@ -118,23 +143,24 @@ class Tolerances:
     async def honest_number(self, p: Played) -> bool:
         """Whether a numeric argument mutant (or a number copied again, `acted_on`) lies
         inside a bounded tolerance around the control's value (probed outward on both sides
-        until the reward is lost)."""
+        until the reward is lost); an ISO date is read by its day (a re-inspection booked
+        inside the window the verifier accepts is a date picked, as a number is)."""
         m = p.mutant
         if (m.op not in ("argument", "shortcut") and m.source != "copied") or m.call_at is None:
             return False
         if m.source == "option":
             return False  # another record of a listing is another choice, never a near value
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (m.old, m.new)):
+        old, new = _as_number(m.old), _as_number(m.new)
+        if old is None or new is None:
             return False
         key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf)
         if key not in self.windows:
             # the window is probed from the first mutant's step: all a thing holds (`held`)
             # is no near value, and would open it by its own width; it probes one unit over
-            old, new = float(m.old), float(m.new)
             near = old + math.copysign(1.0, new - old) if m.source == "held" else new
             self.windows[key] = await self.window(p, old, near)
         window = self.windows[key]
-        inside = window is not None and window[0] < float(m.new) < window[1]
+        inside = window is not None and window[0] < new < window[1]
         return inside and await self.unbroken(p)
 
     async def unbroken(self, p: Played) -> bool:
@@ -144,7 +170,7 @@ class Tolerances:
         doubling probes stepped over (a donor emptied to zero, which a verifier dropping
         zeros never checks, where one note left fails)."""
         m = p.mutant
-        old, new = float(m.old), float(m.new)
+        old, new = _as_number(m.old) or 0.0, _as_number(m.new) or 0.0
         probes = [old + (new - old) / 2]
         if isinstance(m.old, int) and isinstance(m.new, int):
             # on the grid both values stand on (pallets of 50, slots of 15 minutes): a value
@@ -379,7 +405,7 @@ class Tolerances:
             old, new = call_arguments(a).get(key), call_arguments(b).get(key)
             if old == new:
                 continue
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (old, new)):
+            if _as_number(old) is None or _as_number(new) is None:
                 return False
             script = with_call(p.honest.control.script, t, i, {**call_arguments(a), key: new})
             one = replace(m, script=script, op="argument", call_at=(t, i), leaf=(key,))
@@ -445,7 +471,7 @@ class Tolerances:
         t, i = m.call_at
         script = p.honest.control.script
         args = call_arguments(script[t][i])
-        number = like_sent(value, m.old)
+        number = _sent(value, m.old)
         key = (p.honest.control.name, p.base.task.task_id, m.call_at, m.leaf, repr(number))
         if key not in self.probed:
             self.probed[key] = await self._probe(

@@ -11,6 +11,7 @@ honest value (`options.siblings`).
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -208,7 +209,8 @@ _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 #: a date as people write it: `Wednesday 13 August 2025 at 14:00`, `13 Aug 2025, 2pm`
 _SPOKEN_DATE = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})"
-    r"(?:,?\s*(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?",
+    r"(?:,?\s*(?:(?:at\s+)?(\d{1,2})[:.](\d{2})\s*([ap]\.?m\.?)?"
+    r"|(?:at\s+)?(\d{1,2})\s*([ap]\.?m\.?)|at\s+(\d{1,2})\b))?",
     re.I,
 )
 
@@ -225,14 +227,23 @@ def spoken_dates(value: str, prompt: str, limit: int = 4) -> list[str]:
         month = m.group(2)[:3].lower()
         if month not in _MONTH_NAMES:
             continue
-        date = f"{m.group(3)}-{_MONTH_NAMES.index(month) + 1:02d}-{int(m.group(1)):02d}"
+        try:  # a date that does not exist (31 February) is none
+            day = datetime.date(int(m.group(3)), _MONTH_NAMES.index(month) + 1, int(m.group(1)))
+        except ValueError:
+            continue
+        date = day.isoformat()
         if iso.group(4):
-            if m.group(4) is None:
+            # a time: `14:00`, `2.30pm`, `2pm`, `at 9`; a bare number after the year is none
+            hour_text = m.group(4) or m.group(7) or m.group(9)
+            if hour_text is None:
                 continue
-            hour, noon = int(m.group(4)), (m.group(6) or "").lower()
+            hour, minute = int(hour_text), int(m.group(5) or 0)
+            noon = (m.group(6) or m.group(8) or "").lower()
             if noon:  # a 12-hour clock: 12am is midnight, 2pm is 14
                 hour = hour % 12 + (12 if noon.startswith("p") else 0)
-            date += f"{iso.group(4)}{hour:02d}:{m.group(5) or '00'}"
+            if hour > 23 or minute > 59:
+                continue
+            date += f"{iso.group(4)}{hour:02d}:{minute:02d}"
         if date != value and date not in out:
             out.append(date)
     return out[:limit]
