@@ -40,19 +40,25 @@ from proofgym_stack.validation.search.invariants import (
 from proofgym_stack.validation.search.matches import lacks_the_asked
 from proofgym_stack.validation.search.probes import _classes, _coined_like
 from proofgym_stack.validation.search.stride import _another_unit, _at_the_cap, _cap
+from proofgym_stack.validation.search.tolerance import _as_number, _sent
 from proofgym_stack.validation.search.unused import follow_on_mutants
 from proofgym_stack.validation.search.values import Pools, spoken_dates
 from proofgym_stack.validation.search.world import fingerprint
 
 
-def _played(world: dict[str, str], honest: dict[str, str], script: list | None = None) -> Any:
+def _played(
+    world: dict[str, str],
+    honest: dict[str, str],
+    script: list | None = None,
+    initial: dict[str, str] | None = None,
+) -> Any:
     """A paid mutant as the rules read it: its world, honest play's world and script."""
     control = SimpleNamespace(script=script or [])
     return SimpleNamespace(
         mutant=SimpleNamespace(script=[]),
         record=SimpleNamespace(world=world),
         honest=SimpleNamespace(world=honest, control=control),
-        base=SimpleNamespace(ignored=set()),
+        base=SimpleNamespace(ignored=set(), initial=initial or {}),
     )
 
 
@@ -65,6 +71,10 @@ def test_a_ban_on_numbers_below_zero_is_read_only_as_a_ban() -> None:
     assert not ban_on_negatives("Do not reply to negative reviews.")
     assert not ban_on_negatives("Overdue invoices must be highlighted in red.")
     assert not ban_on_negatives("Pay the bill in full.")
+    # read by an independent review: other ways to say it, and a condition that bans an act
+    assert ban_on_negatives("No account may have a negative balance.")
+    assert ban_on_negatives("Never let an envelope go into the red.")
+    assert not ban_on_negatives("Do not pay if the balance is negative.")
 
 
 def test_a_number_below_zero_is_broken_only_where_honest_play_kept_it() -> None:
@@ -190,6 +200,12 @@ def test_a_length_in_the_world_past_a_bound_in_its_unit() -> None:
     assert not past_a_bound_in_its_name(
         _played({".a.day": "15"}, {".a.day": "2"}), "Deliver within 3 days."
     )
+    # a total kept before the task (a week's hours) is no record honest play made
+    week = "Each shift lasts at most 8 hours. Staff may work up to 40 hours a week."
+    staff = _played(
+        {".staff.ann.hours": "16"}, {".staff.ann.hours": "8"}, None, {".staff.ann.hours": "0"}
+    )
+    assert not past_a_bound_in_its_name(staff, week)
     notice = "Give at least 2 hours notice."
     assert not past_a_bound_in_its_name(_played({".x.hours": "-5"}, {".x.hours": "3"}), notice)
 
@@ -212,3 +228,12 @@ async def test_a_date_moved_inside_its_window_is_a_date_picked() -> None:
     plant_fails, twin_fails = await plant_and_twin("05j", "blind_boilers")
     assert plant_fails, plant_fails
     assert not twin_fails, twin_fails
+
+
+def test_a_date_probed_far_out_stays_a_date() -> None:
+    day = _as_number("2025-06-10")
+    assert day is not None
+    assert _sent(day + 7 * 2**19, "2025-06-10") == "9999-12-31"
+    assert _sent(day + 3, " 2025-06-10") == "2025-06-13"
+    assert _as_number(" 2025-06-10 ") == day  # written another way, the same day
+    assert _as_number("2025-02-30") is None

@@ -20,13 +20,15 @@ from proofgym_stack.validation.search.tolerance import Played
 #: makes a thing negative ("go negative", "be left negative"); not "negative reviews"
 _BELOW_ZERO = re.compile(
     r"\b(?:below|under|less than)\s+(?:zero|0)\b|\boverdrawn?\b|"
-    r"\b(?:go(?:es)?|going|be|become|turn|fall|drop|left|end up|is|are)\s+(?:\w+\s+)?negative\b",
+    r"\b(?:go(?:es)?|going|be|become|turn|fall|drop|left|end up|is|are)\s+(?:\w+\s+)?negative\b|"
+    r"\bhave an? negative\b|\binto the red\b",
     re.I,
 )
 #: the words that make such a clause a ban, not a description ("a negative balance means...")
 _BAN = re.compile(
     r"\b(?:no|never|not|must|may not|cannot|can't|mustn't|don't|do not|nothing|none)\b", re.I
 )
+_CONDITION = re.compile(r"\b(?:if|unless|when|whenever|where)\b", re.I)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _DECIMAL = re.compile(r"Decimal\('(-?\d+(?:\.\d+)?)'\)")
 #: lengths of time, plural as a duration is written ("hours", not "day": a day is a date)
@@ -39,6 +41,8 @@ def ban_on_negatives(words: str) -> str | None:
     """The clause of `words` that bans a number below zero ("No envelope may be left below
     zero"), or None."""
     for clause in clauses(words):
+        if _CONDITION.search(clause):  # "do not pay if the balance is negative" bans a payment
+            continue
         if _BELOW_ZERO.search(clause) and _BAN.search(clause):
             return " ".join(clause.split())[:100]
     return None
@@ -103,9 +107,11 @@ def past_a_bound_in_its_name(p: Played, words: str) -> str | None:
     (`.bookings.B1.hours`) past a bound the words state in that unit ("at most 2 hours of
     study rooms a day"; not a gap, "48 hours' notice") that honest play's number at the same
     path keeps: the rule broken, or None."""
+    initial = p.base.initial or {}
     for path, mine, theirs in _numbers(p):
         name = path.rsplit(".", 1)[-1].lower()
-        if mine == theirs or name not in _DURATIONS:
+        # a record honest play made (a booking's hours), not a total kept before the task
+        if mine == theirs or name not in _DURATIONS or path in initial:
             continue
         for clause in clauses(words):
             if _GAP.search(clause):

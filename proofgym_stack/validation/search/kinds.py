@@ -33,3 +33,6 @@ PRINTED = frozenset({"output", "option"})
 #: look (its argument, the call left out or made twice) leaves a look, whose own bookkeeping
 #: (a log of lookups) is no world a verifier should grade
 ACTS_AT_A_LOOK = frozenset({"tool_swap", "undo", "one_more"})
+#: operators whose mutant says nothing of another task's truth: a tool honest play never
+#: called may be exactly another task's own work (`book` here, `book` and `confirm` there)
+NO_TRUTH = frozenset({"follow_on"})

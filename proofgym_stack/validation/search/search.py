@@ -82,6 +82,7 @@ from proofgym_stack.validation.search.kinds import (
     COMPOUND,
     JUNK,
     MORE_OF_AN_ACTION,
+    NO_TRUTH,
     PRINTED,
     WORDED,
 )
@@ -342,7 +343,7 @@ class Search:
             ):
                 self.found("another_world", PAYS, p, f"full reward with another option: {why}")
                 continue
-            unjudged = graded_option or free_option or in_region or no_effect(p)
+            unjudged = graded_option or free_option or in_region or no_effect(p) or m.op in NO_TRUTH
             if not unjudged and await self.another_truth(p, replays):
                 continue
             words_of = task_words(ctx.env, p.base.task)

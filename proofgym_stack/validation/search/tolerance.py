@@ -124,7 +124,8 @@ def _sent(value: float, like: Any) -> Any:
     """`value` written as the argument it replaces was: a date as an ISO date, a number as
     `like_sent` writes it."""
     if isinstance(like, str) and _ISO_DATE.fullmatch(like.strip()):
-        return datetime.date.fromordinal(max(1, round(value))).isoformat()
+        day = min(max(1, round(value)), datetime.date.max.toordinal())  # a far probe stays a date
+        return datetime.date.fromordinal(day).isoformat()
     return like_sent(value, like)
 
 
@@ -204,6 +205,11 @@ class Tolerances:
                 sides[n] = await self._side(p, old, step, 1 - 2 * n, FAR_STEPS)
         ends = [end for end, _, _ in sides if end is not None]
         verifier_edge = any(outcome == "fails" for _, outcome, _ in sides)
+        # a date is a tolerance only where the verifier closes both sides: a later date than
+        # asked is no slack, and a tool's own horizon is not the verifier's edge
+        dated = isinstance(p.mutant.old, str) and _as_number(p.mutant.old) is not None
+        if dated and not all(outcome == "fails" for _, outcome, _ in sides):
+            return None
         if len(ends) == 0:
             return None  # paid on both sides, as far as probed: the value is ignored
         if len(ends) == 1:
