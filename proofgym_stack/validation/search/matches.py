@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from proofgym_stack.validation.search.options import record_of
+from proofgym_stack.validation.search.options import names_its_record, record_of
 from proofgym_stack.validation.search.rules import clauses
 
 #: a run of capitalised words in the prompt: a place, a day, a name ("Station Parade")
@@ -64,6 +64,9 @@ def lacks_the_asked(old: Any, new: Any, outputs: list[str], words: str, prompt: 
     they are on" for `surgeries`); or None."""
     old_record, new_record = record_of(old, outputs), record_of(new, outputs)
     if not old_record or not new_record or old_record == new_record:
+        return None
+    # the options are records' names, not quantities two records share (an opening of 40%)
+    if not names_its_record(old, old_record) or not names_its_record(new, new_record):
         return None
     rules = [c for c in clauses(words) if _RESTRICTS.search(c)]
     for phrase in _phrases(prompt):
