@@ -167,8 +167,10 @@ def test_a_coined_name_is_probed_with_one_nobody_has_seen() -> None:
 
 def test_a_tool_never_called_is_made_on_what_the_last_action_printed() -> None:
     book = {"type": "function_call", "name": "book", "arguments": '{"student": "S1", "hours": 2}'}
-    script = [[book], [{"type": "message", "content": "Booked."}]]
+    look = {"type": "function_call", "name": "rooms", "arguments": "{}"}
+    script = [[look], [book], [{"type": "message", "content": "Booked."}]]
     tools = [
+        {"name": "rooms", "parameters": {"properties": {}}},
         {"name": "book", "parameters": {"properties": {"student": {}, "hours": {}}}},
         {
             "name": "extend",
@@ -179,7 +181,9 @@ def test_a_tool_never_called_is_made_on_what_the_last_action_printed() -> None:
         # a parameter nothing in the episode fills: no call made
         {"name": "rename", "parameters": {"properties": {"title": {"type": "string"}}}},
     ]
-    pools = Pools(tools=tools, printed=[("book", "booked B1: room G01 for S1 from 13:00")])
+    # a look's listing printed after the action shows other ids: the action's own is taken
+    printed = [("book", "booked B1: room G01 for S1 from 13:00"), ("rooms", "G01: B7 until 12")]
+    pools = Pools(tools=tools, printed=printed)
     mutants = follow_on_mutants(script, pools)
     assert [m.what for m in mutants] == [
         'then extend({"booking_id": "B1", "extra_hours": 1}), a tool honest play never called'

@@ -26,11 +26,16 @@ _ID_TOKEN = re.compile(r"\b[A-Z]{1,5}-?\d{1,8}\b")
 
 
 def _printed_id(script: Script, pools: Pools) -> str | None:
-    """The first id-shaped token the last of honest play's calls that printed one shows."""
-    used = {str(item.get("name")) for _, _, item in script_calls(script)}
-    for tool, text in reversed(pools.printed):
-        if tool in used and (m := _ID_TOKEN.search(text)):
-            return m.group()
+    """The first id-shaped token an output of honest play's last call's tool shows (the
+    record its action made: "booked B1: ..."); failing that, of another tool it called.
+    A look's listing prints many ids, the action the one it made."""
+    calls = script_calls(script)
+    last = str(calls[-1][2].get("name")) if calls else ""
+    used = {str(item.get("name")) for _, _, item in calls}
+    for tools in ({last}, used):
+        for tool, text in reversed(pools.printed):
+            if tool in tools and (m := _ID_TOKEN.search(text)):
+                return m.group()
     return None
 
 
