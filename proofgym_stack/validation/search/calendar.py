@@ -8,11 +8,12 @@ with slashes are read in the order the texts show (`slash_order`, `iso_dates`).
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = (
+MONTHS = (
     "january",
     "february",
     "march",
@@ -38,12 +39,12 @@ def position(value: Any) -> tuple[str, int] | None:
         return None
     text = value.strip()
     word = text.lower()
-    for name, seq in (("day", _DAYS), ("month", _MONTHS)):
+    for name, seq in (("day", _DAYS), ("month", MONTHS)):
         if word in seq:
             return name, seq.index(word)
     # three letters only as a name is written (`Tue`), not a code (`SAT`, `DEC`)
     if len(text) == 3 and text.istitle():
-        for name, seq in (("day", _DAYS), ("month", _MONTHS)):
+        for name, seq in (("day", _DAYS), ("month", MONTHS)):
             for n, full in enumerate(seq):
                 if full.startswith(word):
                     return name, n
@@ -55,7 +56,7 @@ def sequence_options(value: Any) -> list[str]:
     its case): the options of a value whose listing is the calendar itself."""
     if not isinstance(value, str) or (at := position(value)) is None or at[0] == "int":
         return []
-    seq = _DAYS if at[0] == "day" else _MONTHS
+    seq = _DAYS if at[0] == "day" else MONTHS
     word = value.strip()
     short = len(word) == 3 and word.lower() not in seq  # `Tue`, not `May`
     out = []
@@ -95,3 +96,31 @@ def iso_dates(text: str, order: str) -> str:
         return f"{year}-{int(month):02d}-{int(day):02d}"
 
     return _SLASHED.sub(iso, text)
+
+
+#: an ISO date, with a time after a space or a `T` (`2025-08-13`, `2025-08-13 14:00`)
+ISO_MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})(?:([ T])(\d{2}:\d{2}(?::\d{2})?))?")
+
+
+def iso_day(text: str) -> datetime.date | None:
+    """`text` (spaces around it aside) as an ISO date without a time, or None (another form,
+    or a day that does not exist: 30 February)."""
+    m = ISO_MOMENT.fullmatch(text.strip())
+    if m is None or m.group(2):
+        return None
+    try:
+        return datetime.date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+
+
+def iso_moment(text: str) -> datetime.datetime | None:
+    """`text` as an ISO date with a time (`2025-08-13 14:00`), or None (another form, or a
+    moment that does not exist: `24:00`, 30 February)."""
+    m = ISO_MOMENT.fullmatch(text)
+    if m is None or not m.group(2):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(f"{m.group(1)}T{m.group(3)}")
+    except ValueError:
+        return None

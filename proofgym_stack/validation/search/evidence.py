@@ -333,7 +333,7 @@ _KEEP_OFF = re.compile(
     r"(?:other|others|else|the rest)\b",
     re.I,
 )
-_CONDITION = re.compile(r"\b(?:if|unless|when|where|otherwise)\b", re.I)
+CONDITION = re.compile(r"\b(?:if|unless|when|where|otherwise)\b", re.I)
 
 
 def collateral(p: Played, diff: set[str], words: str, tools: list[str]) -> str | None:
@@ -369,7 +369,7 @@ def collateral(p: Played, diff: set[str], words: str, tools: list[str]) -> str |
         (
             c
             for c in clauses(words)
-            if _KEEP_OFF.search(c) and not _CONDITION.search(c) and _about(c, taken, tools)
+            if _KEEP_OFF.search(c) and not CONDITION.search(c) and _about(c, taken, tools)
         ),
         None,
     )

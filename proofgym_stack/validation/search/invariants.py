@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.search.evidence import CONDITION
 from proofgym_stack.validation.search.rules import UNITS, bounds, clauses
 from proofgym_stack.validation.search.tolerance import Played
 
@@ -28,20 +29,19 @@ _BELOW_ZERO = re.compile(
 _BAN = re.compile(
     r"\b(?:no|never|not|must|may not|cannot|can't|mustn't|don't|do not|nothing|none)\b", re.I
 )
-_CONDITION = re.compile(r"\b(?:if|unless|when|whenever|where)\b", re.I)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _DECIMAL = re.compile(r"Decimal\('(-?\d+(?:\.\d+)?)'\)")
 #: lengths of time, plural as a duration is written ("hours", not "day": a day is a date)
 _DURATIONS = frozenset({"hours", "hrs", "minutes", "mins", "days", "nights"})
 #: words after a length that make it a gap before something, not a length held
-_GAP = re.compile(r"\b(?:notice|in advance|before|ahead|after|prior|apart|between)\b", re.I)
+GAP = re.compile(r"\b(?:notice|in advance|before|ahead|after|prior|apart|between)\b", re.I)
 
 
 def ban_on_negatives(words: str) -> str | None:
     """The clause of `words` that bans a number below zero ("No envelope may be left below
     zero"), or None."""
     for clause in clauses(words):
-        if _CONDITION.search(clause):  # "do not pay if the balance is negative" bans a payment
+        if CONDITION.search(clause):  # "do not pay if the balance is negative" bans a payment
             continue
         if _BELOW_ZERO.search(clause) and _BAN.search(clause):
             return " ".join(clause.split())[:100]
@@ -114,7 +114,7 @@ def past_a_bound_in_its_name(p: Played, words: str) -> str | None:
         if mine == theirs or name not in _DURATIONS or path in initial:
             continue
         for clause in clauses(words):
-            if _GAP.search(clause):
+            if GAP.search(clause):
                 continue
             for bound in bounds(clause):
                 if bound.kind != f"unit:{UNITS[name]}":

@@ -19,23 +19,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from proofgym_stack.validation.search.calendar import iso_dates, slash_order
+from proofgym_stack.validation.search.calendar import MONTHS, iso_dates, slash_order
 from proofgym_stack.validation.search.options import names_its_record, prints, record_of
 
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 #: a month's name or its abbreviation (`Sep`, `Sept`): the first three letters decide
 _MONTH_ALT = "|".join([*MONTHS, "sept", *(m[:3] for m in MONTHS)])
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]

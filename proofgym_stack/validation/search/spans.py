@@ -8,31 +8,22 @@ in hours, days or minutes that honest play's span keeps, broke that rule.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from proofgym_stack.validation.scripts import call_arguments
+from proofgym_stack.validation.search.calendar import iso_moment
+from proofgym_stack.validation.search.invariants import GAP
 from proofgym_stack.validation.search.rules import bounds, clauses
 from proofgym_stack.validation.search.tolerance import Played
 
-#: a moment as an argument carries it: an ISO date with a time
-_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?$")
-#: words that make a length a gap before something, not the call's own length
-_GAP = re.compile(r"\b(?:notice|in advance|before|ahead|after|prior|apart|between)\b", re.I)
 #: hours in one of each unit a span's bound is stated in
 _HOURS = {"unit:h": 1.0, "unit:day": 24.0, "unit:night": 24.0, "unit:min": 1 / 60}
 
 
 def _moments(args: dict[str, object]) -> list[datetime]:
     """The call's moments, in order; an impossible one (`24:00`, 30 February) is none."""
-    out = []
-    for value in args.values():
-        if isinstance(value, str) and _MOMENT.match(value):
-            try:
-                out.append(datetime.fromisoformat(value.replace(" ", "T")))
-            except ValueError:
-                continue
-    return sorted(out)
+    found = (iso_moment(v) for v in args.values() if isinstance(v, str))
+    return sorted(m for m in found if m is not None)
 
 
 def _span(args: dict[str, object], unit: str) -> float | None:
@@ -58,7 +49,7 @@ def span_past_a_bound(p: Played, words: str) -> str | None:
                 continue
             if was.get("name") != item.get("name"):
                 continue
-            for bound in (b for c in clauses(words) if not _GAP.search(c) for b in bounds(c)):
+            for bound in (b for c in clauses(words) if not GAP.search(c) for b in bounds(c)):
                 scale = _HOURS.get(bound.kind)
                 if scale is None:
                     continue

@@ -43,9 +43,14 @@ def _cap(words: str) -> tuple[float, str] | None:
 #: a clause's unit after its number, and the words an argument shows that unit in
 _UNIT_AFTER = re.compile(r"\d(?:\.\d+)?\s*(°\s?[CF]\b|degrees?\s+[a-z]+|[a-z]{1,12}\b)", re.I)
 #: words after a number that are no unit ("by more than 10 per call")
-_NOT_UNITS = frozenset(
-    "per at in on and or a an the each step steps of points units places times".split()  # noqa: SIM905
-)
+_NOT_UNITS = frozenset({"per", "at", "in", "on", "and", "or", "a", "an", "the", "each", "of"}) | {
+    "step",
+    "steps",
+    "points",
+    "units",
+    "places",
+    "times",
+}
 _SPOKEN_UNITS = {"°c": ("celsius", "°c", "degc"), "°f": ("fahrenheit", "°f", "degf")}
 #: the way a clause says which way its steps go
 _DOWN = re.compile(r"\b(?:lower|drop|reduce|decrease|cool|fall)", re.I)

@@ -32,6 +32,7 @@ from proofgym_stack.validation.scripts import (
     tool_outputs,
 )
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline
+from proofgym_stack.validation.search.calendar import iso_day
 from proofgym_stack.validation.search.mutants import Mutant, with_call
 from proofgym_stack.validation.search.tracing import VerifyRecord
 from proofgym_stack.validation.search.values import described, like_sent, listed_values, numbers
@@ -104,26 +105,19 @@ class Played:
 Play = Callable[[Task, Script, str], Awaitable[tuple[RunResult, VerifyRecord | None]]]
 
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
 def _as_number(value: Any) -> float | None:
     """A number as the window reads it: a number itself, or an ISO date's day (its
     ordinal); None for anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
-        try:  # written another way (a space around it) it is the same day
-            return float(datetime.date.fromisoformat(value.strip()).toordinal())
-        except ValueError:
-            return None
-    return None
+    day = iso_day(value) if isinstance(value, str) else None  # a space around it: the same day
+    return None if day is None else float(day.toordinal())
 
 
 def _sent(value: float, like: Any) -> Any:
     """`value` written as the argument it replaces was: a date as an ISO date, a number as
     `like_sent` writes it."""
-    if isinstance(like, str) and _ISO_DATE.fullmatch(like.strip()):
+    if isinstance(like, str) and iso_day(like) is not None:
         day = min(max(1, round(value)), datetime.date.max.toordinal())  # a far probe stays a date
         return datetime.date.fromordinal(day).isoformat()
     return like_sent(value, like)

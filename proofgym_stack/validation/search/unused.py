@@ -17,10 +17,9 @@ from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
 from proofgym_stack.validation.search.mutants import Mutant, _item, _short, before_final_message
+from proofgym_stack.validation.search.options import _ID_KEY
 from proofgym_stack.validation.search.values import Pools, tool_properties
 
-#: a parameter that names a record: `booking_id`, `order_ref`, `ticket_no`, `code`
-_ID_NAME = re.compile(r"(?:^|_)(?:id|ref|no|number|code)$", re.I)
 #: an id as a tool prints one: letters then digits (`B1`, `ORD-2231`, `T00042`)
 _ID_TOKEN = re.compile(r"\b[A-Z]{1,5}-?\d{1,8}\b")
 
@@ -48,7 +47,7 @@ def _filling(
         kind = spec.get("type")
         if key in by_name:
             out[key] = by_name[key]
-        elif kind == "string" and _ID_NAME.search(key) and printed:
+        elif kind == "string" and _ID_KEY.search(key) and printed:
             out[key] = printed
         elif kind in ("integer", "number"):
             out[key] = 1

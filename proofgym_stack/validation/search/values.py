@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from proofgym_stack.validation.search.calendar import sequence_options
+from proofgym_stack.validation.search.calendar import ISO_MOMENT, MONTHS, sequence_options
 from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
@@ -203,9 +203,8 @@ def traversals(value: str, shown: list[str]) -> list[str]:
     return out[:MAX_TRAVERSALS]
 
 
-#: an ISO date, with a time after a space or a `T` (`2025-08-13 12:00`, `2025-08-13T12:00`)
-_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:([ T])(\d{2}):(\d{2}))?$")
-_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+#: the months as their first three letters (`Sep` of `Sept.`, `September`)
+_MONTH_STEMS = tuple(m[:3] for m in MONTHS)
 #: a date as people write it: `Wednesday 13 August 2025 at 14:00`, `13 Aug 2025, 2pm`
 _SPOKEN_DATE = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})"
@@ -219,20 +218,20 @@ def spoken_dates(value: str, prompt: str, limit: int = 4) -> list[str]:
     """For an ISO date argument: the dates the prompt speaks (`Wednesday 13 August 2025 at
     14:00`), written as the argument is (`2025-08-13 14:00`): what was asked, where honest
     play sent another (the longest hire allowed, not the customer's end)."""
-    iso = _ISO.match(value)
-    if iso is None:
+    iso = ISO_MOMENT.fullmatch(value)
+    if iso is None or len(iso.group(3) or "HH:MM") != 5:  # a time with seconds: not read
         return []
     out: list[str] = []
     for m in _SPOKEN_DATE.finditer(prompt):
         month = m.group(2)[:3].lower()
-        if month not in _MONTH_NAMES:
+        if month not in _MONTH_STEMS:
             continue
         try:  # a date that does not exist (31 February) is none
-            day = datetime.date(int(m.group(3)), _MONTH_NAMES.index(month) + 1, int(m.group(1)))
+            day = datetime.date(int(m.group(3)), _MONTH_STEMS.index(month) + 1, int(m.group(1)))
         except ValueError:
             continue
         date = day.isoformat()
-        if iso.group(4):
+        if iso.group(2):
             # a time: `14:00`, `2.30pm`, `2pm`, `at 9`; a bare number after the year is none
             hour_text = m.group(4) or m.group(7) or m.group(9)
             if hour_text is None:
@@ -243,7 +242,7 @@ def spoken_dates(value: str, prompt: str, limit: int = 4) -> list[str]:
                 hour = hour % 12 + (12 if noon.startswith("p") else 0)
             if hour > 23 or minute > 59:
                 continue
-            date += f"{iso.group(4)}{hour:02d}:{minute:02d}"
+            date += f"{iso.group(2)}{hour:02d}:{minute:02d}"
         if date != value and date not in out:
             out.append(date)
     return out[:limit]
