@@ -30,9 +30,11 @@ from proofgym_stack.validation.scripts import (
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
-#: how far past the other task's value the probe goes, as multiples of the gap, in turn
-FURTHER = (4, 2)
-#: the most differing numbers probed one by one (more: no region is claimed)
+#: how far past the other task's value the probe goes, as multiples of the gap, in turn (a
+#: region closed anywhere within 16 gaps: a daily cap of 62 minutes, the tasks' averages 33
+#: and 38; 2 where the tools refuse the far values)
+FURTHER = (4, 8, 16, 2)
+#: the most groups of differing numbers probed one by one (more: no region is claimed)
 MAX_DIFFS = 4
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -117,15 +119,19 @@ def differing_leaves(
     return out
 
 
-def beyond(own: Script, diffs: list[Diff], k: int, moved: int | None = None) -> Script | None:
+def beyond(
+    own: Script, diffs: list[Diff], k: int, moved: int | frozenset[int] | None = None
+) -> Script | None:
     """`own` with each differing value moved `k` times its gap to the other task's; where
-    `moved` is given, only that one (the others set to the other task's values)."""
+    `moved` is given, only that one (or those: a group), the others set to the other task's
+    values."""
+    group = frozenset([moved]) if isinstance(moved, int) else moved
     turns = [list(turn) for turn in own]
     calls = script_calls(own)
     for j, (n, path, mine, other) in enumerate(diffs):
         x, y = as_number(mine), as_number(other)
         assert x is not None and y is not None
-        new = written_like(x + k * (y - x), mine) if moved in (None, j) else other
+        new = written_like(x + k * (y - x), mine) if group is None or j in group else other
         if new is None:
             return None
         t, i, item = calls[n]
@@ -141,24 +147,37 @@ async def inside_a_region(
     differs from `target`'s own only in numbers the target grades as a region: moved further
     the same way they fail there."""
     diffs = differing_numbers(script, own, frozenset(refused_calls(script, result)))
-    if not diffs or len(diffs) > MAX_DIFFS:
+    groups = moved_together(diffs or [])
+    if not groups or len(groups) > MAX_DIFFS:
         return False
-    # each number on its own, the others as the other task has them: one the verifier
+    # each group on its own, the others as the other task has them: one the verifier
     # ignores must not hide behind one it grades
-    return all([await _closed_past(v, target, own, diffs, j) for j in range(len(diffs))])
+    return all([await _closed_past(v, target, own, diffs or [], g) for g in groups])
 
 
-async def _closed_past(v: Context, target: Task, own: Script, diffs: list[Diff], j: int) -> bool:
-    """Whether the `j`-th differing number, moved further past the other task's value, fails
-    on `target` (a value the tools refuse is no answer: the next distance is tried)."""
+def moved_together(diffs: list[Diff]) -> list[frozenset[int]]:
+    """The differing numbers grouped by their pair of values (every day's walk 30 where the
+    other task has 38): one choice written in several calls, probed as one."""
+    groups: dict[tuple[Any, Any], set[int]] = {}
+    for j, (_, _, mine, other) in enumerate(diffs):
+        groups.setdefault((as_number(mine), as_number(other)), set()).add(j)
+    return [frozenset(g) for g in groups.values()]
+
+
+async def _closed_past(
+    v: Context, target: Task, own: Script, diffs: list[Diff], group: frozenset[int]
+) -> bool:
+    """Whether the differing numbers of `group`, moved further past the other task's values,
+    fail on `target` (a value the tools refuse is no answer: the next distance is tried)."""
     for k in FURTHER:
-        far = beyond(own, diffs, k, moved=j)
+        far = beyond(own, diffs, k, moved=group)
         if far is None:
             continue
         result = await v.run(target, far, "probe: past another task's answer")
         if result.mask_sample or refused_calls(far, result):
             continue  # a value the tools refuse says nothing of what the verifier grades
-        return not v.passes(result)
+        if not v.passes(result):
+            return True
     return False
 
 

@@ -358,7 +358,7 @@ def call_mutants(script: Script, pools: Pools) -> list[Mutant]:
                     f"{name}: {_path(path)} sent again as {', '.join(_short(w) for w in wrong)}",
                 )
             )
-    return out
+    return out + _batched_without(script, calls)
 
 
 def _merge(script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]]) -> list[Mutant]:
@@ -376,6 +376,37 @@ def _merge(script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]])
     return [
         Mutant(merged, "merge", site_of(name, (lists[0],)), "merge", f"two {name} calls as one")
     ]
+
+
+def _batched_without(script: Script, calls: list[tuple[int, int, dict[str, Any]]]) -> list[Mutant]:
+    """Every call of a tool that takes a list, made as one call with the lists joined (the
+    batch the tool invites), with each call of another tool left out in turn: a count the
+    verifier takes of calls, where one call carries several things, asks less of the rest
+    (the extra guides' charge) once they come in one batch."""
+    out: list[Mutant] = []
+    for name in dict.fromkeys(str(item.get("name")) for _, _, item in calls):
+        mine = [(t, i, item) for t, i, item in calls if item.get("name") == name]
+        if len(mine) < 2:
+            continue
+        x = call_arguments(mine[0][2])
+        lists = [k for k, v in x.items() if isinstance(v, list)]
+        rest = [call_arguments(item) for _, _, item in mine[1:]]
+        if not lists or any(set(y) != set(x) for y in rest):
+            continue
+        if any(y[k] != x[k] for y in rest for k in x if k not in lists):
+            continue
+        joined = {**x, **{k: [v for y in [x, *rest] for v in y[k]] for k in lists}}
+        batched = script
+        for t, i, _ in reversed(mine[1:]):
+            batched = replaced(batched, t, i, [])
+        batched = replaced(batched, mine[0][0], mine[0][1], [_item(name, joined)])
+        for t, i, other in script_calls(batched):
+            if other.get("name") == name:
+                continue
+            what = f"{len(mine)} {name} calls as one, {other.get('name')} left out"
+            gone = replaced(batched, t, i, [])
+            out.append(Mutant(gone, "batch_drop", str(other.get("name")), "batch_drop", what))
+    return out
 
 
 def _join_chain(

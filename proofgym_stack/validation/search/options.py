@@ -24,7 +24,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{1,40}")
 def records(outputs: list[str]) -> list[list[str]]:
     """Each output's records: the objects of a JSON list (or of a JSON object's values, or
     the entries of the one map of choices a JSON object holds), else its lines, else (one
-    line) its comma-separated items."""
+    line) its items separated by semicolons, else by commas."""
     out: list[list[str]] = []
     for text in outputs:
         parsed = _json(text)
@@ -32,10 +32,19 @@ def records(outputs: list[str]) -> list[list[str]]:
             out.append(parsed)
             continue
         lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) == 1 and lines[0].count(",") >= 2:
-            lines = [item.strip() for item in lines[0].split(",") if item.strip()]
+        for sep, least in ((";", 1), (",", 2)):  # "08:00-09:30: free; 09:30-11:00: Allen"
+            if len(lines) == 1 and lines[0].count(sep) >= least:
+                lines = [item.strip() for item in lines[0].split(sep) if item.strip()]
         out.append(lines)
+        if len(lines) >= 2 and all(line.count(",") >= 2 for line in lines):
+            # rows of items ("front row: 1 free, 2 Tibbles, ..."): every row's items, one
+            # listing, each row's label left out
+            out.append([i.strip() for line in lines for i in _ROW_LABEL.sub("", line).split(",")])
     return out
+
+
+#: a row's label before its items ("front row: ")
+_ROW_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z ]{0,30}:\s+")
 
 
 def _json(text: str) -> list[str] | None:
@@ -156,7 +165,21 @@ def _slot(value: Any, record: str) -> str | int | None:
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
+    if "-" not in text:  # one end of a range printed whole ("11:00-12:30: free")
+        for n, piece in enumerate(_pieces(record)):
+            if piece == text:
+                return f"{_PIECE}{n}"
     return None
+
+
+#: the mark of a slot that is one end of a range token (`11:00` in `11:00-12:30`)
+_PIECE = "|piece "
+
+
+def _pieces(record: str) -> list[str]:
+    """A record's tokens with ranges split at their hyphens (`11:00-12:30:` gives `11:00`
+    and `12:30`)."""
+    return [p.strip(".:,") for tok in _TOKEN.findall(record) for p in tok.split("-") if p]
 
 
 #: the mark of a slot that is a delimited row's field by its place (not a JSON key)
@@ -229,16 +252,22 @@ def siblings(value: Any, outputs: list[str], limit: int = MAX_SIBLINGS) -> list[
     for listing in records(outputs):
         if len(listing) < 2:
             continue
-        for record in listing:
-            at = _slot(value, record)
-            if at is None:
-                continue
-            for other in listing:
-                new = _field_value(other, at, value) if other != record else None
-                if new is not None and new != value and new not in out:
-                    out.append(new)
-            break
+        held = [(record, at) for record in listing if (at := _slot(value, record)) is not None]
+        if not held:
+            continue
+        # a range's start before its end: the slot starting at 11:00, not the one ending there
+        record, at = min(held, key=lambda h: _piece_rank(h[1]))
+        for other in listing:
+            new = _field_value(other, at, value) if other != record else None
+            if new is not None and new != value and new not in out:
+                out.append(new)
     return out[:limit]
+
+
+def _piece_rank(at: str | int) -> int:
+    """Where a slot stands among the places a value was found: a whole token or field first,
+    then a range's ends in order."""
+    return int(at[len(_PIECE) :]) + 1 if isinstance(at, str) and at.startswith(_PIECE) else 0
 
 
 def singled_out(value: Any, printed: list[tuple[str, str]]) -> list[Any]:
@@ -271,6 +300,10 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
         fields, n = _fields(record), int(at[len(_FIELD) :])
         field = fields[n] if n < len(fields) else ""
         return field if field and isinstance(like, str) and len(field.split()) <= 4 else None
+    if isinstance(at, str) and at.startswith(_PIECE):  # the same end of another row's range
+        pieces, n = _pieces(record), int(at[len(_PIECE) :])
+        piece = pieces[n] if n < len(pieces) else ""
+        return piece if piece and _shape(piece) == _shape(str(like)) else None
     parsed = _object(record)
     if parsed is not None:
         v = parsed.get(at) if isinstance(at, str) else None

@@ -94,6 +94,7 @@ from proofgym_stack.validation.search.named import named_instead
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
 from proofgym_stack.validation.search.required import emptied_required
+from proofgym_stack.validation.search.residue import residue
 from proofgym_stack.validation.search.retry import (
     SPELT,
     SPELT_WHY,
@@ -238,6 +239,8 @@ class Search:
         for p in await buried(played, self.play, self.ctx.passes, ctx.env.observing_tools):
             self.found("another_world", PAYS, p, BURIED)
         wording = partial(task_words, ctx.env)
+        for p, why in await residue(played, self.play, ctx.passes, wording):
+            self.found("another_world", PAYS, p, why)
         for p, why, still in await seen_past_bound(played, self.play, ctx.passes, ctx.env, wording):
             self.found("stated_rule", PAYS, p, why)
             self._seen[id(self.findings[-1])] = still

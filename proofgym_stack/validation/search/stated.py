@@ -35,6 +35,7 @@ from proofgym_stack.validation.search.matches import lacks_the_asked
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
+from proofgym_stack.validation.search.priced import over_budget
 from proofgym_stack.validation.search.ratio import short_of_a_ratio
 from proofgym_stack.validation.search.rules import (
     UNITS,
@@ -148,6 +149,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
         or below_the_need(m.old, m.new, shown, words, prompt_text(p.base.task))
         or lacks_the_asked(m.old, m.new, shown, words, prompt_text(p.base.task))
+        or over_budget(p.honest.control.script, m.script, m.site.split(".")[0], shown, words)
     )
 
 

@@ -19,7 +19,12 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from proofgym_stack.validation.search.calendar import ISO_MOMENT, MONTHS, sequence_options
-from proofgym_stack.validation.search.options import MAX_SIBLINGS, siblings, singled_out
+from proofgym_stack.validation.search.options import (
+    MAX_SIBLINGS,
+    names_in,
+    siblings,
+    singled_out,
+)
 
 _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{2,40}")
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
@@ -105,6 +110,17 @@ def whole_passage(value: str, prompt: str) -> list[str]:
     end = len(prompt) if end < 0 else end
     out = [prompt[at:end].strip(), prompt[start:end].strip()]
     return [t for t in dict.fromkeys(out) if t != value.strip()]
+
+
+def named_whole(value: str, prompt: str, limit: int = 2) -> list[str]:
+    """For a text argument that shortens a name the prompt gives (`M. F. Pemberton` for Mary
+    Frances Pemberton, `Okafor` for Ada Okafor): the name as the prompt writes it, which a
+    policy copying the request sends first."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", value)}
+    if not words or len(value) > 60:
+        return []
+    found = [n for n in names_in(prompt) if n != value and words & set(n.lower().split())]
+    return [n for n in found if value not in n or len(n) > len(value)][:limit]
 
 
 #: a passage the prompt quotes in curly quotation marks (straight ones are read in pairs)
@@ -314,6 +330,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
         out += [("prompt_whole", t) for t in whole_passage(value, pools.prompt_text)]
+        out += [("prompt_whole", t) for t in named_whole(value, pools.prompt_text)]
         out += [("quoted", t) for t in quoted_passages(value, pools.prompt_text)]
         out += [("copied_whole", t) for t in whole_line(value, pools.shown)]
         out += [("schema", e) for e in pools.described.get(key, [])]
