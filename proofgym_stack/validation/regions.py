@@ -6,8 +6,12 @@ that region: a choice in the region, not a truth ignored. Where two honest traje
 differ only in numbers (plain, or inside text: a clock time, a date), the target is asked
 whether it grades those numbers at all: its own trajectory with each differing number moved
 past the other task's, further the same way (one at a time, the others as the other task has
-them), must fail (a region the verifier closes on that side). A verifier that ignores the
-number pays that too, and the replay stays a finding.
+them; the numbers one argument of one tool sends with the same pair of values, every day's
+walk 33 where the other task has 38, move together as one choice), must fail (a region the
+verifier closes on that side). Four gaps further first; where that still pays, just past
+the nearest numbers beyond it that the task's words state (a daily cap of 62 minutes: the
+region's stated edge); a value across zero is no probe. A verifier that ignores the number
+pays all of that too, and the replay stays a finding.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
+from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.scripts import (
     Script,
     call_arguments,
@@ -30,10 +35,9 @@ from proofgym_stack.validation.scripts import (
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
-#: how far past the other task's value the probe goes, as multiples of the gap, in turn (a
-#: region closed anywhere within 16 gaps: a daily cap of 62 minutes, the tasks' averages 33
-#: and 38; 2 where the tools refuse the far values)
-FURTHER = (4, 8, 16, 2)
+#: how far past the other task's value the probe goes, as multiples of the gap: 4, and 2
+#: where the tools refuse the far value (then just past the numbers the words state)
+FURTHER = (4, 2)
 #: the most groups of differing numbers probed one by one (more: no region is claimed)
 MAX_DIFFS = 4
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -120,7 +124,7 @@ def differing_leaves(
 
 
 def beyond(
-    own: Script, diffs: list[Diff], k: int, moved: int | frozenset[int] | None = None
+    own: Script, diffs: list[Diff], k: float, moved: int | frozenset[int] | None = None
 ) -> Script | None:
     """`own` with each differing value moved `k` times its gap to the other task's; where
     `moved` is given, only that one (or those: a group), the others set to the other task's
@@ -147,38 +151,95 @@ async def inside_a_region(
     differs from `target`'s own only in numbers the target grades as a region: moved further
     the same way they fail there."""
     diffs = differing_numbers(script, own, frozenset(refused_calls(script, result)))
-    groups = moved_together(diffs or [])
+    groups = moved_together(diffs or [], own)
     if not groups or len(groups) > MAX_DIFFS:
         return False
     # each group on its own, the others as the other task has them: one the verifier
     # ignores must not hide behind one it grades
-    return all([await _closed_past(v, target, own, diffs or [], g) for g in groups])
+    words = task_words(v.env, target)
+    return all([await _closed_past(v, target, own, diffs or [], g, words) for g in groups])
 
 
-def moved_together(diffs: list[Diff]) -> list[frozenset[int]]:
-    """The differing numbers grouped by their pair of values (every day's walk 30 where the
-    other task has 38): one choice written in several calls, probed as one."""
-    groups: dict[tuple[Any, Any], set[int]] = {}
-    for j, (_, _, mine, other) in enumerate(diffs):
-        groups.setdefault((as_number(mine), as_number(other)), set()).add(j)
+def moved_together(diffs: list[Diff], own: Script | None = None) -> list[frozenset[int]]:
+    """The differing numbers grouped by their tool, argument and pair of values (every day's
+    walk 33 where the other task has 38): one choice written in several calls, probed as
+    one. Another argument with the same pair (a slot number beside a box count) is another
+    choice: one the verifier ignores must not hide behind one it grades."""
+    calls = script_calls(own) if own is not None else []
+    groups: dict[tuple[Any, ...], set[int]] = {}
+    for j, (n, path, mine, other) in enumerate(diffs):
+        tool = calls[n][2].get("name") if n < len(calls) else None
+        key = (tool, path, as_number(mine), as_number(other))
+        groups.setdefault(key, set()).add(j)
     return [frozenset(g) for g in groups.values()]
 
 
 async def _closed_past(
-    v: Context, target: Task, own: Script, diffs: list[Diff], group: frozenset[int]
+    v: Context, target: Task, own: Script, diffs: list[Diff], group: frozenset[int], words: str
 ) -> bool:
     """Whether the differing numbers of `group`, moved further past the other task's values,
-    fail on `target` (a value the tools refuse is no answer: the next distance is tried)."""
-    for k in FURTHER:
+    fail on `target`: four gaps further (two where the tools refuse that); where that still
+    pays, just past the nearest numbers beyond it that the task's `words` state (a daily cap
+    of 62 minutes: the region's stated edge). A value the tools refuse, or one across zero,
+    is no probe."""
+    paid_at = None
+    for k in (*FURTHER, *_past_stated(diffs, group, words)):
+        if k == 2 and paid_at is not None:
+            continue  # a near probe only where the far one was refused
+        if k not in FURTHER and paid_at is None:
+            break  # a stated edge is probed only beyond a far probe that paid
         far = beyond(own, diffs, k, moved=group)
-        if far is None:
+        if far is None or _across_zero(diffs, group, k):
             continue
         result = await v.run(target, far, "probe: past another task's answer")
         if result.mask_sample or refused_calls(far, result):
             continue  # a value the tools refuse says nothing of what the verifier grades
         if not v.passes(result):
             return True
+        paid_at = k if paid_at is None else max(paid_at, k)
     return False
+
+
+def _past_stated(diffs: list[Diff], group: frozenset[int], words: str) -> list[float]:
+    """How many gaps past the other task's value lie just beyond the numbers the words state
+    further out than four gaps (nearest first, at most two): where a stated cap would close
+    the region."""
+    j = min(group)
+    x, y = as_number(diffs[j][2]), as_number(diffs[j][3])
+    if x is None or y is None or x == y:
+        return []
+    gap = y - x
+    step = 1.0 if isinstance(diffs[j][2], int) else abs(gap) / 2
+    out: list[float] = []
+    for n in sorted({float(t) for t in _STATED.findall(words)}, key=lambda n: abs(n - x)):
+        k = (n + step * (1 if gap > 0 else -1) - x) / gap
+        if k > FURTHER[0] and len(out) < 2:
+            out.append(k)
+    return out
+
+
+#: a number the words state (not part of a word or a longer number)
+_STATED = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
+def _moved(diffs: list[Diff], group: frozenset[int], k: float) -> list[float]:
+    """The group's numbers moved `k` gaps past the other task's."""
+    out = []
+    for j in sorted(group):
+        x, y = as_number(diffs[j][2]), as_number(diffs[j][3])
+        if x is not None and y is not None:
+            out.append(x + k * (y - x))
+    return out
+
+
+def _across_zero(diffs: list[Diff], group: frozenset[int], k: float) -> bool:
+    """Whether moving the group `k` gaps takes a number across zero (a sign the verifier may
+    refuse for its own reason: no evidence of the region's edge)."""
+    starts = _moved(diffs, group, 0)
+    return any(
+        a * b < 0 or (a != 0 and b == 0)
+        for a, b in zip(starts, _moved(diffs, group, k), strict=True)
+    )
 
 
 #: words that state a lower bound: a value above honest play's is slack, not a near miss

@@ -267,3 +267,73 @@ def world_past_cap(world: dict[str, str], honest: dict[str, str], words: str) ->
                     f"which honest play's world keeps within {n}"
                 )
     return None
+
+
+def _sums(
+    script: Script, noun: str, skip: frozenset[tuple[int, int]]
+) -> dict[tuple[str, str], float]:
+    """Per (argument, value) naming a thing (`lane`, `1`), the sum of the numbers sent under
+    the noun's name (`bowlers`) by the calls that name it (refused calls at `skip` left out)."""
+    out: dict[tuple[str, str], float] = {}
+    for t, i, item in script_calls(script):
+        if (t, i) in skip:
+            continue
+        args = call_arguments(item)
+        counts = [
+            v
+            for k, v in args.items()
+            if _singular(str(k)) == noun and isinstance(v, int | float) and not isinstance(v, bool)
+        ]
+        for k, v in args.items():
+            if _singular(str(k)) == noun or isinstance(v, bool) or not isinstance(v, str | int):
+                continue
+            key = (str(k), str(v).strip().lower())
+            out[key] = out.get(key, 0.0) + sum(counts)
+    return out
+
+
+def summed_past_cap(
+    honest: Script, mutant: Script, words: str, refused: frozenset[tuple[int, int]]
+) -> str | None:
+    """A cap the words state on how many things one thing holds ("a lane takes at most 6
+    bowlers"), crossed by the numbers `mutant`'s calls send under the noun's name for one
+    thing (6 bowlers booked on lane 1, then 4 added to it), where every thing honest play
+    names by that argument keeps it: the rule broken, or None. Things honest play itself
+    gives more (the party of 10 over two lanes) are not what the cap is on."""
+    for n, noun, phrase in held_caps(words):
+        if len(noun) < 3:
+            continue
+        ours, theirs = _sums(honest, noun, frozenset()), _sums(mutant, noun, refused)
+        kept = {k for k, _ in ours} - {k for (k, _), total in ours.items() if total > n}
+        for (key, value), total in sorted(theirs.items()):
+            if key in kept and total > n:
+                return (
+                    f"the task's words cap it ({phrase!r}); {key} {value} is sent {total:g} "
+                    f"{noun}s in all, where honest play kept each {key} within {n}"
+                )
+    return None
+
+
+#: a cap on a text's length in characters: "its line holds 17 characters", "at most 40 chars"
+_TEXT_CAP = re.compile(
+    r"\b(?:at most|up to|no more than|not more than|a maximum of|maximum of|max|holds?|"
+    r"takes?|fits?|room for|limited to)\s+(\d{1,4})\s+(characters?|chars?|letters?)\b",
+    re.I,
+)
+
+
+def text_past_length(old: object, new: object, words: str) -> str | None:
+    """Where a text argument was sent longer than a length the words state in characters
+    ("its line holds 17 characters, spaces included"; letters counted without spaces and
+    punctuation), honest play's text within it: the rule broken, or None."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    for m in _TEXT_CAP.finditer(words):
+        n, unit = int(m.group(1)), m.group(2).lower()
+        size = len if unit.startswith("char") else (lambda t: sum(c.isalnum() for c in t))
+        if size(old) <= n < size(new):
+            return (
+                f"the task's words cap its length ({m.group(0)!r}); this one has {size(new)}, "
+                f"honest play's {size(old)}"
+            )
+    return None

@@ -7,6 +7,11 @@ the members honest play sent in an order (the one after "requires", "needs", "de
 "after" comes first; the one before "before" does), honest play keeps every such pair, and a
 reordered list that breaks one is paid, the verifier does not enforce the order its own words
 state (the members' presence checked, never their places).
+
+A list the words rank ("Rank the teams by points; teams level on points by goal
+difference"), with a tie-break, is an answer by its order: two neighbours honest play ranked,
+swapped and paid, where the records the words give them differ in their numbers (a tie-break
+could tell them apart), is a ranking the verifier checks on its first key only.
 """
 
 from __future__ import annotations
@@ -93,3 +98,51 @@ def broken_member_order(honest: Script, mutant: Script, words: str) -> str | Non
         if a in where and b in where and where[a] > where[b]:
             return f"the task's words state an order ({clause!r}); this put {b} before {a}"
     return None
+
+
+#: words that make a list's order its answer
+_RANKED = re.compile(
+    r"\b(?:rank(?:ed|ing|s)?|top first|highest first|best first|league table|standings|"
+    r"in order of|sorted by|order(?:ed)? by)\b",
+    re.I,
+)
+#: words that break a tie between members level on the first key
+_TIE_BREAK = re.compile(
+    r"\b(?:then by|then on|level on|tied|ties|tie-?breaks?|equal on|if equal)\b", re.I
+)
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _record(name: str, words: str) -> str | None:
+    """The clause or line of the words that gives `name`'s record (`Bexley Blaze W5 D1 L4
+    goals 384-412`)."""
+    for piece in re.split(r"[;\n]", words):
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", piece):
+            return piece.replace(name, " ")
+    return None
+
+
+def swapped_in_a_ranking(honest: Script, mutant: Script, words: str) -> str | None:
+    """Where the mutant swapped two neighbours of a list honest play sent, the words rank the
+    list and break its ties, and the records the words give the two differ in their numbers:
+    the ranking broken, as a reason; or None."""
+    ours, theirs = members(honest), members(mutant)
+    if len(ours) != len(theirs) or sorted(ours) != sorted(theirs):
+        return None
+    moved = [k for k in range(len(ours)) if ours[k] != theirs[k]]
+    if len(moved) != 2 or moved[1] != moved[0] + 1:
+        return None
+    said = [c for c in clauses(words) if _RANKED.search(c)]
+    ranked = next((c for c in said if re.search(r"\brank", c, re.I)), said[0] if said else None)
+    if ranked is None or not _TIE_BREAK.search(words):
+        return None
+    upper, lower = ours[moved[0]], ours[moved[1]]
+    a, b = _record(upper, words), _record(lower, words)
+    if a is None or b is None or _DIGITS.findall(a) == _DIGITS.findall(b):
+        return None
+    if not _DIGITS.findall(a):
+        return None
+    return (
+        f"the task's words rank the list and break ties ({' '.join(ranked.split())[:80]!r}); "
+        f"this put {lower} above {upper}, whose records differ"
+    )

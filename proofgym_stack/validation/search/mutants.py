@@ -70,6 +70,8 @@ from proofgym_stack.validation.search.values import (
 )
 
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
+#: neighbouring members of a list swapped, at most, per list
+MAX_SWAPS = 8
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 BARE_CLAIM = "Done."
 
@@ -282,6 +284,10 @@ def _member_mutants(
                 out.append(mutant(kept, "list_drop", f"{name}: {_path(path)} without [{k}]"))
             out.append(mutant(box[:1], "list_drop", f"{name}: {_path(path)} first only"))
             out.append(mutant(box[::-1], "list_reorder", f"{name}: {_path(path)} reversed"))
+            for k in range(min(len(box) - 1, MAX_SWAPS)):  # neighbours swapped: a ranking's ties
+                swapped = [*box[:k], box[k + 1], box[k], *box[k + 2 :]]
+                what = f"{name}: {_path(path)} [{k}] and [{k + 1}] swapped"
+                out.append(mutant(swapped, "list_reorder", what))
         if box:
             out.append(mutant([*box, box[0]], "list_duplicate", f"{name}: {_path(path)} +[0]"))
             out.append(mutant([], "list_empty", f"{name}: {_path(path)} emptied"))
@@ -380,9 +386,10 @@ def _merge(script: Script, n: int, calls: list[tuple[int, int, dict[str, Any]]])
 
 def _batched_without(script: Script, calls: list[tuple[int, int, dict[str, Any]]]) -> list[Mutant]:
     """Every call of a tool that takes a list, made as one call with the lists joined (the
-    batch the tool invites), with each call of another tool left out in turn: a count the
-    verifier takes of calls, where one call carries several things, asks less of the rest
-    (the extra guides' charge) once they come in one batch."""
+    batch the tool invites), with each call of another tool that counts the same things
+    (an argument named like the tool or its list: `charge(guides=1)` beside `issue_guides`)
+    left out in turn: a count the verifier takes of calls, where one call carries several
+    things, asks less of the rest (the extra guides' charge) once they come in one batch."""
     out: list[Mutant] = []
     for name in dict.fromkeys(str(item.get("name")) for _, _, item in calls):
         mine = [(t, i, item) for t, i, item in calls if item.get("name") == name]
@@ -393,15 +400,23 @@ def _batched_without(script: Script, calls: list[tuple[int, int, dict[str, Any]]
         rest = [call_arguments(item) for _, _, item in mine[1:]]
         if not lists or any(set(y) != set(x) for y in rest):
             continue
+        if any(not isinstance(y[k], list) for y in rest for k in lists):
+            continue
         if any(y[k] != x[k] for y in rest for k in x if k not in lists):
             continue
+        stems = {
+            w[:4] for w in re.split(r"[_\W]+", " ".join([name, *lists]).lower()) if len(w) >= 4
+        }
         joined = {**x, **{k: [v for y in [x, *rest] for v in y[k]] for k in lists}}
         batched = script
         for t, i, _ in reversed(mine[1:]):
             batched = replaced(batched, t, i, [])
         batched = replaced(batched, mine[0][0], mine[0][1], [_item(name, joined)])
         for t, i, other in script_calls(batched):
-            if other.get("name") == name:
+            # a call that counts the things the batch carries (`charge(guides=1)` beside
+            # `issue_guides`), not the calls: a per-call fee is the batch's honest saving
+            keys = [str(k).lower() for k in call_arguments(other)]
+            if other.get("name") == name or not any(k[:4] in stems for k in keys if len(k) >= 4):
                 continue
             what = f"{len(mine)} {name} calls as one, {other.get('name')} left out"
             gone = replaced(batched, t, i, [])

@@ -24,7 +24,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_@.+:/-]{1,40}")
 def records(outputs: list[str]) -> list[list[str]]:
     """Each output's records: the objects of a JSON list (or of a JSON object's values, or
     the entries of the one map of choices a JSON object holds), else its lines, else (one
-    line) its items separated by semicolons, else by commas."""
+    line) its items separated by semicolons, else by commas (two separators at least); and,
+    where every line is a labelled row of items, all the rows' items as one listing."""
     out: list[list[str]] = []
     for text in outputs:
         parsed = _json(text)
@@ -32,14 +33,16 @@ def records(outputs: list[str]) -> list[list[str]]:
             out.append(parsed)
             continue
         lines = [line for line in text.splitlines() if line.strip()]
-        for sep, least in ((";", 1), (",", 2)):  # "08:00-09:30: free; 09:30-11:00: Allen"
-            if len(lines) == 1 and lines[0].count(sep) >= least:
+        for sep in (";", ","):  # a day's slots "08:00-09:30: free; 09:30-11:00: Allen"
+            if len(lines) == 1 and lines[0].count(sep) >= 2:
                 lines = [item.strip() for item in lines[0].split(sep) if item.strip()]
         out.append(lines)
-        if len(lines) >= 2 and all(line.count(",") >= 2 for line in lines):
-            # rows of items ("front row: 1 free, 2 Tibbles, ..."): every row's items, one
-            # listing, each row's label left out
-            out.append([i.strip() for line in lines for i in _ROW_LABEL.sub("", line).split(",")])
+        labelled = all(_ROW_LABEL.match(line) and line.count(",") >= 2 for line in lines)
+        if len(lines) >= 2 and labelled:
+            # rows of items each under its label ("front row: 1 free, 2 Tibbles, ..."): every
+            # row's items, one listing (not a table's columns, which carry no label)
+            items = [i.strip() for line in lines for i in _ROW_LABEL.sub("", line).split(",")]
+            out.append([i for i in items if i])
     return out
 
 
@@ -177,9 +180,16 @@ _PIECE = "|piece "
 
 
 def _pieces(record: str) -> list[str]:
-    """A record's tokens with ranges split at their hyphens (`11:00-12:30:` gives `11:00`
-    and `12:30`)."""
-    return [p.strip(".:,") for tok in _TOKEN.findall(record) for p in tok.split("-") if p]
+    """A record's tokens with ranges split at their hyphen (`11:00-12:30:` gives `11:00` and
+    `12:30`): a token of two ends of one shape (not a date's three parts, not `A-12`)."""
+    out = []
+    for tok in _TOKEN.findall(record):
+        ends = tok.strip(".:,").split("-")
+        if len(ends) == 2 and all(ends) and _shape(ends[0]) == _shape(ends[1]):
+            out += ends
+        else:
+            out.append(tok.strip(".:,"))
+    return out
 
 
 #: the mark of a slot that is a delimited row's field by its place (not a JSON key)
@@ -303,7 +313,14 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
     if isinstance(at, str) and at.startswith(_PIECE):  # the same end of another row's range
         pieces, n = _pieces(record), int(at[len(_PIECE) :])
         piece = pieces[n] if n < len(pieces) else ""
-        return piece if piece and _shape(piece) == _shape(str(like)) else None
+        if not piece or _shape(piece) != _shape(str(like)):
+            return None
+        if isinstance(like, int | float) and not isinstance(like, bool):
+            try:  # an end of `10-30 kg` for a number is a number
+                return int(piece) if isinstance(like, int) else float(piece)
+            except ValueError:
+                return None
+        return piece
     parsed = _object(record)
     if parsed is not None:
         v = parsed.get(at) if isinstance(at, str) else None

@@ -102,6 +102,8 @@ def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mu
             fillings = _fillings(args, props, used[other], elsewhere)
             if labelled := _labelled(args, props, used[other], pools.shown, prompt):
                 fillings = [labelled, *(f for f in fillings if f != labelled)]
+            if onto := _onto_earlier(script, t, i, props):
+                fillings = [onto, *(f for f in fillings if f != onto)]
             for filled in fillings[:3]:
                 out.append(
                     Mutant(
@@ -117,6 +119,30 @@ def tool_swap_mutants(script: Script, pools: Pools, prompt: str = "") -> list[Mu
                     )
                 )
     return out
+
+
+def _onto_earlier(script: Script, t: int, i: int, props: dict[str, Any]) -> dict[str, Any] | None:
+    """For a call repeating an earlier call of its tool (a second lane booked), arguments
+    for another tool that put it onto what the first made: the parameters both tools share,
+    the one that differs in the first call's value, the amounts this call's
+    (`add_bowlers(lane=1, bowlers=4)` for `book_lane(lane=2, bowlers=4)` after
+    `book_lane(lane=1, bowlers=6)`): what a policy that grows the first booking sends. None
+    where no earlier call of the tool differs in exactly one such parameter."""
+    calls = script_calls(script)
+    at = next(n for n, (a, b, _) in enumerate(calls) if (a, b) == (t, i))
+    name, args = calls[at][2].get("name"), call_arguments(calls[at][2])
+    shared = [k for k in props if k in args]
+    if len(shared) != len(props) or len(shared) < 2:
+        return None
+    for _, _, earlier in calls[:at]:
+        first = call_arguments(earlier)
+        if earlier.get("name") != name:
+            continue
+        differing = [k for k in shared if first.get(k) != args[k]]
+        names = [k for k in differing if not isinstance(args[k], float)]
+        if len(names) >= 1 and len(differing) <= 2:
+            return {k: (first[k] if k == names[0] else args[k]) for k in shared}
+    return None
 
 
 def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:

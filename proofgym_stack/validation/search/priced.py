@@ -18,27 +18,42 @@ from proofgym_stack.validation.scripts import Script, call_arguments, script_cal
 from proofgym_stack.validation.search.options import record_of
 from proofgym_stack.validation.search.rules import bounds, quantities
 
-#: a tax rate the words state: "VAT (20%)", "20% VAT", "sales tax of 8.5%"
+#: a tax rate a clause states: "VAT (20%)", "20% VAT", "sales tax of 8.5%"
 _RATE = re.compile(
-    r"\b(?:vat|gst|sales tax|tax)\b[^.;\n%]{0,20}?(\d{1,2}(?:\.\d+)?)\s?%"
-    r"|(\d{1,2}(?:\.\d+)?)\s?%\s*(?:vat|gst|sales tax|tax)\b",
+    r"\b(?:vat|gst|sales tax)\b[^.;\n%]{0,20}?(\d{1,2}(?:\.\d+)?)\s?%"
+    r"|(\d{1,2}(?:\.\d+)?)\s?%\s*(?:vat|gst|sales tax)\b",
     re.I,
 )
 #: words that say a listed price leaves the tax out
 _NET = re.compile(
-    r"\b(?:exclud\w*|excl\.?|ex|before|plus|not including|without)\s+(?:vat|gst|sales tax|tax)\b"
+    r"\b(?:exclud\w*|excl\.?|ex|before|plus|not including|without)\s+(?:vat|gst|sales tax)\b"
     r"|\+\s*(?:vat|gst|tax)\b",
     re.I,
 )
+#: words that say a budget holds the tax ("VAT included", "including VAT", "inc. VAT")
+_GROSS = re.compile(
+    r"\b(?:vat|gst|sales tax|tax)\s+(?:included|inclusive)\b"
+    r"|\b(?:includ\w*|incl\.?|inc\.?|with)\s+(?:vat|gst|sales tax|tax)\b",
+    re.I,
+)
+#: an argument that counts things (`bags`, `qty`, `nights`): a plural name or a count's
+_COUNT_KEY = re.compile(r"(?:^|_)(?:qty|quantity|count|units|amount|number|n)$|[a-z]{3,}s$", re.I)
 
 
 def tax_rate(words: str, shown: list[str]) -> float:
     """The tax added to a listed price (0.2 for "prices exclude VAT (20%)"), or 0 where the
-    words state no rate or never say the prices leave it out."""
-    found = _RATE.search(words)
-    if found is None or not any(_NET.search(t) for t in [words, *shown]):
-        return 0.0
-    return float(found.group(1) or found.group(2)) / 100
+    words state no rate or never say the prices leave it out: read from the clause that says
+    the prices leave it out, else from a clause stating a rate where a listing prints its
+    prices "+ VAT"."""
+    clauses = [c for c in re.split(r"[.;\n]\s", words) if c.strip()]
+    for clause in clauses:
+        if _NET.search(clause) and (found := _RATE.search(clause)):
+            return float(found.group(1) or found.group(2)) / 100
+    if any(_NET.search(t) for t in shown):
+        for clause in clauses:
+            if found := _RATE.search(clause):
+                return float(found.group(1) or found.group(2)) / 100
+    return 0.0
 
 
 def cost(script: Script, tool: str, shown: list[str], rate: float) -> tuple[float, str] | None:
@@ -56,8 +71,8 @@ def cost(script: Script, tool: str, shown: list[str], rate: float) -> tuple[floa
             return None
         counts = [
             float(v)
-            for v in args.values()
-            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+            for k, v in args.items()
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0 and _COUNT_KEY.search(k)
         ]
         n = 1.0
         for c in counts:
@@ -80,22 +95,37 @@ def _price(args: dict[str, Any], shown: list[str]) -> tuple[float, str] | None:
 
 
 def over_budget(
-    honest: Script, mutant: Script, tool: str, shown: list[str], words: str
+    honest: Script, mutant: Script, tool: str, shown: list[str], words: str, old: Any, new: Any
 ) -> str | None:
-    """The budget the words state that `mutant`'s order of `tool` breaks and honest play's
-    keeps, priced as the words price it (tax added where the listed prices leave it out), as
-    a reason; None where no budget is crossed or an order cannot be priced."""
+    """Where the mutant chose another option (`new` for `old`, both names) of `tool`: the
+    budget the words state that its order breaks and honest play's keeps, priced as the
+    words price it (tax added where the listed prices leave it out and the budget's own
+    clause holds it), as a reason; None where no budget is crossed or an order cannot be
+    priced."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None  # another day or another count is no other option's price
     rate = tax_rate(words, shown)
-    ours, theirs = cost(honest, tool, shown, rate), cost(mutant, tool, shown, rate)
-    if ours is None or theirs is None or ours[1] != theirs[1]:
-        return None
     for bound in bounds(words):
-        if bound.kind != ours[1] or bound.direction != "upper":
+        if not bound.kind.startswith("money:") or bound.direction != "upper":
+            continue
+        taxed = rate if _GROSS.search(_clause_of(bound.phrase, words)) else 0.0
+        ours, theirs = cost(honest, tool, shown, taxed), cost(mutant, tool, shown, taxed)
+        if ours is None or theirs is None or not ours[1] == theirs[1] == bound.kind:
             continue
         if ours[0] <= bound.value + 1e-9 < theirs[0] - 1e-9:
-            taxed = f", with {rate:.0%} tax" if rate else ""
+            with_tax = f", with {taxed:.0%} tax" if taxed else ""
             return (
-                f"the order costs {theirs[0]:.2f}{taxed}, past {bound.phrase!r} (honest play's: "
-                f"{ours[0]:.2f})"
+                f"the order costs {theirs[0]:.2f}{with_tax}, past {bound.phrase!r} (honest "
+                f"play's: {ours[0]:.2f})"
             )
     return None
+
+
+def _clause_of(phrase: str, words: str) -> str:
+    """The sentence of `words` that holds a bound's phrase (where "VAT included" is said)."""
+    at = words.find(phrase.strip()[:30])
+    if at < 0:
+        return phrase
+    start = max(words.rfind(". ", 0, at), words.rfind("\n", 0, at)) + 1
+    ends = [e for e in (words.find(". ", at + len(phrase)), words.find("\n", at)) if e >= 0]
+    return words[start : min(ends) if ends else len(words)]

@@ -7,16 +7,18 @@ bring the world back where the action found it. Where it brings back some of wha
 changed (the takings) and keeps another number (the card's stamp), that number can be
 gathered: the action and its reversal, made again and again, cost nothing. Where the words
 state a count of that thing ("10 stamps buy one free wash"), the pair is made until the world
-holds it, then each other tool honest play never called is made with honest play's values
-(`redeem(wash="deluxe")`) in place of honest play's action. Full reward there, with an effect
-of honest play's action missing from the world (no money taken), is reward the policy did not
-earn; on a sound environment the reversal gives everything back and nothing gathers.
+holds it, then each other tool honest play never called is made, one at a time, with honest
+play's values (`redeem(wash="deluxe")`) in place of honest play's action. Full reward there,
+with an effect of honest play's action missing from the world (no money taken), where one
+pair alone and the same spending fails, is reward the policy did not earn; on a sound
+environment the reversal gives everything back and nothing gathers.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
@@ -61,14 +63,25 @@ def kept_by_reversal(initial: World, honest: World, undone: World) -> tuple[set[
     return back, kept
 
 
+#: counts written as words
+_NUMBER_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty",
+)  # fmt: skip
+_WORD_COUNTS = {w: n for n, w in enumerate(_NUMBER_WORDS)}
+
+
 def stated_counts(path: str, words: str) -> list[float]:
     """The counts the words state of the thing a path names (`10` for `.stamps` in "10
-    stamps buy one free wash"), in order."""
-    noun = re.split(r"[.\[\]]", path.rstrip("."))[-1].lower().rstrip("s")
+    stamps buy one free wash", "ten loyalty stamps"), in order."""
+    last = re.split(r"[.\[\]]", path.rstrip("."))[-1].lower()
+    noun = last[:-1] if last.endswith("s") and not last.endswith("ss") else last
     if len(noun) < 3:
         return []
-    found = re.finditer(rf"\b(\d{{1,4}})\s+{re.escape(noun)}s?\b", words, re.I)
-    return [float(m.group(1)) for m in found]
+    number = rf"\d{{1,4}}|{'|'.join(_WORD_COUNTS)}"
+    found = re.finditer(rf"\b({number})\s+(?:[a-z-]+\s+)?{re.escape(noun)}(?:es|s)?\b", words, re.I)
+    return [float(_WORD_COUNTS.get(m.group(1).lower(), m.group(1))) for m in found]
 
 
 def _next_ids(first: str, n: int) -> list[str] | None:
@@ -80,51 +93,64 @@ def _next_ids(first: str, n: int) -> list[str] | None:
     return [f"{head}{k + j:0{width}d}" for j in range(n)]
 
 
-def gathered(p: Played, words: str, initial: World) -> tuple[Script, set[str], set[str]] | None:
+@dataclass(frozen=True)
+class Gathered:
+    """A partial reversal's residue gathered and spent: the script, the same with one pair
+    only (the control: it must fail, or the gathering is not what paid), what the reversal
+    took back and the number it kept."""
+
+    script: Script
+    one_pair: Script
+    back: set[str]
+    kept: set[str]
+
+
+def gathered(p: Played, words: str, initial: World) -> list[Gathered]:
     """For a paid-or-not `follow_on` reversal `p` (honest play's action, then the tool that
     takes it back): the script that makes the pair until the kept number reaches the count
     the words state, then spends it with each other tool honest play never called; with
-    what the reversal took back and what it kept. None where it is no partial reversal."""
+    what the reversal took back and what it kept: one per spending tool; none where it is no
+    partial reversal."""
     m = p.mutant
     if m.op != "follow_on" or p.record is None or not initial:
-        return None
+        return []
     back, kept = kept_by_reversal(initial, p.honest.world, p.record.world)
     if not back or not kept:
-        return None
+        return []
     honest = p.honest.control.script
     calls = script_calls(honest)
     extra = [item for _, _, item in script_calls(m.script)][len(calls) :]
     if len(calls) != 1 or len(extra) != 1:
-        return None  # one action and its reversal: what a cycle is made of
+        return []  # one action and its reversal: what a cycle is made of
     action, reversal = calls[0][2], extra[0]
     ids = [v for v in call_arguments(reversal).values() if isinstance(v, str)]
     for path in sorted(kept):
         start, step = _number(initial.get(path)), _number(p.honest.world.get(path))
         if start is None or step is None or step == start:
             continue
-        # the first count past honest play's, the way one action moves it (10 stamps, not
+        # the nearest count past honest play's, the way one action moves it (10 stamps, not
         # the 8 the card holds)
         ahead = [n for n in stated_counts(path, words) if (n - step) * (step - start) > 0]
-        if not ahead:
+        if not ahead or len(ids) != 1:
             continue
-        cycles = math.ceil((ahead[0] - start) / (step - start))
-        if not 1 <= cycles <= MAX_CYCLES or len(ids) != 1:
-            continue
-        numbered = _next_ids(ids[0], cycles)
-        if numbered is None:
+        cycles = math.ceil((min(ahead, key=lambda n: abs(n - step)) - start) / (step - start))
+        numbered = _next_ids(ids[0], cycles) if 1 <= cycles <= MAX_CYCLES else None
+        at = final_message(honest)
+        if numbered is None or at is None:
             continue
         key = next(k for k, v in call_arguments(reversal).items() if v == ids[0])
         turns: Script = []
         for sale in numbered:
             undo = {**call_arguments(reversal), key: sale}
             turns += [[action], [_item(str(reversal.get("name")), undo)]]
-        spend = _spenders(p, {str(action.get("name")), str(reversal.get("name"))})
-        at = final_message(honest)
-        if not spend or at is None:
-            continue
-        reply = honest[at[0]][at[1]]
-        return [*turns, *[[item] for item in spend], [reply]], back, {path}
-    return None
+        reply = [honest[at[0]][at[1]]]
+        plans = [
+            Gathered([*turns, [spend], reply], [*turns[:2], [spend], reply], back, {path})
+            for spend in _spenders(p, {str(action.get("name")), str(reversal.get("name"))})
+        ]
+        if plans:
+            return plans
+    return []
 
 
 def _spenders(p: Played, used: set[str]) -> list[dict[str, Any]]:
@@ -156,21 +182,24 @@ async def residue(
     for p in played:
         if tried >= MAX_REVERSALS:
             break
-        found = gathered(p, words_of(p.base.task), p.base.initial)
-        if found is None:
-            continue
-        script, back, kept = found
-        tried += 1
-        result, record = await play(p.base.task, script, "search: a reversal's residue spent")
-        if not passes(result) or record is None:
-            continue
-        missing = lost(record.world, p.honest.world, p.base.ignored) & back
-        if missing:
-            cycles = sum(
-                1 for turn in script for item in turn if item.get("type") == "function_call"
+        plans = gathered(p, words_of(p.base.task), p.base.initial)
+        tried += bool(plans)
+        for plan in plans:
+            result, record = await play(p.base.task, plan.script, "search: a residue spent")
+            if not passes(result) or record is None:
+                continue
+            missing = lost(record.world, p.honest.world, p.base.ignored) & plan.back
+            if not missing:
+                continue
+            control, _ = await play(p.base.task, plan.one_pair, "search: one pair, then spent")
+            if passes(control):
+                continue  # spending pays without the gathering: not what this reports
+            calls = sum(1 for turn in plan.script for i in turn if i.get("type") == "function_call")
+            what = f"{p.mutant.what}, the pair made again and again, then spent ({calls} calls)"
+            m = Mutant(plan.script, "residue", p.mutant.site, "residue", what)
+            kept, gone = ", ".join(sorted(plan.kept)), ", ".join(sorted(missing))
+            out.append(
+                (Played(m, p.honest, p.base, result, record), WHY.format(kept=kept, missing=gone))
             )
-            what = f"{p.mutant.what}, the pair made again and again, then spent ({cycles} calls)"
-            m = Mutant(script, "residue", p.mutant.site, "residue", what)
-            why = WHY.format(kept=", ".join(sorted(kept)), missing=", ".join(sorted(missing)))
-            out.append((Played(m, p.honest, p.base, result, record), why))
+            break
     return out

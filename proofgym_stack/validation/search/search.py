@@ -88,6 +88,7 @@ from proofgym_stack.validation.search.kinds import (
 )
 from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
 from proofgym_stack.validation.search.left_row import gained_row
+from proofgym_stack.validation.search.mirrored import mirrored_violation
 from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.named import named_instead
@@ -481,6 +482,7 @@ class Search:
                     # another's record taken; the work and more, the words keeping off the rest
                     tools = [str(s.get("name")) for s in p.base.pools.tools]
                     rule = rule or overwrote_another(p) or collateral(p, diff, words_of, tools)
+                    rule = rule or mirrored_violation(p, ctx.controls.get(p.base.task.task_id, []))
                     rule = rule or other_rules(p, words_of, frozenset(looks))
                     rule = rule or await probes.verdict_ungraded(p, self.play, ctx.passes, words_of)
                     rule = None if m.source == "alternated" else rule  # judged by `reused`
@@ -505,7 +507,7 @@ class Search:
                         or m.op == "gather"
                         or (m.site.split(".")[0] in looks and m.op not in ACTS_AT_A_LOOK)
                         # a printed line or a quoted passage posted whole: a rule?
-                        or m.source in ("copied_whole", "quoted", "alternated")
+                        or m.source in ("copied_whole", "quoted", "alternated", "named_whole")
                         or (m.op in ANOTHER_ACTION and not left_behind(p, diff) and not stale)
                         or ticked_only(p, diff)  # a counter the extra calls advanced
                         or printed

@@ -25,7 +25,12 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
-from proofgym_stack.validation.search.caps import over_length, world_past_cap
+from proofgym_stack.validation.search.caps import (
+    over_length,
+    summed_past_cap,
+    text_past_length,
+    world_past_cap,
+)
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
@@ -37,6 +42,7 @@ from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
 from proofgym_stack.validation.search.priced import over_budget
 from proofgym_stack.validation.search.ratio import short_of_a_ratio
+from proofgym_stack.validation.search.route import wrong_way
 from proofgym_stack.validation.search.rules import (
     UNITS,
     bounds,
@@ -149,7 +155,9 @@ def broken_rule(p: Played, words: str) -> str | None:
         or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
         or below_the_need(m.old, m.new, shown, words, prompt_text(p.base.task))
         or lacks_the_asked(m.old, m.new, shown, words, prompt_text(p.base.task))
-        or over_budget(p.honest.control.script, m.script, m.site.split(".")[0], shown, words)
+        or over_budget(
+            p.honest.control.script, m.script, m.site.split(".")[0], shown, words, m.old, m.new
+        )
     )
 
 
@@ -275,8 +283,10 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
     the words keep out (`looked_off`), a list past the count the words cap
     (`caps.world_past_cap`), fewer calls than a ratio the words state asks for
     (`ratio`), a number left below zero where the words ban it or past a bound in its own
-    name (`invariants`), a step past
-    the cap the words put on one (`stride`); or None."""
+    name (`invariants`), a step past the cap the words put on one (`stride`), the numbers
+    sent for one thing past what the words let it hold (`caps.summed_past_cap`), a route
+    against a one-way link the listing shows (`route`), a text longer than a length the
+    words state (`caps.text_past_length`); or None."""
     if p.record is None:
         return None
     return (
@@ -287,6 +297,14 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
         or below_zero(p, words)
         or past_a_bound_in_its_name(p, words)
         or step_past_a_cap(p, words)
+        or summed_past_cap(
+            p.honest.control.script,
+            p.mutant.script,
+            words,
+            frozenset(refused_calls(p.mutant.script, p.result)),
+        )
+        or wrong_way(p.honest.control.script, p.mutant.script, p.base.pools.shown)
+        or text_past_length(p.mutant.old, p.mutant.new, words)
     )
 
 

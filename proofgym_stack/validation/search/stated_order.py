@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from proofgym_stack.validation.scripts import Script, script_calls
-from proofgym_stack.validation.search.member_order import broken_member_order
+from proofgym_stack.validation.search.member_order import broken_member_order, swapped_in_a_ranking
 from proofgym_stack.validation.search.rules import clauses
 
 _BEFORE = re.compile(r"\b(before|prior to|after)\b", re.I)
@@ -83,8 +83,9 @@ def broken_order(
         assert ha is not None and hb is not None and ma is not None and mb is not None
         if ha < hb and mb < ma:
             return f"the task's words state an order ({clause!r}); this made {b} before {a}"
-    # the members of a list argument, in an order the words state ("X: requires Y")
-    return broken_member_order(honest, mutant, words)
+    # the members of a list argument, in an order the words state ("X: requires Y"), or a
+    # ranking with tie-breaks whose neighbours were swapped
+    return broken_member_order(honest, mutant, words) or swapped_in_a_ranking(honest, mutant, words)
 
 
 def order_still_broken(honest: Script, words: str) -> Callable[[Script], bool]:

@@ -114,13 +114,21 @@ def whole_passage(value: str, prompt: str) -> list[str]:
 
 def named_whole(value: str, prompt: str, limit: int = 2) -> list[str]:
     """For a text argument that shortens a name the prompt gives (`M. F. Pemberton` for Mary
-    Frances Pemberton, `Okafor` for Ada Okafor): the name as the prompt writes it, which a
-    policy copying the request sends first."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", value)}
-    if not words or len(value) > 60:
+    Felix Pemberton, `Okafor` for Ada Okafor: the same last word, every other word a start
+    of one of the name's): the name as the prompt writes it, which a policy copying the
+    request sends first."""
+    words = value.split()
+    if not words or len(value) > 60 or not re.fullmatch(r"[A-Za-z'-]{3,}", words[-1]):
         return []
-    found = [n for n in names_in(prompt) if n != value and words & set(n.lower().split())]
-    return [n for n in found if value not in n or len(n) > len(value)][:limit]
+    out = []
+    for name in names_in(prompt):
+        parts = name.lower().split()
+        if name == value or parts[-1] != words[-1].lower():
+            continue
+        heads = [w.strip(".").lower() for w in words[:-1]]
+        if all(h and any(p.startswith(h) for p in parts[:-1]) for h in heads):
+            out.append(name)
+    return out[:limit]
 
 
 #: a passage the prompt quotes in curly quotation marks (straight ones are read in pairs)
@@ -330,7 +338,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
         out += [("output", t) for t in pools.outputs[:10]]
         out += [("prompt", t) for t in pools.prompt[:6]]
         out += [("prompt_whole", t) for t in whole_passage(value, pools.prompt_text)]
-        out += [("prompt_whole", t) for t in named_whole(value, pools.prompt_text)]
+        out += [("named_whole", t) for t in named_whole(value, pools.prompt_text)]
         out += [("quoted", t) for t in quoted_passages(value, pools.prompt_text)]
         out += [("copied_whole", t) for t in whole_line(value, pools.shown)]
         out += [("schema", e) for e in pools.described.get(key, [])]
