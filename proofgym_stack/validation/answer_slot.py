@@ -41,6 +41,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
 )
 from proofgym_stack.validation.signed import signed_world
+from proofgym_stack.validation.steps import looked_at
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -365,7 +366,7 @@ async def variants_of(
             if window is None:
                 continue  # the value moves within a window the verifier accepts: honest
             near = argument_variants(script, task, "one", {key: window})
-            printed = shown_to_policy(v, task)
+            printed = "\n".join([shown_to_policy(v, task), *await looked_at(v, task, script)])
             out.update(
                 {
                     k: s

@@ -35,11 +35,12 @@ from proofgym_stack.validation.scripts import (
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
 
-#: how far past the other task's value the probe goes, as multiples of the gap: 4, and 2
-#: where the tools refuse the far value (then just past the numbers the words state)
-FURTHER = (4, 2)
+#: how far past the other task's value the probe goes, as multiples of the gap: 4, then 2
+#: and 1.25 where the tools refuse the farther value or it crosses zero (then just past the
+#: numbers the words state)
+FURTHER = (4, 2, 1.25)
 #: the most groups of differing numbers probed one by one (more: no region is claimed)
-MAX_DIFFS = 4
+MAX_DIFFS = 8
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 
@@ -178,14 +179,14 @@ async def _closed_past(
     v: Context, target: Task, own: Script, diffs: list[Diff], group: frozenset[int], words: str
 ) -> bool:
     """Whether the differing numbers of `group`, moved further past the other task's values,
-    fail on `target`: four gaps further (two where the tools refuse that); where that still
-    pays, just past the nearest numbers beyond it that the task's `words` state (a daily cap
-    of 62 minutes: the region's stated edge). A value the tools refuse, or one across zero,
-    is no probe."""
+    fail on `target`: four gaps further (two, then one and a quarter, where the tools refuse
+    that or it crosses zero); where that still pays, just past the nearest numbers beyond it
+    that the task's `words` state (a daily cap of 62 minutes: the region's stated edge). A
+    value the tools refuse, or one across zero, is no probe."""
     paid_at = None
     for k in (*FURTHER, *_past_stated(diffs, group, words)):
-        if k == 2 and paid_at is not None:
-            continue  # a near probe only where the far one was refused
+        if k in FURTHER and paid_at is not None:
+            continue  # a nearer probe only where the farther ones were refused
         if k not in FURTHER and paid_at is None:
             break  # a stated edge is probed only beyond a far probe that paid
         far = beyond(own, diffs, k, moved=group)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from proofgym.wire.protocol import Control, Task
-from proofgym_stack.validation.negatives import prompt_text
+from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.scope import scoped
 from proofgym_stack.validation.scripts import (
     Script,
@@ -62,6 +62,8 @@ class TaskBaseline:
     #: the world as it was before any action (a trajectory that only says nothing)
     initial: World = field(default_factory=dict)
     pools: Pools = field(default_factory=Pools)
+    #: the task's words: its prompt and the environment's instructions
+    words: str = ""
 
 
 async def played(
@@ -77,7 +79,7 @@ async def played(
 
 async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     """The baseline of `task` (pass controls that do not pass are left out)."""
-    base = TaskBaseline(task)
+    base = TaskBaseline(task, words=task_words(ctx.env, task))
     controls = [c for c in ctx.controls.get(task.task_id, []) if c.expect == "pass"]
     printed: list[tuple[str, str]] = []
     for control in controls:
@@ -103,6 +105,9 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
         looked += shown
         if n == 0 and record is not None:
             base.ignored |= differences(reference.world, record.world)
+    if looks:  # the listings before any action: the option honest play took still among them
+        before = [[look] for look in looks[:MAX_LOOKS]] + [[{"type": "message", "content": ""}]]
+        looked += (await played(ctx, trace, task, before, "search: the looks first"))[2]
     _, untouched, _ = await played(
         ctx, trace, task, [[{"type": "message", "content": ""}]], "search: the world untouched"
     )

@@ -183,7 +183,7 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
         for path, value in leaves(args):
             if not path:
                 continue
-            singled = singled_out(value, pools.printed)
+            singled = singled_out(value, [*pools.printed, ("prompt", pools.prompt_text)])
             asked = [("asked", n) for n in asked_numbers(value, args, pools.prompt_text)]
             asked += [("asked", v) for v in asked_alike(value, pools.prompt_text)]
             asked += [("held", v) for v in held_numbers(value, args, pools.shown)]

@@ -168,6 +168,12 @@ def _slot(value: Any, record: str) -> str | int | None:
     for n, tok in enumerate(_TOKEN.findall(record)):
         if tok.rstrip(".:,") == text:
             return n
+    words = text.split()
+    toks = [tok.rstrip(".:,") for tok in _TOKEN.findall(record)]
+    if 2 <= len(words) <= 4:  # a value of several tokens ("2026-05-19 10:00")
+        for n in range(len(toks) - len(words) + 1):
+            if toks[n : n + len(words)] == words:
+                return f"{_SPAN}{n} {len(words)}"
     if "-" not in text:  # one end of a range printed whole ("11:00-12:30: free")
         for n, piece in enumerate(_pieces(record)):
             if piece == text:
@@ -175,6 +181,8 @@ def _slot(value: Any, record: str) -> str | int | None:
     return None
 
 
+#: the mark of a slot that is a run of tokens (`2026-05-19 10:00` in `Tue 2026-05-19 10:00`)
+_SPAN = "|span "
 #: the mark of a slot that is one end of a range token (`11:00` in `11:00-12:30`)
 _PIECE = "|piece "
 
@@ -310,6 +318,11 @@ def _field_value(record: str, at: str | int, like: Any) -> Any:
         fields, n = _fields(record), int(at[len(_FIELD) :])
         field = fields[n] if n < len(fields) else ""
         return field if field and isinstance(like, str) and len(field.split()) <= 4 else None
+    if isinstance(at, str) and at.startswith(_SPAN):  # the same run of another row's tokens
+        n, k = (int(x) for x in at[len(_SPAN) :].split())
+        toks = [tok.rstrip(".:,") for tok in _TOKEN.findall(record)][n : n + k]
+        shaped = [_shape(t) for t in str(like).split()]
+        return " ".join(toks) if [_shape(t) for t in toks] == shaped else None
     if isinstance(at, str) and at.startswith(_PIECE):  # the same end of another row's range
         pieces, n = _pieces(record), int(at[len(_PIECE) :])
         piece = pieces[n] if n < len(pieces) else ""

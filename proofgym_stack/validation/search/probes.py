@@ -279,13 +279,29 @@ def _coined_like(value: str) -> str:
     return "".join(out)
 
 
+#: a length band the words state for a text: "6 to 16 characters", "between 4 and 8 chars"
+_LENGTH_BAND = re.compile(
+    r"\b(\d{1,3})\s*(?:to|-|\u2013|and)\s*(\d{1,3})\s*(?:characters?|chars?|letters?)\b", re.I
+)
+
+
+def _length_allowed(old: str, new: str, words: str) -> bool:
+    """Whether `new` is as long as a name of honest play's form: inside a length band the
+    words state ("6 to 16 characters"), else between half and twice honest play's."""
+    bands = [(int(a), int(b)) for a, b in _LENGTH_BAND.findall(words)]
+    if any(lo <= len(old) <= hi for lo, hi in bands):
+        return any(lo <= len(new) <= hi for lo, hi in bands)
+    return len(old) / 2 <= len(new) <= len(old) * 2
+
+
 async def coined(p: Played, play: Play, passes: Passes) -> bool:
     """For one call's text argument honest play coined (no text the task shows holds it: a
     new SKU, a new file's name), changed to another value written in the same kinds of
     character: whether a value nobody has seen, written as honest play's is, pays too. Then
     the verifier takes any name of that form, and the mutant's is one more the policy may
-    coin; a value in other kinds of character (an underscore where honest play wrote only
-    letters and digits), blank, or of another length (under half, over twice) is not
+    coin; a value in a kind of character honest play never wrote (an underscore where it
+    wrote only letters and digits), blank, or of another length (outside a band the words
+    state, "6 to 16 characters"; else under half or over twice honest play's) is not
     excused."""
     at = _one_changed_call(p)
     if at is None or len(at[2]) != 1:
@@ -295,7 +311,7 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
     old, new = call_arguments(p.honest.control.script[t][i])[key], call_arguments(script[t][i])[key]
     if not isinstance(old, str) or not isinstance(new, str) or len(old) < 3:
         return False
-    if not new.strip() or not len(old) / 2 <= len(new) <= len(old) * 2:
+    if not new.strip() or not _length_allowed(old, new, p.base.words):
         return False  # a blank or a name of another length is no name of honest play's form
     # what the task shows before any call: its words and the world it starts from (a look
     # made after the call prints the coined value back); a world not seen (a bridge's) tells
@@ -307,8 +323,9 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
     probe = _coined_like(old)
     if any(old.lower() in s.lower() or probe.lower() in s.lower() for s in seen):
         return False
-    if _classes(new) != _classes(old):
-        return False
+    if not _classes(new) <= _classes(old):
+        return False  # a kind of character honest play never wrote (an underscore)
+    probe = _coined_like(new)  # a value nobody has seen, of the mutant's own form
     other = with_call(script, t, i, {**call_arguments(script[t][i]), key: probe})
     result, _ = await play(p.base.task, other, "search: another coined value")
     return passes(result) and not result.mask_sample and not refused_calls(other, result)

@@ -21,10 +21,13 @@ from typing import Any
 
 from proofgym_stack.validation.search.calendar import MONTHS, iso_dates, slash_order
 from proofgym_stack.validation.search.options import names_its_record, prints, record_of
+from proofgym_stack.validation.search.roles import roles_of
 
 #: a month's name or its abbreviation (`Sep`, `Sept`): the first three letters decide
 _MONTH_ALT = "|".join([*MONTHS, "sept", *(m[:3] for m in MONTHS)])
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+#: a weekday's name or abbreviation by its first three letters
+_DAY_ABBR = frozenset(d[:3] for d in WEEKDAYS)
 #: unit words a quantity is compared in (a bound and an option's value must share one)
 UNITS = {
     "kg": "kg", "g": "g", "mg": "mg", "km": "km", "m": "m", "cm": "cm", "mm": "mm",
@@ -198,6 +201,8 @@ def bounds(text: str, noun: str = "") -> list[Bound]:
         before = re.split(r"[.;!?\n]", text[max(0, q.start - 40) : q.start])[-1].lower()
         after = text[q.end : q.end + 24].lower()
         words = re.findall(r"[a-z']+", before)
+        if words and words[-1][:3] in _DAY_ABBR:  # "by Tue 2026-05-19 16:00": the day named
+            words = words[:-1]
         tail = " ".join(words[-4:])
         direction = None
         if any(after.lstrip(" ,").startswith(w) for w in UPPER_AFTER):
@@ -312,6 +317,12 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
     new_q = _typed(str(new)) or (quantities(new_record) if new_record else [])
     if not old_q or not new_q:
         return None
+    if any(q.kind == "datetime" for q in old_q) and any(q.kind == "datetime" for q in new_q):
+        # a moment's clock time alone is no moment: 16:00 the day before is before 13:00
+        old_q, new_q = (
+            [q for q in old_q if q.kind != "time"],
+            [q for q in new_q if q.kind != "time"],
+        )
     for bound in bounds(words):
         pairs = _aligned(old_q, new_q, bound.kind)
         for o, n in pairs:
@@ -366,19 +377,24 @@ def clauses(words: str) -> list[str]:
 
 
 #: words before a value that say nothing of its role
-_NO_ROLE = {"with", "from", "that", "this", "have", "been", "were", "your", "into", "then", "than"}
 
 
 def ruled_off(
-    old: Any, new: Any, printed: list[tuple[str, str]], words: str, tool_words: dict[str, str]
+    old: Any,
+    new: Any,
+    printed: list[tuple[str, str]],
+    words: str,
+    tool_words: dict[str, str],
+    prompt: str = "",
 ) -> str | None:
     """Why choosing `new` instead of honest `old` breaks a rule the task's words state about
     where `new` is printed: the listing of a tool whose own description, or a clause of the
     words naming it, says its entries are not to be chosen ("holds lists the plots under a
     council hold, which must not be assigned"), or the role a record gives `new` ("mentor
     Omar Haddad") that a clause of the words forbids ("a team's own mentor must never judge
-    it"). Only where nothing prints `old` there: honest play chose outside what the rule
-    names, the mutant inside it."""
+    it"), or the list of the `prompt` that holds it ("The judge has excused: Kaur, Grant").
+    Only where nothing prints `old` there: honest play chose outside what the rule names,
+    the mutant inside it."""
     if isinstance(new, bool) or not isinstance(new, (str, int)) or not str(new).strip():
         return None
     rules = [c for c in clauses(words) if _OFF_LIMITS.search(c)]
@@ -394,8 +410,8 @@ def ruled_off(
         said += [d for d in [tool_words.get(tool, "")] if _OFF_LIMITS.search(d)]
         if said:
             return f"{new} is listed by {tool}, which the task rules out ({said[0].strip()[:80]!r})"
-    texts = [text for _, text in printed]
-    for role in sorted(_roles(new, texts) - _roles(old, texts)):
+    texts, lists = [text for _, text in printed], (prompt,)
+    for role in sorted(roles_of(new, texts, lists) - roles_of(old, texts, lists)):
         said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
         if said:
             return f"{new} is the {role} the task rules out ({said[0].strip()[:80]!r}), not {old}"
@@ -424,29 +440,12 @@ def told_off(value: str, texts: list[str], words: str) -> str | None:
     record gives it (`seller: Mrs Nakamura`) is named by a clause that forbids telling it
     ("Never tell a buyer the seller's name"). None where no such clause names its role."""
     rules = [c for c in clauses(words) if _OFF_LIMITS.search(c) and _TELL.search(c)]
-    for role in sorted(_roles(value, texts)):
+    for role in sorted(roles_of(value, texts)):
         said = [c for c in rules if re.search(rf"\b{re.escape(role)}s?\b", c, re.I)]
         if said:
             clause = said[0].strip()[:80]
             return f"the reply tells {value}, the {role} the task says not to tell ({clause!r})"
     return None
-
-
-def _roles(value: Any, texts: list[str]) -> set[str]:
-    """The words printed just before `value` (`mentor` in "mentor Omar Haddad", "mentor:
-    Omar Haddad"): the role a record gives it."""
-    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-        return set()
-    # the role and the value on one line: the word ending the line above is another record's;
-    # a number with a unit after it is a measure of the record (`limit 40%`), not its name
-    unit = r"(?!\s*(?:%|[A-Za-z]))" if not isinstance(value, str) else ""
-    pattern = rf"\b([A-Za-z]{{4,}})[ \t]*:?[ \t]+{re.escape(str(value).strip())}(?![\w-]){unit}"
-    return {
-        m.group(1).lower()
-        for text in texts
-        for m in re.finditer(pattern, text)
-        if m.group(1).lower() not in _NO_ROLE
-    }
 
 
 def named_instead(old: Any, new: Any, words: str) -> str | None:

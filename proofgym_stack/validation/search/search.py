@@ -106,6 +106,7 @@ from proofgym_stack.validation.search.retry import (
 )
 from proofgym_stack.validation.search.round_trip import stated_total
 from proofgym_stack.validation.search.shrink import shrink
+from proofgym_stack.validation.search.sides import free_side
 from proofgym_stack.validation.search.stated import (
     broken_rule,
     forbidden_content,
@@ -517,6 +518,7 @@ class Search:
                         or await probes.slack(p, self.play, self.ctx.passes)
                         or await probes.free_pick(p, self.play, self.ctx.passes)
                         or await probes.coined(p, self.play, self.ctx.passes)
+                        or await free_side(p, self.play, self.ctx.passes)
                         or waypoint_moved(p, words_of)
                     )
                     if not more and m.op in COMPOUND:

@@ -25,6 +25,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
+from proofgym_stack.validation.search.banned import banned_pairing
 from proofgym_stack.validation.search.caps import (
     over_length,
     summed_past_cap,
@@ -34,6 +35,7 @@ from proofgym_stack.validation.search.caps import (
 from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
+from proofgym_stack.validation.search.in_full import short_of_in_full
 from proofgym_stack.validation.search.invariants import below_zero, past_a_bound_in_its_name
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.matches import lacks_the_asked
@@ -151,13 +153,21 @@ def broken_rule(p: Played, words: str) -> str | None:
         or wrong_file_type(str(m.old), str(m.new), words)
         or named_instead(m.old, m.new, words)
         or described_instead(m.old, m.new, shown, words)
-        or ruled_off(m.old, m.new, p.base.pools.printed, words, p.base.pools.tool_words)
+        or ruled_off(
+            m.old,
+            m.new,
+            p.base.pools.printed,
+            words,
+            p.base.pools.tool_words,
+            prompt_text(p.base.task),
+        )
         or does_not_fit(m.old, m.new, shown, words, prompt_text(p.base.task))
         or below_the_need(m.old, m.new, shown, words, prompt_text(p.base.task))
         or lacks_the_asked(m.old, m.new, shown, words, prompt_text(p.base.task))
         or over_budget(
             p.honest.control.script, m.script, m.site.split(".")[0], shown, words, m.old, m.new
         )
+        or banned_pairing(p, words)
     )
 
 
@@ -413,12 +423,14 @@ def past_a_limit(p: Played, words: str) -> str | None:
     """A number past a limit a tool printed (`past_a_printed_limit`) or one the words state
     in the argument's own noun (`past_a_stated_count`), or a thing changed past the words'
     "leave every other one as it is" (`kept.rest_changed`), or a call's span past a length
-    the words state (`spans`), or None."""
+    the words state (`spans`), or a payment short of the whole amount the words ask for
+    (`in_full`), or None."""
     return (
         past_a_printed_limit(p, words)
         or past_a_stated_count(p, words)
         or rest_changed(p, words, p.base.ignored)
         or span_past_a_bound(p, words)
+        or short_of_in_full(p, words)
     )
 
 

@@ -294,7 +294,8 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     # the options another listing singles out first (the plots under a hold): what a policy
     # reading every listing weighs before the rest
     found = siblings(value, pools.shown, limit=64)
-    singled = singled_out(value, pools.printed)
+    # the prompt singles options out too (the jurors the judge excused, by name)
+    singled = singled_out(value, [*pools.printed, ("prompt", pools.prompt_text)])
     ranked = [v for v in found if v in singled] + [v for v in found if v not in singled]
     # a day of the week, a month: the calendar is a listing too, and the one a policy
     # knows before any tool prints it (at most half the options, the listing's first)

@@ -1,0 +1,113 @@
+"""Read off blind batch 06b's first run (its three twins and five misses), each a general
+rule, with the plant it came from:
+
+- bouncy (twin): another task's placements inside this task's region, eight numbers apart,
+  each moved one and a quarter gaps on where four cross zero;
+- cabinbag (twin): every call's choice set to one of the two values honest play uses, where
+  every call set to the other fails (all in the hold: the free side); and (plant) a thing
+  sent with a value a clause of the words bans it from (bear spray in the cabin);
+- reuse (twin): a date moved to another day a look lists is another option, not a near
+  miss; and (plant) the looks made before any action, so the option honest play took is
+  still among the listing's (the Sunday the van is free);
+- dryclean: an option of several tokens (`2026-05-19 10:00` in `Tue 2026-05-19 10:00`), a
+  bound after a named weekday ("back by Tue 2026-05-19 16:00"), and a moment's clock time
+  not compared alone;
+- jurypool: the options the prompt singles out first (the excused jurors), and a role read
+  off the list it heads ("The judge has excused: Kaur, Grant, Evans");
+- pawnshop: a payment short of honest play's where the words ask the whole amount.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from blind_check import plant_and_twin
+
+from proofgym_stack.validation.search.banned import banned_pairing
+from proofgym_stack.validation.search.in_full import short_of_in_full
+from proofgym_stack.validation.search.mutants import Mutant
+from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.roles import roles_of as _roles
+from proofgym_stack.validation.search.rules import bounds, crossed
+
+
+def _call(name: str, **args: Any) -> list[dict[str, Any]]:
+    return [{"type": "function_call", "name": name, "arguments": args}]
+
+
+def _argument(script: list[Any], site: str, key: str, old: Any, new: Any) -> Any:
+    m = Mutant(script, "argument", site, "option", "", (0, 0), (key,), old, new)
+    return SimpleNamespace(mutant=m)
+
+
+def test_a_thing_sent_with_the_value_the_words_ban_it_from() -> None:
+    words = (
+        "The airline bans these from the cabin: lighter fluid, bear spray, flares; they must "
+        "go in the hold."
+    )
+    spray = _argument(
+        [_call("pack", item="bear spray", bag="cabin")], "pack.bag", "bag", "hold", "cabin"
+    )
+    why = banned_pairing(spray, words)
+    assert why is not None and "bear spray" in why
+    fleece = _argument(
+        [_call("pack", item="fleece", bag="cabin")], "pack.bag", "bag", "hold", "cabin"
+    )
+    assert banned_pairing(fleece, words) is None  # the clause never names a fleece
+    back = _argument(
+        [_call("pack", item="bear spray", bag="hold")], "pack.bag", "bag", "cabin", "hold"
+    )
+    assert banned_pairing(back, words) is None  # into the hold: no ban on it
+
+
+def test_an_option_of_several_tokens_and_a_deadline_after_a_weekday() -> None:
+    slots = (
+        "Mon 2026-05-18 16:00 (express, £12)\nTue 2026-05-19 10:00 (express, £8)\n"
+        "Wed 2026-05-20 09:00 (standard)"
+    )
+    assert siblings("2026-05-19 10:00", [slots]) == ["2026-05-18 16:00", "2026-05-20 09:00"]
+    words = "Dr Varga needs it back by Tue 2026-05-19 16:00. Promise a ready-by slot."
+    assert any(b.kind == "datetime" and b.direction == "upper" for b in bounds(words))
+    assert crossed("2026-05-19 10:00", "2026-05-20 09:00", [slots], words)
+    # the day before at a later clock time is in time: a moment's clock time is not compared
+    assert crossed("2026-05-19 10:00", "2026-05-18 16:00", [slots], words) is None
+
+
+def test_a_role_read_off_the_list_it_heads() -> None:
+    prompt = "Court 3 needs 5 jurors. The judge has excused: Kaur, Grant and Evans. Summon them."
+    assert _roles("Grant", [], (prompt,)) == {"excused"}
+    assert _roles("Evans", [], (prompt,)) == {"excused"}
+    assert _roles("Chen", [], (prompt,)) == set()
+    # the prompt's prose gives no roles: only its lists do, and only to names
+    assert _roles(1, [], ("Give the new pupil 1 locker.",)) == set()
+    assert _roles("Sam", [], ("Ask the pupil Sam first.",)) == set()
+
+
+def test_a_payment_short_of_the_whole_amount() -> None:
+    script = [_call("pay", ticket="T1", amount=1388.6)]
+    words = "The customer owes the loan plus interest, rounded up to the penny."
+    short = _argument(script, "pay.amount", "amount", 1389.6, 1388.6)
+    assert short_of_in_full(short, words)
+    more = _argument(script, "pay.amount", "amount", 1389.6, 1390.6)
+    assert short_of_in_full(more, words) is None  # more than owed is slack
+    assert short_of_in_full(short, words + " A minimum payment of £50 keeps it open.") is None
+    days = _argument(script, "extend.days", "days", 5, 4)
+    assert short_of_in_full(days, words) is None  # no money paid
+
+
+async def test_06b_plants_are_caught_and_their_twins_pass() -> None:
+    # cabinbag's banned pairing shows on the tasks whose kit holds the fused names: its
+    # twin alone is checked on these four tasks
+    _, twin_fails = await plant_and_twin("06b", "blind_cabinbag")
+    assert not twin_fails, twin_fails
+    for plant in (
+        "blind_bouncy",
+        "blind_reuse",
+        "blind_dryclean",
+        "blind_jurypool",
+        "blind_pawnshop",
+    ):
+        plant_fails, twin_fails = await plant_and_twin("06b", plant)
+        assert plant_fails, (plant, plant_fails)
+        assert not twin_fails, (plant, twin_fails)
