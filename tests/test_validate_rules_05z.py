@@ -64,6 +64,10 @@ def test_a_region_is_closed_only_by_a_probe_that_fails_for_the_number() -> None:
     # a value moved across zero is no probe (a sign refused for its own reason)
     assert _across_zero([(0, ("n",), 33, 28)], frozenset({0}), 8)
     assert not _across_zero([(0, ("n",), 33, 28)], frozenset({0}), 4)
+    # a whole number rounded onto zero crosses it as written (3 against 1: 0.5 is sent as 0)
+    assert _across_zero([(0, ("n",), 3, 1)], frozenset({0}), 1.25)
+    # a clock time's or a date's stated numbers are on another scale: none probed
+    assert _past_stated([(0, ("at",), "10:00", "09:30")], frozenset({0}), "40 seats, 2026") == []
 
 
 def test_a_one_line_listing_of_ranges_gives_its_other_slots() -> None:
@@ -97,10 +101,14 @@ def test_a_shortened_name_is_sent_as_the_prompt_writes_it() -> None:
     assert named_whole("hotel lobby", prompt) == []  # another last word
     assert named_whole("Grand Hotel", prompt) == ["The Grand Hotel"]
     assert named_whole("X. Pemberton", prompt) == []  # an initial of no word of the name
-    assert text_past_length("M. F. Pemberton", "Mary Felix Pemberton", prompt) is None
-    line = "Its line holds 17 characters, spaces included."
-    assert text_past_length("M. F. Pemberton", "Mary Felix Pemberton", line)
-    assert not text_past_length("M. F. Pemberton", "Mary F. Pemberton", line)  # 17 fits
+    names = ("engrave", "text")
+    assert text_past_length("M. F. Pemberton", "Mary Felix Pemberton", prompt, names) is None
+    line = "Engrave the name; its line holds 17 characters, spaces included."
+    assert text_past_length("M. F. Pemberton", "Mary Felix Pemberton", line, names)
+    assert not text_past_length("M. F. Pemberton", "Mary F. Pemberton", line, names)  # 17 fits
+    # a cap on titles says nothing of a note
+    titles = "Titles hold at most 40 characters."
+    assert text_past_length("short", "x" * 51, titles, ("add_note", "body")) is None
 
 
 def test_an_order_past_the_budget_once_the_words_add_the_tax() -> None:

@@ -20,7 +20,6 @@ from typing import Any
 from blind_check import plant_and_twin
 
 from proofgym.wire.protocol import Control
-from proofgym_stack.validation.scripts import call_arguments
 from proofgym_stack.validation.search.caps import summed_past_cap
 from proofgym_stack.validation.search.member_order import swapped_in_a_ranking
 from proofgym_stack.validation.search.mirrored import mirrored_violation
@@ -40,6 +39,12 @@ def test_a_later_call_is_made_onto_what_the_first_made() -> None:
     assert _onto_earlier(script, 1, 0, props) == {"lane": 1, "bowlers": 4}
     assert _onto_earlier(script, 0, 0, props) is None  # nothing made before the first
     assert _onto_earlier(script, 1, 0, {"lane": {"type": "integer"}}) is None  # one parameter
+    # an earlier call without one of the shared parameters is no call to grow
+    noted = [script[0], _call("book_lane", note="x", lane=2, bowlers=4)]
+    assert (
+        _onto_earlier(noted, 1, 0, {"note": {"type": "string"}, "lane": {"type": "integer"}})
+        is None
+    )
 
 
 def test_numbers_sent_for_one_thing_are_summed_against_what_it_may_hold() -> None:
@@ -53,6 +58,11 @@ def test_numbers_sent_for_one_thing_are_summed_against_what_it_may_hold() -> Non
     assert summed_past_cap(honest, honest, words, frozenset()) is None
     # a refused addition took no effect
     assert summed_past_cap(honest, grown, words, frozenset({(1, 0)})) is None
+    # a cap on what a table seats sums under the table, not under the time
+    seats = "A table seats at most 6 guests."
+    dinner = [_call("book", table="T1", time="19:00", guests=4)]
+    more = [*dinner, _call("book", table="T2", time="19:00", guests=4)]
+    assert summed_past_cap(dinner, more, seats, frozenset()) is None
 
 
 def test_a_ranking_with_tie_breaks_swapped_where_the_records_differ() -> None:
@@ -71,6 +81,15 @@ def test_a_ranking_with_tie_breaks_swapped_where_the_records_differ() -> None:
     # two members whose records are the same: a tie no stated key breaks
     same = words.replace("300-298", "307-298")
     assert swapped_in_a_ranking(honest, swapped, same) is None
+    # everyday words are no ranking: "order by Friday, then by Monday"
+    errand = (
+        "Place the order by Friday, then by Monday confirm delivery. Flour: 2 bags; Sugar: 3 bags."
+    )
+    flour = [_call("order", items=["Flour", "Sugar"])]
+    assert swapped_in_a_ranking(flour, [_call("order", items=["Sugar", "Flour"])], errand) is None
+    # tied members may stand in any order
+    shared = words + " Teams level on everything share a place, in any order."
+    assert swapped_in_a_ranking(honest, swapped, shared) is None
     # not neighbours: no swap of two
     far = [_call("publish", order=["Bexley", "Carlton", "Ashford"])]
     assert swapped_in_a_ranking(honest, far, words) is None
@@ -130,7 +149,8 @@ def test_a_route_against_a_one_way_link() -> None:
     # honest play's route not read off this listing: no rule
     off = [_call("submit_route", stops=["Depot", "Quay"])]
     assert wrong_way(off, short, shown) is None
-    assert call_arguments(short[0][0])["stops"][-1] == "Market Cross"
+    # a long arrow is one arrow: `A <-- B` is a link from B to A
+    assert links(["Depot <-- Bell Yard: 80 m"]) == {("bell yard", "depot")}
 
 
 async def test_06a_plants_are_caught_and_their_twins_pass() -> None:

@@ -24,12 +24,14 @@ from typing import Any
 
 from blind_check import plant_and_twin
 
-from proofgym_stack.validation.search.banned import banned_pairing
+from proofgym_stack.validation.search.banned import banned_mutants, banned_pairing
 from proofgym_stack.validation.search.in_full import short_of_in_full
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.options import siblings
+from proofgym_stack.validation.search.probes import _length_allowed
 from proofgym_stack.validation.search.roles import roles_of as _roles
 from proofgym_stack.validation.search.rules import bounds, crossed
+from proofgym_stack.validation.search.sides import _restricted
 
 
 def _call(name: str, **args: Any) -> list[dict[str, Any]]:
@@ -59,6 +61,22 @@ def test_a_thing_sent_with_the_value_the_words_ban_it_from() -> None:
         [_call("pack", item="bear spray", bag="hold")], "pack.bag", "bag", "cabin", "hold"
     )
     assert banned_pairing(back, words) is None  # into the hold: no ban on it
+    tuesday = _argument(
+        [_call("book", who="Ben", day="Tuesday")], "book.day", "day", "Monday", "Tuesday"
+    )
+    assert banned_pairing(tuesday, "Ben has no objection to Tuesday.") is None  # no ban
+
+
+def test_the_pairings_the_words_ban_are_tried() -> None:
+    words = "The airline bans these from the cabin: bear spray, flares; they go in the hold."
+    script = [
+        _call("pack", item="bear spray", bag="hold"),
+        _call("pack", item="fleece", bag="cabin"),
+    ]
+    tried = [(m.old, m.new, m.call_at) for m in banned_mutants(script, words)]
+    # bear spray into the cabin, never the fleece into the banned list's place
+    assert tried == [("hold", "cabin", (0, 0))]
+    assert banned_mutants(script, "Pack everything.") == []
 
 
 def test_an_option_of_several_tokens_and_a_deadline_after_a_weekday() -> None:
@@ -72,10 +90,31 @@ def test_an_option_of_several_tokens_and_a_deadline_after_a_weekday() -> None:
     assert crossed("2026-05-19 10:00", "2026-05-20 09:00", [slots], words)
     # the day before at a later clock time is in time: a moment's clock time is not compared
     assert crossed("2026-05-19 10:00", "2026-05-18 16:00", [slots], words) is None
+    # a word that starts like a weekday ("month") is no weekday to skip before a value
+    assert not bounds("by month 2026-05-19")
+    assert bounds("by Monday 2026-05-18")
+
+
+def test_a_side_is_free_only_where_the_words_restrict_the_other() -> None:
+    words = "The airline bans these from the cabin: bear spray, flares; they go in the hold."
+    assert _restricted("cabin", words)
+    assert not _restricted("hold", words)
+    assert not _restricted("normal", "Put urgent tickets in the urgent queue.")
+
+
+def test_a_coined_name_is_as_long_as_the_words_allow() -> None:
+    sku = "A SKU is 6 to 16 characters, letters and digits only."
+    assert _length_allowed("GreyStapler97", "GreySt", sku, "sku")
+    assert not _length_allowed("GreyStapler97", "GreyS", sku, "sku")
+    # a band stated of another thing (passwords) is not the SKU's
+    other = "Passwords must be 8 to 64 characters."
+    assert not _length_allowed("GreyStapler97", "G" * 43, other, "sku")
+    assert not _length_allowed("GreyStapler97", "GreySt", other, "sku")  # under half
 
 
 def test_a_role_read_off_the_list_it_heads() -> None:
     prompt = "Court 3 needs 5 jurors. The judge has excused: Kaur, Grant and Evans. Summon them."
+    assert _roles("Kaur", [], (prompt,)) == {"excused"}  # the list's first member too
     assert _roles("Grant", [], (prompt,)) == {"excused"}
     assert _roles("Evans", [], (prompt,)) == {"excused"}
     assert _roles("Chen", [], (prompt,)) == set()
@@ -94,6 +133,12 @@ def test_a_payment_short_of_the_whole_amount() -> None:
     assert short_of_in_full(short, words + " A minimum payment of £50 keeps it open.") is None
     days = _argument(script, "extend.days", "days", 5, 4)
     assert short_of_in_full(days, words) is None  # no money paid
+    # a day of a payment's schedule is no money; a cent short is within rounding
+    day = _argument(script, "schedule_payment.day", "day", 15, 14)
+    assert short_of_in_full(day, words) is None
+    assert short_of_in_full(_argument(script, "pay.amount", "amount", 200, 199.99), words) is None
+    gift = "The appeal's outstanding goal is £500; any amount helps."
+    assert short_of_in_full(_argument(script, "donate.amount", "amount", 25, 20), gift) is None
 
 
 async def test_06b_plants_are_caught_and_their_twins_pass() -> None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from proofgym.wire.protocol import Task
 from proofgym_stack.validation.answers import final_text, shown_to_policy, with_final
 from proofgym_stack.validation.formula import quantity_texts
+from proofgym_stack.validation.listed import another_option, looked_at
 from proofgym_stack.validation.negatives import prompt_text, task_words
 from proofgym_stack.validation.regions import AT_LEAST, as_number, asks_at_least, written_like
 from proofgym_stack.validation.scripts import (
@@ -41,7 +42,6 @@ from proofgym_stack.validation.scripts import (
     script_calls,
 )
 from proofgym_stack.validation.signed import signed_world
-from proofgym_stack.validation.steps import looked_at
 
 if TYPE_CHECKING:
     from proofgym_stack.validation.context import Context
@@ -371,24 +371,13 @@ async def variants_of(
                 {
                     k: s
                     for k, s in near.items()
-                    if k.endswith("@" + where) and not _another_option(s, key, printed)
+                    if k.endswith("@" + where) and not another_option(s, key, printed)
                 }
             )
             stated = _stated_move(script, task, key, window)
             if stated is not None:
                 out[f"near_miss#stated@{where}"] = stated
     return out
-
-
-def _another_option(script: Script, key: str, printed: str) -> bool:
-    """Whether the last call's text argument `key`, its number moved, names another thing
-    the task printed (`Canoe 1` moved is `Canoe 2`, listed beside it): another option chosen,
-    judged as one by the search, not a near miss of a number."""
-    calls = script_calls(script)
-    value = call_arguments(calls[-1][2]).get(key) if calls else None
-    if not isinstance(value, str) or not value.strip():
-        return False
-    return re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", printed, re.I) is not None
 
 
 def _decimals(token: str) -> int:

@@ -206,6 +206,8 @@ def _past_stated(diffs: list[Diff], group: frozenset[int], words: str) -> list[f
     further out than four gaps (nearest first, at most two): where a stated cap would close
     the region."""
     j = min(group)
+    if isinstance(diffs[j][2], str):
+        return []  # a clock time or a date: the words' bare numbers are on another scale
     x, y = as_number(diffs[j][2]), as_number(diffs[j][3])
     if x is None or y is None or x == y:
         return []
@@ -214,22 +216,28 @@ def _past_stated(diffs: list[Diff], group: frozenset[int], words: str) -> list[f
     out: list[float] = []
     for n in sorted({float(t) for t in _STATED.findall(words)}, key=lambda n: abs(n - x)):
         k = (n + step * (1 if gap > 0 else -1) - x) / gap
-        if k > FURTHER[0] and len(out) < 2:
+        if FURTHER[0] < k <= MAX_GAPS and len(out) < 2:
             out.append(k)
     return out
 
 
+#: the farthest a stated number is probed, in gaps (a number far out is no edge of this one)
+MAX_GAPS = 16
 #: a number the words state (not part of a word or a longer number)
 _STATED = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
 def _moved(diffs: list[Diff], group: frozenset[int], k: float) -> list[float]:
-    """The group's numbers moved `k` gaps past the other task's."""
+    """The group's numbers moved `k` gaps past the other task's, as they are written (a
+    whole number rounded: 0.5 bowlers is sent as 0)."""
     out = []
     for j in sorted(group):
-        x, y = as_number(diffs[j][2]), as_number(diffs[j][3])
-        if x is not None and y is not None:
-            out.append(x + k * (y - x))
+        mine = diffs[j][2]
+        x, y = as_number(mine), as_number(diffs[j][3])
+        if x is None or y is None:
+            continue
+        sent = as_number(written_like(x + k * (y - x), mine))
+        out.append(x + k * (y - x) if sent is None else sent)
     return out
 
 

@@ -284,14 +284,3 @@ async def check_no_tool_rescues(v: Context) -> None:
         if problems
         else f"{tried} insertions of the environment's tools into failing controls: none passed",
     )
-
-
-async def looked_at(v: Context, task: Task, reference: Script) -> list[str]:
-    """What the environment's observing tools print on `task` before any action (the free
-    days a listing offers, where honest play never looked): the listings a policy reads its
-    options from."""
-    looks = observations(v, task, reference)
-    if not looks:
-        return []
-    script = [[call] for call in looks] + [[{"type": "message", "content": ""}]]
-    return tool_outputs(await v.run(task, script, "probe: what the looks show"))

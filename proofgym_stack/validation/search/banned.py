@@ -4,21 +4,25 @@
 `pack(item="bear spray", bag="cabin")` pairs a thing the clause lists with the value it bans
 the things from. Where honest play sent that thing with another value (the hold), and a
 mutant that sends the banned value is paid, the verifier does not hold the rule its own words
-state (a list of banned things that lost one, a name misspelt in it).
+state (a list of banned things that lost one, a name misspelt in it). `banned_mutants` tries
+each such pairing honest play's own values allow, played beside the draw (at most
+`MAX_BANNED` a task).
 """
 
 from __future__ import annotations
 
 import re
 
-from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.search.mutants import Mutant, with_call
 from proofgym_stack.validation.search.rules import clauses
 from proofgym_stack.validation.search.tolerance import Played
 
+#: the banned pairings played per task, beside the seeded draw
+MAX_BANNED = 4
 #: words that make a clause a ban
 _BANS = re.compile(
-    r"\b(?:bans?|banned|barred|never|not allowed|must not|may not|forbidden|prohibited|"
-    r"no)\b",
+    r"\b(?:bans?|banned|barred|not allowed|must not|may not|forbidden|prohibited)\b",
     re.I,
 )
 
@@ -54,3 +58,43 @@ def banned_pairing(p: Played, words: str) -> str | None:
                 said = " ".join(clause.split())[:100]
                 return f"the task's words ban {thing!r} from {m.new!r} ({said!r})"
     return None
+
+
+def _bans_from(clause: str, new: str, old: str, things: list[str]) -> bool:
+    """Whether `clause` bans one of `things` from `new` (and says nothing of `old`): where it
+    lists what it bans after a colon, the thing among the list and `new` before it."""
+    if not _said(new, clause) or _said(old, clause):
+        return False
+    head, colon, listed = clause.partition(":")
+    if not colon:
+        return any(_said(x, clause) for x in things)
+    return _said(new, head) and any(_said(x, listed) for x in things)
+
+
+def banned_mutants(script: Script, words: str) -> list[Mutant]:
+    """For each call that names a thing a ban clause lists ("bans these from the cabin:
+    ..., bear spray, ..."), the call with an argument honest play sent another of its values
+    set to the value the clause bans the thing from (`bag="cabin"`): what the words forbid,
+    tried first."""
+    bans = [c for c in clauses(words) if _BANS.search(c)]
+    calls = script_calls(script)
+    sent: dict[tuple[str, str], set[str]] = {}
+    for _, _, item in calls:
+        for key, value in call_arguments(item).items():
+            if isinstance(value, str):
+                sent.setdefault((str(item.get("name")), key), set()).add(value)
+    out: list[Mutant] = []
+    for t, i, item in calls:
+        name, args = str(item.get("name")), call_arguments(item)
+        for key, value in args.items():
+            if not isinstance(value, str):
+                continue
+            things = [v for k, v in args.items() if k != key and isinstance(v, str) and len(v) >= 3]
+            for other in sorted(sent.get((name, key), set()) - {value}):
+                if any(_bans_from(c, other, value, things) for c in bans):
+                    new = with_call(script, t, i, {**args, key: other})
+                    what = f"{name}: {key} {value!r} -> {other!r}, which the words ban it from"
+                    site = f"{name}.{key}"
+                    m = Mutant(new, "argument", site, "banned", what, (t, i), (key,), value, other)
+                    out.append(m)
+    return out

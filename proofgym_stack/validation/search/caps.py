@@ -292,6 +292,21 @@ def _sums(
     return out
 
 
+def _held_caps_on(words: str) -> list[tuple[int, str, str, set[str]]]:
+    """`held_caps` with the words before each cap in its clause, in the singular: what the
+    cap is on ("A lane takes at most 6 bowlers": `lane`, `take`)."""
+    out = []
+    for clause in re.findall(r"[^.;!?\n]+", words):
+        if _ALLOWING.search(clause):
+            continue
+        for m in _HOLDS_CAP.finditer(clause):
+            token, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            n = int(token) if token.isdigit() else _WORD_NUMBERS[token.lower()]
+            before = {_singular(w) for w in re.findall(r"[A-Za-z]{3,}", clause[: m.start()])}
+            out.append((n, _singular(noun), m.group(0).strip(), before))
+    return out
+
+
 def summed_past_cap(
     honest: Script, mutant: Script, words: str, refused: frozenset[tuple[int, int]]
 ) -> str | None:
@@ -300,11 +315,13 @@ def summed_past_cap(
     thing (6 bowlers booked on lane 1, then 4 added to it), where every thing honest play
     names by that argument keeps it: the rule broken, or None. Things honest play itself
     gives more (the party of 10 over two lanes) are not what the cap is on."""
-    for n, noun, phrase in held_caps(words):
+    for n, noun, phrase, subject in _held_caps_on(words):
         if len(noun) < 3:
             continue
         ours, theirs = _sums(honest, noun, frozenset()), _sums(mutant, noun, refused)
         kept = {k for k, _ in ours} - {k for (k, _), total in ours.items() if total > n}
+        # summed only under the thing the cap is on ("a lane takes": `lane`, not `time`)
+        kept = {k for k in kept if _singular(k) in subject}
         for (key, value), total in sorted(theirs.items()):
             if key in kept and total > n:
                 return (
@@ -322,12 +339,26 @@ _TEXT_CAP = re.compile(
 )
 
 
-def text_past_length(old: object, new: object, words: str) -> str | None:
+def text_past_length(
+    old: object, new: object, words: str, names: tuple[str, ...] = ()
+) -> str | None:
     """Where a text argument was sent longer than a length the words state in characters
-    ("its line holds 17 characters, spaces included"; letters counted without spaces and
-    punctuation), honest play's text within it: the rule broken, or None."""
+    ("Engrave the winner's name ...; its line holds 17 characters, spaces included";
+    letters counted without spaces and punctuation), in a sentence that names the tool or
+    the argument (`names`: "engrave", "text"), honest play's text within it: the rule
+    broken, or None. A cap on titles says nothing of a note."""
     if not isinstance(old, str) or not isinstance(new, str):
         return None
+    stems = [n.lower()[:5] for part in names for n in re.split(r"[_\W]+", part) if len(n) >= 3]
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", words):
+        if any(re.search(rf"\b{re.escape(stem)}", sentence, re.I) for stem in stems):
+            found = _text_past(old, new, sentence)
+            if found:
+                return found
+    return None
+
+
+def _text_past(old: str, new: str, words: str) -> str | None:
     for m in _TEXT_CAP.finditer(words):
         n, unit = int(m.group(1)), m.group(2).lower()
         size = len if unit.startswith("char") else (lambda t: sum(c.isalnum() for c in t))

@@ -100,15 +100,17 @@ def broken_member_order(honest: Script, mutant: Script, words: str) -> str | Non
     return None
 
 
-#: words that make a list's order its answer
-_RANKED = re.compile(
-    r"\b(?:rank(?:ed|ing|s)?|top first|highest first|best first|league table|standings|"
-    r"in order of|sorted by|order(?:ed)? by)\b",
-    re.I,
-)
+#: words that make a list's order its answer: a ranking or a league's standings
+_RANKED = re.compile(r"\b(?:rank(?:ed|ing|s)?|standings|league table)\b", re.I)
 #: words that break a tie between members level on the first key
 _TIE_BREAK = re.compile(
-    r"\b(?:then by|then on|level on|tied|ties|tie-?breaks?|equal on|if equal)\b", re.I
+    r"\b(?:level on|equal on|tie-?breaks?|ties (?:are )?broken|if (?:they are )?(?:level|equal|"
+    r"tied)|then by)\b",
+    re.I,
+)
+#: words that leave tied members in any order
+_ANY_ORDER = re.compile(
+    r"\b(?:any order|either order|whichever order|share (?:a|the) place)\b", re.I
 )
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -132,9 +134,19 @@ def swapped_in_a_ranking(honest: Script, mutant: Script, words: str) -> str | No
     moved = [k for k in range(len(ours)) if ours[k] != theirs[k]]
     if len(moved) != 2 or moved[1] != moved[0] + 1:
         return None
-    said = [c for c in clauses(words) if _RANKED.search(c)]
-    ranked = next((c for c in said if re.search(r"\brank", c, re.I)), said[0] if said else None)
-    if ranked is None or not _TIE_BREAK.search(words):
+    if _ANY_ORDER.search(words):
+        return None
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n", words) if x.strip()]
+    # the ranking and its tie-break in one sentence or the next
+    ranked = next(
+        (
+            x
+            for n, x in enumerate(sentences)
+            if _RANKED.search(x) and _TIE_BREAK.search(" ".join(sentences[n : n + 2]))
+        ),
+        None,
+    )
+    if ranked is None:
         return None
     upper, lower = ours[moved[0]], ours[moved[1]]
     a, b = _record(upper, words), _record(lower, words)

@@ -33,7 +33,9 @@ def records(outputs: list[str]) -> list[list[str]]:
             out.append(parsed)
             continue
         lines = [line for line in text.splitlines() if line.strip()]
-        for sep in (";", ","):  # a day's slots "08:00-09:30: free; 09:30-11:00: Allen"
+        # three items or more on one line ("08:00-09:30: free; 09:30-11:00: Allen; ..."):
+        # one separator is prose ("booked 11:00; confirmation sent")
+        for sep in (";", ","):
             if len(lines) == 1 and lines[0].count(sep) >= 2:
                 lines = [item.strip() for item in lines[0].split(sep) if item.strip()]
         out.append(lines)

@@ -136,7 +136,7 @@ def _onto_earlier(script: Script, t: int, i: int, props: dict[str, Any]) -> dict
         return None
     for _, _, earlier in calls[:at]:
         first = call_arguments(earlier)
-        if earlier.get("name") != name:
+        if earlier.get("name") != name or any(k not in first for k in shared):
             continue
         differing = [k for k in shared if first.get(k) != args[k]]
         names = [k for k in differing if not isinstance(args[k], float)]

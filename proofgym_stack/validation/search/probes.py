@@ -285,10 +285,16 @@ _LENGTH_BAND = re.compile(
 )
 
 
-def _length_allowed(old: str, new: str, words: str) -> bool:
-    """Whether `new` is as long as a name of honest play's form: inside a length band the
-    words state ("6 to 16 characters"), else between half and twice honest play's."""
-    bands = [(int(a), int(b)) for a, b in _LENGTH_BAND.findall(words)]
+def _length_allowed(old: str, new: str, words: str, key: str = "") -> bool:
+    """Whether `new` is as long as a name of honest play's form: inside a length band a
+    sentence naming the argument states ("A SKU is 6 to 16 characters" for `sku`), else
+    between half and twice honest play's."""
+    said = [
+        x
+        for x in re.split(r"(?<=[.!?])\s+|\n", words)
+        if key and re.search(rf"\b{re.escape(key.split('_')[-1][:5])}", x, re.I)
+    ]
+    bands = [(int(a), int(b)) for x in said for a, b in _LENGTH_BAND.findall(x)]
     if any(lo <= len(old) <= hi for lo, hi in bands):
         return any(lo <= len(new) <= hi for lo, hi in bands)
     return len(old) / 2 <= len(new) <= len(old) * 2
@@ -311,7 +317,7 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
     old, new = call_arguments(p.honest.control.script[t][i])[key], call_arguments(script[t][i])[key]
     if not isinstance(old, str) or not isinstance(new, str) or len(old) < 3:
         return False
-    if not new.strip() or not _length_allowed(old, new, p.base.words):
+    if not new.strip() or not _length_allowed(old, new, p.base.words, key):
         return False  # a blank or a name of another length is no name of honest play's form
     # what the task shows before any call: its words and the world it starts from (a look
     # made after the call prints the coined value back); a world not seen (a bridge's) tells
@@ -325,7 +331,11 @@ async def coined(p: Played, play: Play, passes: Passes) -> bool:
         return False
     if not _classes(new) <= _classes(old):
         return False  # a kind of character honest play never wrote (an underscore)
-    probe = _coined_like(new)  # a value nobody has seen, of the mutant's own form
-    other = with_call(script, t, i, {**call_arguments(script[t][i]), key: probe})
-    result, _ = await play(p.base.task, other, "search: another coined value")
-    return passes(result) and not result.mask_sample and not refused_calls(other, result)
+    # values nobody has seen, of honest play's form and of the mutant's: both must pay (a
+    # probe of the mutant's form alone tests what the mutant may have got wrong)
+    for probe in dict.fromkeys([_coined_like(old), _coined_like(new)]):
+        other = with_call(script, t, i, {**call_arguments(script[t][i]), key: probe})
+        result, _ = await play(p.base.task, other, "search: another coined value")
+        if not passes(result) or result.mask_sample or refused_calls(other, result):
+            return False
+    return True

@@ -25,7 +25,7 @@ def roles_of(value: Any, texts: list[str], lists: tuple[str, ...] = ()) -> set[s
     pattern = rf"\b([A-Za-z]{{4,}})[ \t]*:?[ \t]+{name}(?![\w-]){unit}"
     # a member of the list after a role and its colon ("The judge has excused: Kaur, Grant")
     listed = (
-        rf"\b([A-Za-z]{{4,}})[ \t]*:[ \t]*(?:[^:\n.;]{{1,80}}?(?:,|\band\b)[ \t]*){name}(?![\w-])"
+        rf"\b([A-Za-z]{{4,}})[ \t]*:[ \t]*(?:[^:\n.;]{{1,80}}?(?:,|\band\b)[ \t]*)?{name}(?![\w-])"
     )
     # a name, not a number (locker 1 is no member of a list of pupils); the prompt's lists
     # (`lists`) are read in the list form only: its prose says "the new pupil 1 locker"

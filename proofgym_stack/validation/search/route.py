@@ -18,7 +18,7 @@ from proofgym_stack.validation.scripts import Script, call_arguments, script_cal
 #: a listing's line naming a link: `A -> B`, `A <-> B`, `A <- B` (or arrows), then its details
 _LINK = re.compile(
     r"^\s*(?:[-*\u2022]\s+)?(?P<a>[^\n:<>\u2192\u2190\u2194]{1,40}?)\s*"
-    r"(?P<arrow><->|<-->|<=>|->|-->|=>|<-|<--|\u2192|\u2190|\u2194)\s*"
+    r"(?P<arrow><-->|<->|<--|-->|<=>|->|=>|<-|\u2192|\u2190|\u2194)\s*"
     r"(?P<b>[^\n:(),;<>\u2192\u2190\u2194]{1,40}?)\s*(?=[:(),;]|$)",
     re.M,
 )

@@ -201,7 +201,7 @@ def bounds(text: str, noun: str = "") -> list[Bound]:
         before = re.split(r"[.;!?\n]", text[max(0, q.start - 40) : q.start])[-1].lower()
         after = text[q.end : q.end + 24].lower()
         words = re.findall(r"[a-z']+", before)
-        if words and words[-1][:3] in _DAY_ABBR:  # "by Tue 2026-05-19 16:00": the day named
+        if words and (words[-1] in _DAY_ABBR or words[-1] in WEEKDAYS):  # "by Tue 2026-05-19"
             words = words[:-1]
         tail = " ".join(words[-4:])
         direction = None

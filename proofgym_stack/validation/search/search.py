@@ -36,6 +36,7 @@ from proofgym_stack.validation.search.acted_on import (
     acting_on_what_showed,
     copied_again,
 )
+from proofgym_stack.validation.search.banned import MAX_BANNED, banned_mutants
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
 from proofgym_stack.validation.search.buried import WHY as BURIED
@@ -182,6 +183,7 @@ class Search:
         rng = random.Random(f"{ctx.seed}:search")
         drawn: list[tuple[Mutant, Honest, TaskBaseline]] = []
         aside: list[tuple[Mutant, Honest, TaskBaseline]] = []  # played beside the draw
+        forbidden: list[tuple[Mutant, Honest, TaskBaseline]] = []  # what the words ban, too
         for task in ctx.tasks[:MAX_TASKS]:
             base = await measure(ctx, self.trace, task)
             for honest in base.honest:
@@ -191,6 +193,8 @@ class Search:
                     drawn.append((m, honest, base))
                 for m in every.every_option(honest.control.script, base.pools):
                     aside.append((m, honest, base))
+                for m in banned_mutants(honest.control.script, base.words)[:MAX_BANNED]:
+                    forbidden.append((m, honest, base))
         keyed = {id(m): (m, h, b) for m, h, b in drawn}
         chosen = within_budget([m for m, _, _ in drawn], ctx.budget, rng)
         played: list[Played] = []
@@ -209,7 +213,7 @@ class Search:
         again = copied_again(plain, ctx.env.observing_tools, ctx.passes)
         extra += self.follow_ups(again)[:MAX_COPIED]  # beside the draw
         extra += self.follow_ups(retried(plain) + cleared(plain))  # a refused call again
-        for m, honest, base in aside[: every.MAX_EVERY]:
+        for m, honest, base in aside[: every.MAX_EVERY] + forbidden:
             self._follow[id(m)] = (honest, base)
             extra.append(m)
         for m in extra:

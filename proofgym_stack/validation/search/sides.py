@@ -3,13 +3,17 @@
 Where honest play sends an argument two values (a bag: `cabin` for most things, `hold` for
 the ones the airline bans from the cabin), a mutant that sets every call to one of them may
 only have chosen the side no rule restricts: all in the hold breaks nothing the words state.
-The verifier is asked about the other side: every call set to the other value. Where that
-fails, the verifier grades the choice (it refuses the banned things in the cabin), and the
-mutant's side is the policy's freedom, reported, not accused; where that pays too, the
-verifier reads neither side, and the finding stands.
+Where a clause of the words restricts the other value ("bans these from the cabin"), the
+verifier is asked about that side: every call set to the other value. Where that fails, the
+verifier grades the choice (it refuses the banned things in the cabin), and the mutant's
+side is the policy's freedom, reported, not accused; where that pays too, or the words
+restrict neither side (an urgent queue for urgent tickets, everything escalated), the
+finding stands.
 """
 
 from __future__ import annotations
+
+import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
 from proofgym_stack.validation.search.mutants import with_call
@@ -44,5 +48,20 @@ async def free_side(p: Played, play: Play, passes: Passes) -> bool:
     script = p.honest.control.script
     for t, i, args in honest:
         script = with_call(script, t, i, {**args, key: other})
+    if not _restricted(str(other), p.base.words):
+        return False  # no clause of the words restricts the other side: no free side shown
     result, _ = await play(p.base.task, script, "search: every call the other side")
     return not passes(result) and not result.mask_sample
+
+
+#: words that restrict a value ("bans these from the cabin", "never in the cabin")
+_RESTRICTS = re.compile(
+    r"\b(?:bans?|banned|barred|never|not allowed|must not|may not|forbidden|prohibited|only)\b",
+    re.I,
+)
+
+
+def _restricted(value: str, words: str) -> bool:
+    """Whether a clause of the words with a restricting word names `value`."""
+    said = re.compile(rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])", re.I)
+    return any(_RESTRICTS.search(c) and said.search(c) for c in re.split(r"[.;!?\n]", words))

@@ -307,6 +307,7 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
         or below_zero(p, words)
         or past_a_bound_in_its_name(p, words)
         or step_past_a_cap(p, words)
+        or banned_pairing(p, words)
         or summed_past_cap(
             p.honest.control.script,
             p.mutant.script,
@@ -314,7 +315,12 @@ def other_rules(p: Played, words: str, looks: frozenset[str]) -> str | None:
             frozenset(refused_calls(p.mutant.script, p.result)),
         )
         or wrong_way(p.honest.control.script, p.mutant.script, p.base.pools.shown)
-        or text_past_length(p.mutant.old, p.mutant.new, words)
+        or text_past_length(
+            p.mutant.old,
+            p.mutant.new,
+            words,
+            (p.mutant.site.split(".")[0], str(p.mutant.leaf[-1]) if p.mutant.leaf else ""),
+        )
     )
 
 
