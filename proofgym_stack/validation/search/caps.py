@@ -232,15 +232,7 @@ def _singular(word: str) -> str:
 def held_caps(words: str) -> list[tuple[int, str, str]]:
     """(N, the noun in the singular, the phrase) for each cap the words state on a count of
     things (a clause that allows more, "no problem if", states none)."""
-    out = []
-    for clause in re.findall(r"[^.;!?\n]+", words):
-        if _ALLOWING.search(clause):
-            continue
-        for m in _HOLDS_CAP.finditer(clause):
-            token, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            n = int(token) if token.isdigit() else _WORD_NUMBERS[token.lower()]
-            out.append((n, _singular(noun), m.group(0).strip()))
-    return out
+    return [(n, noun, phrase) for n, noun, phrase, _ in _held_caps_on(words)]
 
 
 def world_past_cap(world: dict[str, str], honest: dict[str, str], words: str) -> str | None:
