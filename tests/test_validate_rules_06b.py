@@ -24,6 +24,7 @@ from typing import Any
 
 from blind_check import plant_and_twin
 
+from proofgym_stack.validation.listed import another_option
 from proofgym_stack.validation.search.banned import banned_mutants, banned_pairing
 from proofgym_stack.validation.search.in_full import short_of_in_full
 from proofgym_stack.validation.search.mutants import Mutant
@@ -100,6 +101,16 @@ def test_a_side_is_free_only_where_the_words_restrict_the_other() -> None:
     assert _restricted("cabin", words)
     assert not _restricted("hold", words)
     assert not _restricted("normal", "Put urgent tickets in the urgent queue.")
+
+
+def test_a_day_a_look_lists_is_another_option_unless_marked_booked() -> None:
+    moved = [_call("book_collection", day="2026-05-12")]
+    assert another_option(moved, "day", "Mon 2026-05-11\nTue 2026-05-12\nWed 2026-05-13")
+    assert not another_option(moved, "day", "Mon 2026-05-11\nTue 2026-05-12: booked")
+    # "taken" in a snapshot's line is no mark of a thing not on offer
+    snap = [_call("delete_snapshot", snapshot_id="media@daily-2026-11-10")]
+    listing = "media@daily-2026-11-10 taken 2026-11-10 size 4 GB"
+    assert another_option(snap, "snapshot_id", listing)
 
 
 def test_a_coined_name_is_as_long_as_the_words_allow() -> None:

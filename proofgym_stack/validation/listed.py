@@ -34,11 +34,9 @@ def another_option(script: Script, key: str, printed: str) -> bool:
     value = call_arguments(calls[-1][2]).get(key) if calls else None
     if not isinstance(value, str) or not value.strip():
         return False
-    said = re.compile(rf"(?<![\w:-]){re.escape(value.strip())}(?![\w:-])", re.I)
+    said = re.compile(rf"(?<!\w){re.escape(value.strip())}(?!\w)", re.I)
     return any(said.search(line) and not _TAKEN.search(line) for line in printed.splitlines())
 
 
 #: words that mark a listed thing as not on offer
-_TAKEN = re.compile(
-    r"\b(?:booked|full|taken|unavailable|not available|closed|held|reserved|sold out)\b", re.I
-)
+_TAKEN = re.compile(r"\b(?:booked|unavailable|not available|sold out)\b", re.I)

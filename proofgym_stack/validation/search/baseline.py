@@ -105,9 +105,10 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
         looked += shown
         if n == 0 and record is not None:
             base.ignored |= differences(reference.world, record.world)
+    before_any: list[tuple[str, str]] = []
     if looks:  # the listings before any action: the option honest play took still among them
         before = [[look] for look in looks[:MAX_LOOKS]] + [[{"type": "message", "content": ""}]]
-        looked += (await played(ctx, trace, task, before, "search: the looks first"))[2]
+        before_any = (await played(ctx, trace, task, before, "search: the looks first"))[2]
     _, untouched, _ = await played(
         ctx, trace, task, [[{"type": "message", "content": ""}]], "search: the world untouched"
     )
@@ -118,6 +119,9 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     base.pools = _pools(ctx, task, base)
     base.pools.shown += [text for _, text in looked if text not in base.pools.shown]
     base.pools.printed = list(dict.fromkeys([*printed, *looked]))
+    # the listings before any action are options to choose from, not what honest play's
+    # world printed (a door's old code there is no term the words keep out)
+    base.pools.shown += [text for _, text in before_any if text not in base.pools.shown]
     return base
 
 
