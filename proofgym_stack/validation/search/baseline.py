@@ -121,7 +121,7 @@ async def measure(ctx: Context, trace: VerifyTrace, task: Task) -> TaskBaseline:
     base.pools.printed = list(dict.fromkeys([*printed, *looked]))
     # the listings before any action are options to choose from, not what honest play's
     # world printed (a door's old code there is no term the words keep out)
-    base.pools.shown += [text for _, text in before_any if text not in base.pools.shown]
+    base.pools.before = [text for _, text in before_any if text not in base.pools.shown]
     return base
 
 

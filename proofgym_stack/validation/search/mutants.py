@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from proofgym_stack.validation.scripts import (
@@ -283,7 +283,9 @@ def _member_mutants(
                 kept = box[:k] + box[k + 1 :]
                 out.append(mutant(kept, "list_drop", f"{name}: {_path(path)} without [{k}]"))
             out.append(mutant(box[:1], "list_drop", f"{name}: {_path(path)} first only"))
-            out.append(mutant(box[::-1], "list_reorder", f"{name}: {_path(path)} reversed"))
+            # the whole list reversed first, then its neighbours swapped (a ranking's ties)
+            reversed_ = mutant(box[::-1], "list_reorder", f"{name}: {_path(path)} reversed")
+            out.append(replace(reversed_, first=True))
             for k in range(min(len(box) - 1, MAX_SWAPS)):  # neighbours swapped: a ranking's ties
                 swapped = [*box[:k], box[k + 1], box[k], *box[k + 2 :]]
                 what = f"{name}: {_path(path)} [{k}] and [{k + 1}] swapped"

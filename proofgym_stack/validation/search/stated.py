@@ -141,7 +141,7 @@ def broken_rule(p: Played, words: str) -> str | None:
     m = p.mutant
     if m.op not in ("argument", "follow_up") or m.old is None or m.new is None:
         return None
-    shown = p.base.pools.shown
+    shown = [*p.base.pools.shown, *p.base.pools.before]
     unit = _unit_of(m.leaf)
     return (
         (unit is not None and crossed(f"{m.old} {unit}", f"{m.new} {unit}", shown, words))

@@ -62,6 +62,9 @@ class Pools:
     shown: list[str] = field(default_factory=list)
     #: (tool name, output) for each of those: where each listing came from
     printed: list[tuple[str, str]] = field(default_factory=list)
+    #: what the looks print before any action (the free day honest play took still listed):
+    #: options to choose from, not what honest play's world printed
+    before: list[str] = field(default_factory=list)
     #: tool name -> its description (what the author says the tool is, and any rule on it)
     tool_words: dict[str, str] = field(default_factory=dict)
 
@@ -293,7 +296,7 @@ def candidates(key: str, value: Any, pools: Pools) -> list[Candidate]:
     """Values to put where `value` was, for the argument `key`: each with its source."""
     # the options another listing singles out first (the plots under a hold): what a policy
     # reading every listing weighs before the rest
-    found = siblings(value, pools.shown, limit=64)
+    found = siblings(value, [*pools.shown, *pools.before], limit=64)
     # the prompt singles options out too (the jurors the judge excused, by name)
     singled = singled_out(value, [*pools.printed, ("prompt", pools.prompt_text)])
     ranked = [v for v in found if v in singled] + [v for v in found if v not in singled]
