@@ -9,8 +9,8 @@ from openai.types.responses import Response
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym_stack.validation.answer_slot import _another_option
 from proofgym_stack.validation.answers import _one_record
+from proofgym_stack.validation.listed import another_option as _another_option
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 
