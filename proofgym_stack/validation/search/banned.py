@@ -27,7 +27,8 @@ _BANS = re.compile(
 )
 
 
-def _said(value: str, clause: str) -> bool:
+def says(value: str, clause: str) -> bool:
+    """Whether `clause` names `value` as a whole word or phrase, in any case."""
     return re.search(rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])", clause, re.I) is not None
 
 
@@ -51,10 +52,10 @@ def banned_pairing(p: Played, words: str) -> str | None:
         if k != key and isinstance(v, str) and len(v) >= 3
     ]
     for clause in clauses(words):
-        if not _BANS.search(clause) or not _said(m.new, clause) or _said(m.old, clause):
+        if not _BANS.search(clause) or not says(m.new, clause) or says(m.old, clause):
             continue
         for thing in things:
-            if _said(thing, clause):
+            if says(thing, clause):
                 said = " ".join(clause.split())[:100]
                 return f"the task's words ban {thing!r} from {m.new!r} ({said!r})"
     return None
@@ -63,12 +64,12 @@ def banned_pairing(p: Played, words: str) -> str | None:
 def _bans_from(clause: str, new: str, old: str, things: list[str]) -> bool:
     """Whether `clause` bans one of `things` from `new` (and says nothing of `old`): where it
     lists what it bans after a colon, the thing among the list and `new` before it."""
-    if not _said(new, clause) or _said(old, clause):
+    if not says(new, clause) or says(old, clause):
         return False
     head, colon, listed = clause.partition(":")
     if not colon:
-        return any(_said(x, clause) for x in things)
-    return _said(new, head) and any(_said(x, listed) for x in things)
+        return any(says(x, clause) for x in things)
+    return says(new, head) and any(says(x, listed) for x in things)
 
 
 def banned_mutants(script: Script, words: str) -> list[Mutant]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
+from proofgym_stack.validation.search.rules import full_sentences
 
 _WORD_NUMBERS = {
     "one": 1,
@@ -342,7 +343,7 @@ def text_past_length(
     if not isinstance(old, str) or not isinstance(new, str):
         return None
     stems = [n.lower()[:5] for part in names for n in re.split(r"[_\W]+", part) if len(n) >= 3]
-    for sentence in re.split(r"(?<=[.!?])\s+|\n", words):
+    for sentence in full_sentences(words):
         if any(re.search(rf"\b{re.escape(stem)}", sentence, re.I) for stem in stems):
             found = _text_past(old, new, sentence)
             if found:

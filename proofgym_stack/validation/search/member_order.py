@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import Script, call_arguments, script_calls
-from proofgym_stack.validation.search.rules import clauses
+from proofgym_stack.validation.search.rules import clauses, full_sentences
 
 #: a word that puts what follows it first ("requires"), or what precedes it ("before")
 _ORDER = re.compile(
@@ -136,7 +136,7 @@ def swapped_in_a_ranking(honest: Script, mutant: Script, words: str) -> str | No
         return None
     if _ANY_ORDER.search(words):
         return None
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n", words) if x.strip()]
+    sentences = [x for x in full_sentences(words) if x.strip()]
     # the ranking and its tie-break in one sentence or the next
     ranked = next(
         (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
-from proofgym_stack.validation.search.rules import names
+from proofgym_stack.validation.search.rules import full_sentences, names
 from proofgym_stack.validation.search.tolerance import Played
 from proofgym_stack.validation.search.world import lost, passed_over
 
@@ -109,7 +109,7 @@ def exclusive(words: str, tool: str) -> bool:
     however only a listing printed the thing. A condition alone ("only if") closes nothing:
     a thing that meets it may be acted on too."""
     spoken = _spoken(tool)
-    sentences = re.split(r"(?<=[.!?])\s+|\n", words)  # a list's semicolons part nothing
+    sentences = full_sentences(words)  # a list's semicolons part nothing
     return any(
         _CLOSES.search(sentence)
         and (spoken.search(sentence) or (k > 0 and spoken.search(sentences[k - 1])))

@@ -19,6 +19,7 @@ from proofgym.wire.protocol import RunResult
 from proofgym_stack.validation.scripts import call_arguments, refused_calls, script_calls, set_at
 from proofgym_stack.validation.search.mutants import replaced, with_call
 from proofgym_stack.validation.search.passed import only_singled_out
+from proofgym_stack.validation.search.rules import full_sentences
 from proofgym_stack.validation.search.tolerance import Play, Played
 from proofgym_stack.validation.search.values import tool_properties
 from proofgym_stack.validation.search.world import lost
@@ -291,7 +292,7 @@ def _length_allowed(old: str, new: str, words: str, key: str = "") -> bool:
     between half and twice honest play's."""
     said = [
         x
-        for x in re.split(r"(?<=[.!?])\s+|\n", words)
+        for x in full_sentences(words)
         if key and re.search(rf"\b{re.escape(key.split('_')[-1][:5])}", x, re.I)
     ]
     bands = [(int(a), int(b)) for x in said for a, b in _LENGTH_BAND.findall(x)]

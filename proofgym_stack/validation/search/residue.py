@@ -172,9 +172,7 @@ def _spenders(p: Played, used: set[str]) -> list[dict[str, Any]]:
     return out
 
 
-async def residue(
-    played: list[Played], play: Play, passes: Passes, words_of: Any
-) -> list[tuple[Played, str]]:
+async def residue(played: list[Played], play: Play, passes: Passes) -> list[tuple[Played, str]]:
     """Each partial reversal whose gathered residue, spent, pays full reward with an effect
     of honest play's action missing (at most `MAX_REVERSALS` tried), with the reason."""
     out: list[tuple[Played, str]] = []
@@ -182,7 +180,7 @@ async def residue(
     for p in played:
         if tried >= MAX_REVERSALS:
             break
-        plans = gathered(p, words_of(p.base.task), p.base.initial)
+        plans = gathered(p, p.base.words, p.base.initial)
         tried += bool(plans)
         for plan in plans:
             result, record = await play(p.base.task, plan.script, "search: a residue spent")

@@ -548,6 +548,12 @@ def sentences(text: str) -> list[str]:
     return re.split(r"\n|(?<=[.;!?])\s+", text)
 
 
+def full_sentences(text: str) -> list[str]:
+    """`text` cut into its lines and sentences (after `.`, `!` or `?` and a space); a
+    semicolon parts nothing ("Engrave the name; its line holds 17 characters" is one)."""
+    return re.split(r"(?<=[.!?])\s+|\n", text)
+
+
 def names(words: str, value: str) -> bool:
     """Whether the task's `words` name `value` (as a whole word or id)."""
     pattern = rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])"

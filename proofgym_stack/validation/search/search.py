@@ -23,7 +23,6 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from proofgym.wire.protocol import RunResult, Task
@@ -39,8 +38,6 @@ from proofgym_stack.validation.search.acted_on import (
 from proofgym_stack.validation.search.banned import MAX_BANNED, banned_mutants
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
-from proofgym_stack.validation.search.buried import WHY as BURIED
-from proofgym_stack.validation.search.buried import buried
 from proofgym_stack.validation.search.caps import cap_crossed
 from proofgym_stack.validation.search.edges import OP as EDGES
 from proofgym_stack.validation.search.evidence import (
@@ -77,7 +74,6 @@ from proofgym_stack.validation.search.findings import (
     severity_of_fault,
 )
 from proofgym_stack.validation.search.gather import past_a_stated_number
-from proofgym_stack.validation.search.injection import skipped_step
 from proofgym_stack.validation.search.kinds import (
     ACTS_AT_A_LOOK,
     COMPOUND,
@@ -90,20 +86,16 @@ from proofgym_stack.validation.search.kinds import (
 from proofgym_stack.validation.search.left_row import WHY as LEFT_ROW
 from proofgym_stack.validation.search.left_row import gained_row
 from proofgym_stack.validation.search.mirrored import mirrored_violation
-from proofgym_stack.validation.search.monitored import seen_past_bound
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.named import named_instead
 from proofgym_stack.validation.search.other_calls import mutants_of
 from proofgym_stack.validation.search.passed import ANOTHER_ACTION, passed_over_paths
+from proofgym_stack.validation.search.rechecks import rechecks
 from proofgym_stack.validation.search.required import emptied_required
-from proofgym_stack.validation.search.residue import residue
 from proofgym_stack.validation.search.retry import (
-    SPELT,
-    SPELT_WHY,
     bypassed,
     cleared,
     retried,
-    spelt_pays,
 )
 from proofgym_stack.validation.search.round_trip import stated_total
 from proofgym_stack.validation.search.shrink import shrink
@@ -121,10 +113,6 @@ from proofgym_stack.validation.search.stride import waypoint_moved
 from proofgym_stack.validation.search.targets import Targets
 from proofgym_stack.validation.search.tolerance import Played, Tolerances
 from proofgym_stack.validation.search.tracing import VerifyRecord, VerifyTrace
-from proofgym_stack.validation.search.unclaimed import WHY as UNCLAIMED
-from proofgym_stack.validation.search.unclaimed import unclaimed
-from proofgym_stack.validation.search.unlooked import WHY as UNLOOKED
-from proofgym_stack.validation.search.unlooked import unlooked
 from proofgym_stack.validation.search.values import described
 from proofgym_stack.validation.search.world import World, changed, lost, undone
 from proofgym_stack.validation.shares import Shares
@@ -139,7 +127,6 @@ MAX_SHRUNK = 4
 #: another truth's tries per (operator, site)
 REPLAYS_PER_SITE = 3
 COUNTED = ", though without the call it fails: the step is counted, not its outcome"
-INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 
 
 class Search:
@@ -188,7 +175,7 @@ class Search:
             base = await measure(ctx, self.trace, task)
             for honest in base.honest:
                 for m in mutants_of(
-                    honest.control.script, base.pools, prompt_text(task), task_words(ctx.env, task)
+                    honest.control.script, base.pools, prompt_text(task), base.words
                 ):
                     drawn.append((m, honest, base))
                 for m in every.every_option(honest.control.script, base.pools):
@@ -223,35 +210,7 @@ class Search:
             why = fault_of(result, ctx.env.reward_range)
             if why is not None:
                 self.found("fault", severity_of_fault(result), played[-1], why)
-        for p in [p for p in played if p.mutant.op == "inject"]:
-            looks = set(ctx.env.observing_tools(p.base.task))
-            if skipped := await skipped_step(p, self.play, self.ctx.passes, looks):
-                self.found("another_world", PAYS, skipped, INJECTED)
-        guessed = [] if ctx.env.random_play_can_pass else played  # a game of chance: n/a
-        for p in [p for p in guessed if p.mutant.op == "guess"]:
-            looks, words = (
-                set(ctx.env.observing_tools(p.base.task)),
-                task_words(ctx.env, p.base.task),
-            )
-            if ctx.passes(p.result) and (cap := guesses.tries_past_cap(p, words)):
-                self.found("stated_rule", PAYS, p, f"full reward for tries at one answer: {cap}")
-            elif looked := await guesses.looked_guess(p, self.play, self.ctx.passes, looks, words):
-                self.found("another_world", PAYS, looked, guesses.LOOKED)
-                self._still[id(self.findings[-1])] = guesses.keeps_the_tries(looked.mutant.script)
-        for p in await unclaimed(played, self.play, self.ctx.passes):
-            self.found("another_world", PAYS, p, UNCLAIMED)
-        for p in await unlooked(played, self.play, self.ctx.passes, ctx.env.observing_tools):
-            self.found("another_world", PAYS, p, UNLOOKED)
-        for p in await buried(played, self.play, self.ctx.passes, ctx.env.observing_tools):
-            self.found("another_world", PAYS, p, BURIED)
-        wording = partial(task_words, ctx.env)
-        for p, why in await residue(played, self.play, ctx.passes, wording):
-            self.found("another_world", PAYS, p, why)
-        for p, why, still in await seen_past_bound(played, self.play, ctx.passes, ctx.env, wording):
-            self.found("stated_rule", PAYS, p, why)
-            self._seen[id(self.findings[-1])] = still
-        for p in spelt_pays(played, self.ctx.passes):
-            self.found("another_world", PAYS, p, SPELT_WHY.format(spelt=SPELT))
+        await rechecks(self, played)
         await self.judge([p for p in played if p.mutant.op not in ("inject", "guess", EDGES)])
         self.follow_ups_played = len(extra)
         return len(played), await self.shrunk(grouped(self.findings))
@@ -355,7 +314,7 @@ class Search:
             unjudged = graded_option or free_option or in_region or no_effect(p) or m.op in NO_TRUTH
             if not unjudged and await self.another_truth(p, replays):
                 continue
-            words_of = task_words(ctx.env, p.base.task)
+            words_of = p.base.words
             looks = set(ctx.env.observing_tools(p.base.task))
             if (no := said_no(p, looks)) and lost(p.record.world, p.honest.world, p.base.ignored):
                 self.found("another_world", PAYS, p, f"full reward after the tool said {no!r}")

@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 
 from proofgym_stack.validation.scripts import call_arguments, script_calls
+from proofgym_stack.validation.search.banned import says
 from proofgym_stack.validation.search.mutants import with_call
 from proofgym_stack.validation.search.probes import Passes
+from proofgym_stack.validation.search.rules import clauses
 from proofgym_stack.validation.search.tolerance import Play, Played
 
 
@@ -63,5 +65,4 @@ _RESTRICTS = re.compile(
 
 def _restricted(value: str, words: str) -> bool:
     """Whether a clause of the words with a restricting word names `value`."""
-    said = re.compile(rf"(?<![\w-]){re.escape(value.strip())}(?![\w-])", re.I)
-    return any(_RESTRICTS.search(c) and said.search(c) for c in re.split(r"[.;!?\n]", words))
+    return any(_RESTRICTS.search(c) and says(value, c) for c in clauses(words))
