@@ -228,7 +228,12 @@ class RolloutRunner:
         }
         self.leased[rollout_id] = env_url
         try:
-            return await self.client.post_json(f"{env_url}/seed_session", body)
+            # A seed, like a verify, shares its environment's pool with other sessions'
+            # blocking work and is never refused there: wait for it within the rollout's
+            # budget, so that others' load never masks this rollout at its first step.
+            return await self.client.post_json(
+                f"{env_url}/seed_session", body, timeout=self._patience()
+            )
         except CallFailed as exc:
             if not exc.reached:
                 raise Unreached(env_url, str(exc)) from None

@@ -13,6 +13,7 @@ default suite; `make test-interop` runs the real ones.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -36,8 +37,10 @@ ECHO_SCHEMA = {
 }
 
 
-def echo_peer(max_concurrent_envs: int = 64) -> FastAPI:
-    """OpenEnv's echo environment server, as its wire protocol has it."""
+def echo_peer(max_concurrent_envs: int = 64, reset_s: float = 0.0) -> FastAPI:
+    """OpenEnv's echo environment server, as its wire protocol has it; a reset while another
+    session is open takes `reset_s` (a burst of sessions held open together, however loaded
+    the machine; a session alone is not slowed)."""
     app = FastAPI()
     active: set[str] = set()
 
@@ -81,6 +84,8 @@ def echo_peer(max_concurrent_envs: int = 64) -> FastAPI:
                 if kind == "close":
                     break
                 if kind == "reset":
+                    if len(active) > 1:
+                        await asyncio.sleep(reset_s)
                     answer = {"type": "observation", "data": observation("Echo env ready!", 0.0)}
                 elif kind == "step":
                     message = data.get("message")

@@ -225,11 +225,12 @@ async def test_slow_verifies_in_a_batch_mask_nothing_and_hold_no_other_environme
     assert QuickBlocking.finished_at[0] < 84 // 2
 
 
-async def test_a_verify_queued_past_the_request_timeout_waits_within_the_rollouts_budget() -> None:
-    # issue 44: with PROOFGYM_REQUEST_TIMEOUT_S shorter than the queue of other sessions'
-    # verifies, the agent's attempt timed out and the rollout came back masked. Over real
-    # sockets (an in-process transport enforces no timeout), with no retries: only waiting
-    # within the rollout's own budget (60 s) can bring back each verdict.
+async def run_over_sockets(
+    env: Environment[None], n: int, settings: ResourcesSettings
+) -> list[dict[str, Any]]:
+    """`n` rollouts of `env` at once through an agent with a 1 s request timeout, no retries
+    and a 60 s rollout budget, to a resources server and a model over real sockets (an
+    in-process transport enforces no timeout): their results."""
     from helpers import serve_in_thread
 
     from agent_server.app import create_app as agent_app
@@ -237,13 +238,12 @@ async def test_a_verify_queued_past_the_request_timeout_waits_within_the_rollout
     from model_interface.app import create_app as model_app
     from proofgym.serving.settings import AgentSettings, ModelSettings
 
-    SlowVerdict.done.clear()
-    resources = create_app(ResourcesSettings(), envs={"slowverdict": SlowVerdict()})
+    resources = create_app(settings, envs={env.name: env})
     model_settings = ModelSettings()
     model = model_app(model_settings, build_backend(model_settings))
     say = [[{"type": "message", "content": "done"}]]
     with serve_in_thread(resources) as resources_url, serve_in_thread(model) as model_url:
-        settings = AgentSettings(
+        agent_settings = AgentSettings(
             resources_urls=[resources_url],
             model_url=model_url,
             request_timeout_s=1.0,
@@ -251,20 +251,51 @@ async def test_a_verify_queued_past_the_request_timeout_waits_within_the_rollout
             rollout_timeout_s=60.0,
             proofs_dir=None,
         )
-        agent = agent_app(settings)
+        agent = agent_app(agent_settings)
         transport = httpx.ASGITransport(app=agent)
         async with (
             agent.router.lifespan_context(agent),
             httpx.AsyncClient(transport=transport, base_url="http://agent", timeout=60) as c,
         ):
-            batch = [c.post("/run", json=rollout("slowverdict", n, say)) for n in range(48)]
-            results = [r.json() for r in await asyncio.gather(*batch)]
+            batch = [c.post("/run", json=rollout(env.name, i, say)) for i in range(n)]
+            return [r.json() for r in await asyncio.gather(*batch)]
+
+
+async def test_a_verify_queued_past_the_request_timeout_waits_within_the_rollouts_budget() -> None:
+    # issue 44: with PROOFGYM_REQUEST_TIMEOUT_S shorter than the queue of other sessions'
+    # verifies, the agent's attempt timed out and the rollout came back masked. With no
+    # retries, only waiting within the rollout's own budget can bring back each verdict.
+    SlowVerdict.done.clear()
+    results = await run_over_sockets(SlowVerdict(), 48, ResourcesSettings())
     masked = [r["failure_reason"] for r in results if r["mask_sample"]]
     assert masked == [], (len(masked), masked[:2])
     assert [r["reward"] for r in results] == [1.0] * 48
     assert len(SlowVerdict.done) == 48  # each judged once
     # the queue really outlasted one request timeout: 48 verifies of 0.4 s on the pool's threads
     assert max(r["timings"]["verify"] for r in results) > 1.5
+
+
+class SlowSeed(SlowVerdict):
+    """An environment whose state is built off the loop, slowly (a sandbox brought up)."""
+
+    name = "slowseed"
+    blocking_state = True
+
+    def create_state(self, task: Task, workdir: Path | None) -> None:
+        time.sleep(0.4)
+
+
+async def test_a_seed_queued_past_the_request_timeout_waits_within_the_rollouts_budget() -> None:
+    # A seed, like a verify, shares its environment's pool (two threads here) with other
+    # sessions' work and is never refused there: 12 seeds of 0.4 s queue for about 2.4 s,
+    # past the agent's 1 s request timeout, and each must still come back, unmasked.
+    SlowVerdict.done.clear()
+    results = await run_over_sockets(SlowSeed(), 12, ResourcesSettings(tool_workers=2))
+    masked = [r["failure_reason"] for r in results if r["mask_sample"]]
+    assert masked == [], (len(masked), masked[:2])
+    assert [r["reward"] for r in results] == [1.0] * 12
+    # the queue really outlasted one request timeout
+    assert max(r["timings"]["total"] - r["timings"]["verify"] for r in results) > 1.5
 
 
 async def test_tool_calls_that_would_outlast_the_caller_come_back_as_tool_errors() -> None:

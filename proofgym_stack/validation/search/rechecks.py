@@ -10,7 +10,7 @@ findings to the search.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from proofgym_stack.validation.negatives import task_words
 from proofgym_stack.validation.search import guesses
@@ -28,7 +28,33 @@ from proofgym_stack.validation.search.unlooked import WHY as UNLOOKED
 from proofgym_stack.validation.search.unlooked import unlooked
 
 if TYPE_CHECKING:
-    from proofgym_stack.validation.search.search import Search
+    from collections.abc import Awaitable, Callable
+
+    from proofgym.wire.protocol import RunResult, Task
+    from proofgym_stack.validation.context import Context
+    from proofgym_stack.validation.scripts import Script
+    from proofgym_stack.validation.search.findings import Finding
+    from proofgym_stack.validation.search.tracing import VerifyRecord
+
+
+class Search(Protocol):
+    """What the rechecks need of the search that calls them (`search.Search`): its context,
+    its player, and where findings and what their shrinking keeps true are recorded. A
+    protocol, so this module need not import the search back."""
+
+    ctx: Context
+    findings: list[Finding]
+    _still: dict[int, Callable[[Script], bool]]
+    _seen: dict[int, Callable[[RunResult], bool]]
+
+    def play(
+        self, task: Task, script: Script, label: str
+    ) -> Awaitable[tuple[RunResult, VerifyRecord | None]]:
+        """Play a script on a task: the rollout and verify's record."""
+
+    def found(self, oracle: str, severity: str, p: Played, why: str) -> None:
+        """Record a finding."""
+
 
 INJECTED = "full reward without a step honest play needs: free text in the record's own format"
 
