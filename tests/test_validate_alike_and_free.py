@@ -17,7 +17,7 @@ from proofgym_stack.validation.alike import shown_not_as_the_truth
 from proofgym_stack.validation.leaks import Leak
 from proofgym_stack.validation.search.caps import calls_past_cap
 from proofgym_stack.validation.search.evidence import ticked_only
-from proofgym_stack.validation.search.rules import described_instead
+from proofgym_stack.validation.search.instead import described_instead
 
 # -- a place that holds other things than the truth ------------------------------------------
 

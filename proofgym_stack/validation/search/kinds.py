@@ -25,7 +25,17 @@ COMPOUND = frozenset({"shortcut", "follow_up"})
 #: mutants judged by the task's words (`stated`): what the reply tells, how long it is, what
 #: it leaves out, a count answered as a fraction; an action the words keep from the policy
 WORDED = frozenset(
-    {"stretch", "tell", "withhold", "fraction_answer", "tool_swap", "undo", "list_grow", "one_more"}
+    {
+        "stretch",
+        "tell",
+        "withhold",
+        "fraction_answer",
+        "tool_swap",
+        "undo",
+        "list_grow",
+        "list_swap_in",
+        "one_more",
+    }
 )
 #: values the environment's own tools printed: another option, chosen instead
 PRINTED = frozenset({"output", "option"})

@@ -48,6 +48,8 @@ from proofgym_stack.validation.search.withheld import withheld_mutants
 
 #: the things left alone a `one_more` mutant tries, per argument
 MAX_ONE_MORE = 6
+#: the entries a list's end member is swapped for, per end
+MAX_SWAPPED_IN = 3
 
 
 def mutants_of(script: Script, pools: Pools, prompt: str, words: str = "") -> list[Mutant]:
@@ -221,8 +223,10 @@ def one_more_mutants(script: Script, pools: Pools, prompt: str) -> list[Mutant]:
 
 def grown_mutants(script: Script, pools: Pools) -> list[Mutant]:
     """A list argument of names given one more member, another entry of the listing its
-    first member was read from (the whole media list in Bcc, the barred journalist too):
-    judged against what the listing prints on the entry (`stated`)."""
+    first member was read from (the whole media list in Bcc, the barred journalist too),
+    and its last and first members each swapped for such an entry (a list of a stated size,
+    whose guard reads one end of it only): judged against what the listing prints on the
+    entry (`stated`)."""
     out: list[Mutant] = []
     for t, i, item in script_calls(script):
         name, args = str(item.get("name")), call_arguments(item)
@@ -244,6 +248,25 @@ def grown_mutants(script: Script, pools: Pools) -> list[Mutant]:
                         other,
                     )
                 )
+            ends = sorted({len(box) - 1, 0}, reverse=True) if len(box) >= 2 else []
+            for k in ends:
+                for other in _spread(fresh, MAX_SWAPPED_IN):
+                    out.append(
+                        Mutant(
+                            with_call(
+                                script, t, i, {**args, key: [*box[:k], other, *box[k + 1 :]]}
+                            ),
+                            "list_swap_in",
+                            site_of(name, (key,)),
+                            "option",
+                            f"{name}: {key}[{k}] {_short(box[k])} -> {_short(other)}, another "
+                            "entry of the listing",
+                            (t, i),
+                            (key,),
+                            box[k],
+                            other,
+                        )
+                    )
     return out
 
 

@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from proofgym_stack.validation.search.calendar import MONTHS, iso_dates, slash_order
-from proofgym_stack.validation.search.options import names_its_record, prints, record_of
+from proofgym_stack.validation.search.options import prints, record_of
 from proofgym_stack.validation.search.roles import roles_of
 
 #: a month's name or its abbreviation (`Sep`, `Sept`): the first three letters decide
@@ -266,6 +266,41 @@ def _relative_bounds(text: str) -> list[Bound]:
     return out
 
 
+#: a bound stated by a thing's name, its value printed elsewhere: "expiring on the day or
+#: later", "no later than the deadline"
+_NAMED_AFTER = re.compile(
+    r"\b(?:on|at)?\s*the\s+([a-z]+(?:[ -][a-z]+)?)\s+(or later|or after|or earlier|or before)\b",
+    re.I,
+)
+_NAMED_BEFORE = re.compile(
+    r"\b(on or before|on or after|no later than|no earlier than|not after|not before|before|"
+    r"after|until|by)\s+the\s+([a-z]+(?:[ -][a-z]+)?)\b",
+    re.I,
+)
+_NAMED_LOWER = ("or later", "or after", "on or after", "no earlier than", "not before", "after")
+
+
+def named_bounds(words: str, outputs: list[str]) -> list[Bound]:
+    """Bounds the words state by a thing's name (`expiring on the day or later`) whose value
+    a tool or the words print under that name as a label (`day: 2026-06-10`): the labelled
+    value, when it is a typed one. A name no label carries is no bound."""
+    named: list[tuple[str, str, str]] = []
+    for m in _NAMED_AFTER.finditer(words):
+        named.append((m.group(1), m.group(2).lower(), m.group(0)))
+    for m in _NAMED_BEFORE.finditer(words):
+        named.append((m.group(2), m.group(1).lower(), m.group(0)))
+    out: list[Bound] = []
+    for noun, word, phrase in named:
+        label = re.compile(rf"^[ \t-]*(?:the )?{re.escape(noun)}\s*[:=]\s*(.+)$", re.I | re.M)
+        for text in [*outputs, words]:
+            if (labelled := label.search(text)) and (found := _typed(labelled.group(1))):
+                q = found[0]
+                direction = "lower" if word in _NAMED_LOWER else "upper"
+                out.append(Bound(q.kind, q.value, direction, f"{phrase.strip()} ({q.text})"))
+                break
+    return out
+
+
 def _last_bound_word(tail: str) -> str | None:
     """The bound word that ends `tail` (the words just before a value), the longest first;
     `to`, `from` and `by` count only right before it."""
@@ -323,7 +358,7 @@ def crossed(old: Any, new: Any, outputs: list[str], words: str) -> str | None:
             [q for q in old_q if q.kind != "time"],
             [q for q in new_q if q.kind != "time"],
         )
-    for bound in bounds(words):
+    for bound in [*bounds(words), *named_bounds(words, outputs)]:
         pairs = _aligned(old_q, new_q, bound.kind)
         for o, n in pairs:
             if bound.direction == "upper" and o.value <= bound.value < n.value:
@@ -448,57 +483,6 @@ def told_off(value: str, texts: list[str], words: str) -> str | None:
     return None
 
 
-def named_instead(old: Any, new: Any, words: str) -> str | None:
-    """Why choosing `new` instead of honest `old` is not what was asked: the task's words
-    name `old` ("flagged 2 units: V46-1516, V46-8369") and never `new`."""
-    if not isinstance(old, str) or not isinstance(new, str) or not old.strip():
-        return None
-    if names(words, old) and not names(words, new):
-        return f"the task names {old!r}, and never {new!r}"
-    return None
-
-
-def described_instead(old: Any, new: Any, shown: list[str], words: str) -> str | None:
-    """Why choosing `new` instead of honest `old` is not what was asked: the task's words
-    state a typed value of `old`'s record ("the 7:30 pm sailing": `S4 | departs 07:30 PM`)
-    that `new`'s record, a row of the same listing, holds otherwise (`07:30 AM`), or a word
-    of `old`'s record that `new`'s lacks ("4.7 megohm": `R-4.7m | 4.7 milliohm shunt`)."""
-    mine, theirs = record_of(old, shown), record_of(new, shown)
-    if mine is None or theirs is None or mine == theirs:
-        return None
-    if isinstance(new, str) and new.strip() and names(words, new):
-        return None  # the words name the other option too ("crews: crew_north, crew_east")
-    if not names_its_record(old, mine) or not names_its_record(new, theirs):
-        return None  # a count the two records hold, not the option chosen
-    # a moment the words bound ("by 7 June", "after 10:00") is a limit, not the option's name;
-    # so is either end of a range they state ("the window is 00:00-04:00")
-    stated = quantities(words)
-    # a range names an option whose record prints it ("the 09:00-10:00 slot"): only where
-    # the values chosen are the typed values themselves is either end a limit
-    ends = range_ends(words, stated) if _typed(str(old)) else set()
-    asked = [
-        q
-        for q in stated
-        if not _BOUNDING.search(words[max(0, q.start - 16) : q.start]) and q.start not in ends
-    ]
-    a, b = quantities(mine), quantities(theirs)
-    # a time of day names one option (a size may be met by more than one, and a date is more
-    # often a deadline or the event's own than the option's name)
-    for kind in sorted({q.kind for q in a} & {"time"}):
-        for x, y in _aligned(a, b, kind):
-            if x.value != y.value and any(q.kind == kind and q.value == x.value for q in asked):
-                return f"the task asks for {x.text!r} ({old!r}'s), and {new!r} has {y.text!r}"
-    # a phrase the task describes the thing by ("4.7 megohm") that the other record writes
-    # with another word after the same first one ("4.7 milliohm")
-    asked_pairs, mine_pairs, theirs_pairs = (_pairs(t) for t in (words, mine, theirs))
-    for first, second in sorted(asked_pairs & mine_pairs - theirs_pairs):
-        other = sorted((b for a, b in theirs_pairs if a == first and b != second), key=len)
-        if other:
-            said, has = f"{first} {second}", f"{first} {other[-1]}"
-            return f"the task asks for {said!r} ({old!r}'s record); {new!r}'s has {has!r}"
-    return None
-
-
 #: verbs of a change from one value to another ("move the review from 10:00 to 14:00")
 _CHANGE = re.compile(
     r"\b(?:move|moved|moving|reschedule|change|changing|shift|raise|lower|increase|reduce|"
@@ -525,11 +509,6 @@ def range_ends(text: str, found: list[Quantity]) -> set[int]:
             continue  # "move it from 10:00 to 14:00": a value left and a target, no range
         out |= {a.start, b.start}
     return out
-
-
-_BOUNDING = re.compile(
-    r"\b(?:by|before|until|till|after|from|no later than|latest|earliest|within)\s*$", re.I
-)
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:

@@ -36,6 +36,7 @@ from proofgym_stack.validation.search.counts import asks_for_a_count
 from proofgym_stack.validation.search.fits import does_not_fit
 from proofgym_stack.validation.search.grades import short_grade
 from proofgym_stack.validation.search.in_full import short_of_in_full
+from proofgym_stack.validation.search.instead import described_instead, named_instead
 from proofgym_stack.validation.search.invariants import below_zero, past_a_bound_in_its_name
 from proofgym_stack.validation.search.kept import rest_changed
 from proofgym_stack.validation.search.matches import lacks_the_asked
@@ -50,9 +51,7 @@ from proofgym_stack.validation.search.rules import (
     bounds,
     clauses,
     crossed,
-    described_instead,
     marked_off,
-    named_instead,
     ruled_off,
     stem,
     told_off,
@@ -92,7 +91,7 @@ def stated(
         told = str(m.new).lower()
         rule = told_off(str(m.new), [t for _, t in p.base.pools.printed], words)
         return rule, lambda s: told in final_reply(s).lower()
-    if m.op in ("list_grow", "one_more"):  # one more entry acted on: a rule against it?
+    if m.op in ("list_grow", "list_swap_in", "one_more"):  # another entry acted on: a rule?
         added = str(m.new)
         return acted_on_too(p, words), lambda s: any(
             added in json.dumps(item.get("arguments", "")) for _, _, item in script_calls(s)
@@ -120,7 +119,11 @@ def acted_on_too(p: Played, words: str) -> str | None:
     more."""
     m = p.mutant
     calls = script_calls(m.script)
-    at = m.call_at if m.op == "list_grow" else (m.extra_at or (calls[-1][:2] if calls else None))
+    at = (
+        m.call_at
+        if m.op in ("list_grow", "list_swap_in")
+        else (m.extra_at or (calls[-1][:2] if calls else None))
+    )
     if at is None or at in refused_calls(m.script, p.result) or None in (m.old, m.new):
         return None
     if p.record is None or not changed(p.honest.world, p.record.world):
