@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from proofgym.serving.settings import AgentSettings
 from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.testing import InProcessStack
 
@@ -96,10 +97,14 @@ class Context:
     ) -> RunResult:
         """Play `script` on `task` through the agent; `expect` ("fail": an attack, a negative)
         counts the rollout in the false-positive rate when it is paid a pass."""
-        body = {
+        body: dict[str, Any] = {
             "task": task.model_dump(mode="json"),
             "model_params": {"model": "scripted", "script": script},
         }
+        if len(script) >= AgentSettings.model_fields["max_steps"].default:
+            # a script is played whole: cut at the agent's step limit, a control's last
+            # actions (the violation itself) would never run, and its verdict would be wrong
+            body["max_steps"] = len(script) + 1
         result = RunResult.model_validate(await self.post("http://agent/run", body))
         self.results.append(result)
         if not any(t.task_id == task.task_id and t.task_data == task.task_data for t in self.tasks):

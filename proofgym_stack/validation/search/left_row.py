@@ -119,7 +119,8 @@ async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
     """Where the world gained a record of the left row beside the ones honest play wrote,
     and the row is no free alternative: made in place of each of honest play's calls of the
     tool in turn instead of beside them, it fails every time (two volunteers of three asked
-    for: any two pay; a masked rollout tells nothing)."""
+    for: any two pay; a masked rollout tells nothing); and no other tool honest play made on
+    the same rows fails made on it (that tool's action on the row is what is graded)."""
     m = p.mutant
     if m.op != "left_row" or p.record is None or not isinstance(m.new, str):
         return set()
@@ -132,4 +133,39 @@ async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
         instead, _ = await play(p.base.task, replaced(m.script, t, i, []), "search: row instead")
         if passes(instead) or instead.mask_sample:
             return set()
-    return gained if made else set()
+    if not made:
+        return set()
+    # honest play's other tool on the same rows (a sample taken, then the block picked), made
+    # on the left row instead: where that fails, the verifier does grade the row left alone,
+    # by that tool's action, and this tool's on it is harmless (a sample of a block not picked)
+    key = m.leaf[0] if m.leaf else None
+    honest = p.honest.control.script
+    for t, i, item, at in _other_tools_last(honest, name, key):
+        extra = _item(str(item.get("name")), {**call_arguments(item), at: m.new})
+        other = replaced(honest, t, i, [honest[t][i], extra])
+        result, _ = await play(p.base.task, other, "search: left row by another tool")
+        if not passes(result) and not result.mask_sample:
+            return set()
+    return gained
+
+
+def _other_tools_last(
+    script: Script, name: str, key: Any
+) -> list[tuple[int, int, dict[str, Any], str]]:
+    """The last call of each other tool of `script` that takes one of the values `name`'s
+    calls took under `key` (the same rows), with the argument that holds it."""
+    values = {
+        str(call_arguments(item).get(key, "")).strip().lower()
+        for _, _, item in script_calls(script)
+        if item.get("name") == name
+    } - {""}
+    last: dict[str, tuple[int, int, dict[str, Any], str]] = {}
+    for t, i, item in script_calls(script):
+        other = str(item.get("name"))
+        if other == name:
+            continue
+        for k, v in call_arguments(item).items():
+            if isinstance(v, str) and v.strip().lower() in values:
+                last[other] = (t, i, item, k)
+                break
+    return list(last.values())

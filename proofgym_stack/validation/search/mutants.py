@@ -67,6 +67,7 @@ from proofgym_stack.validation.search.values import (
     asked_alike,
     asked_numbers,
     candidates,
+    tool_properties,
 )
 
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
@@ -209,6 +210,32 @@ def argument_mutants(script: Script, pools: Pools) -> list[Mutant]:
         for path, box in [((), args), *containers(args)]:
             out += _member_mutants(script, t, i, name, args, path, box)
         out += _aliases(script, t, i, name, args) + _resplit(script, t, i, name, args)
+        out += _flags_set(script, t, i, name, args, pools)
+    return out
+
+
+def _flags_set(
+    script: Script, t: int, i: int, name: str, args: dict[str, Any], pools: Pools
+) -> list[Mutant]:
+    """Each boolean the tool's schema offers and the call left to its default of false, sent
+    true (a discount applied, an override given): a policy reads the schema too."""
+    out = []
+    for key, spec in tool_properties(pools.tools, name).items():
+        if spec.get("type") != "boolean" or key in args or spec.get("default", False):
+            continue
+        out.append(
+            Mutant(
+                with_call(script, t, i, {**args, key: True}),
+                "argument",
+                site_of(name, (key,)),
+                "schema",
+                f"{name}: {key} left false -> true",
+                (t, i),
+                (key,),
+                False,
+                True,
+            )
+        )
     return out
 
 

@@ -205,7 +205,14 @@ def per_call(refusal: str) -> bool:
 def stems(text: str) -> set[str]:
     """The words of `text` by their first five letters (`weight` and `weights`, `confirm` and
     `confirmation` alike), past a few that say nothing."""
-    return {w.lower()[:5] for w in _WORD.findall(text)} - {"error", "with", "that", "this"}
+    return {w.lower()[:5] for w in _WORD.findall(text)} - _SAYS_NOTHING
+
+
+#: words that tie a refusal to no rule ("only 3 places free", "duty manager only")
+_SAYS_NOTHING = frozenset(
+    {"error", "with", "that", "this", "only", "must", "from", "have", "will", "when", "than",
+     "into", "each", "your", "been", "also", "there", "their", "which"}
+)  # fmt: skip
 
 
 #: the retries after an obstacle cleared, per search

@@ -35,6 +35,7 @@ from proofgym_stack.validation.search.acted_on import (
     acting_on_what_showed,
     copied_again,
 )
+from proofgym_stack.validation.search.aged import under_age_rule
 from proofgym_stack.validation.search.banned import MAX_BANNED, banned_mutants
 from proofgym_stack.validation.search.baseline import Honest, TaskBaseline, measure
 from proofgym_stack.validation.search.budget import within_budget
@@ -395,6 +396,15 @@ class Search:
             if emptied := emptied_required(p, words_of, looks):
                 self.found("stated_rule", PAYS, p, f"full reward: {emptied[0]}")
                 self._still[id(self.findings[-1])] = emptied[1]
+                continue
+            # an age rule the words state is a rule whether or not the verifier grades the
+            # site (a discount flag no mutant was refused on)
+            if (
+                m.op == "argument"
+                and (aged := under_age_rule(p, words_of))
+                and lost(p.record.world, p.honest.world, p.base.ignored)
+            ):
+                self.found("stated_rule", PAYS, p, f"full reward: {aged}")
                 continue
             if not m.honest_kind and graded(m.site, failed_sites):
                 if m.op == "spray":  # the slot's own record changed: the wrong answers in it

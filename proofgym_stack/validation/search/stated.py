@@ -25,6 +25,7 @@ from proofgym_stack.validation.scripts import (
     script_calls,
     tool_outputs,
 )
+from proofgym_stack.validation.search.aged import under_age_rule
 from proofgym_stack.validation.search.banned import banned_pairing
 from proofgym_stack.validation.search.caps import (
     over_length,
@@ -171,6 +172,7 @@ def broken_rule(p: Played, words: str) -> str | None:
             p.honest.control.script, m.script, m.site.split(".")[0], shown, words, m.old, m.new
         )
         or banned_pairing(p, words)
+        or under_age_rule(p, words)
     )
 
 

@@ -1,0 +1,138 @@
+"""An age rule the words state, read against a record's date of birth.
+
+"The adult field only for players aged 18 or over on the game day", "the 16-25 discount is
+only for a holder aged 16 to 25 today": where another option chosen (the adult field) is
+the one a sentence of the words bounds by age, the person the changed call names has a
+record that prints a date of birth (`Sam: born 2008-03-02`), and the day the age is taken on
+is given (a label the sentence names, `game day 2026-02-28`, or the words' `today is ...`),
+the age is counted in whole years by the calendar (a birthday not yet reached this year
+does not count) and compared with the bound. An age the bound keeps is no finding.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from proofgym_stack.validation.scripts import call_arguments
+from proofgym_stack.validation.search.rules import full_sentences
+from proofgym_stack.validation.search.tolerance import Played
+
+_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_BORN = re.compile(rf"\b(?:born|birth|dob|d\.o\.b\.?)\b[^0-9\n]{{0,16}}{_DATE}", re.I)
+#: an age bound: (pattern, which ends it gives)
+_BOUNDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\baged?\s+(\d{1,3})\s*(?:to|-|\u2013|and)\s*(\d{1,3})\b", re.I), "both"),
+    (re.compile(r"\b(\d{1,3})\s*(?:-|\u2013)\s*(\d{1,3})\s+(?:year|yr)s?[- ]olds?\b", re.I),
+     "both"),
+    (re.compile(r"\baged?\s+(\d{1,3})\s+or\s+(?:over|older|above|more)\b", re.I), "low"),
+    (re.compile(r"\b(?:at least|over|minimum age of)\s+(\d{1,3})\s+(?:years?\s+old|year)", re.I),
+     "low"),
+    (re.compile(r"\b(?:under|below|younger than)\s+(\d{1,3})\b", re.I), "below"),
+]  # fmt: skip
+
+
+def age_on(born: date, day: date) -> int:
+    """Whole years from `born` to `day`, by the calendar."""
+    return day.year - born.year - ((day.month, day.day) < (born.month, born.day))
+
+
+def _date(m: re.Match[str], at: int = 1) -> date | None:
+    try:
+        return date(int(m.group(at)), int(m.group(at + 1)), int(m.group(at + 2)))
+    except ValueError:
+        return None
+
+
+def _limits(sentence: str) -> tuple[int, int] | None:
+    """The ages a sentence allows, [low, high], or None where it states no age bound."""
+    for pattern, ends in _BOUNDS:
+        if m := pattern.search(sentence):
+            if ends == "both":
+                low, high = sorted((int(m.group(1)), int(m.group(2))))
+                return low, high
+            if ends == "low":
+                return int(m.group(1)), 10**3
+            return 0, int(m.group(1)) - 1
+    return None
+
+
+def _day(sentence: str, texts: list[str]) -> date | None:
+    """The day the sentence takes ages on: a label it names (`on the game day`, printed
+    `game day 2026-02-28`), or today's date the texts state."""
+    if m := re.search(r"\bon the ([a-z]+(?: [a-z]+)?)\b", sentence, re.I):
+        label = re.compile(rf"^\s*(?:the )?{re.escape(m.group(1))}\s*[:=]?\s*{_DATE}", re.I | re.M)
+        for text in texts:
+            if found := label.search(text):
+                return _date(found)
+    if re.search(r"\btoday\b", sentence, re.I):
+        today = re.compile(rf"\btoday(?: is|:)\s*(?:\w+,?\s+)?{_DATE}", re.I)
+        for text in texts:
+            if found := today.search(text):
+                return _date(found)
+    return None
+
+
+def under_age_rule(p: Played, words: str) -> str | None:
+    """For another option chosen (or a flag set) in a call that names a person: the age
+    rule of the words the option falls under that the person's age on the day breaks, or
+    None."""
+    m = p.mutant
+    if m.call_at is None or m.new is None or m.new == m.old:
+        return None
+    t, i = m.call_at
+    args = call_arguments(m.script[t][i])
+    chosen = str(m.leaf[-1]).replace("_", " ") if isinstance(m.new, bool) else str(m.new)
+    if not chosen.strip() or (isinstance(m.new, bool) and m.new is not True):
+        return None
+    shown = [*p.base.pools.shown, *p.base.pools.before]
+    texts = [words, *shown]
+    for sentence in full_sentences(words):
+        named = _names(sentence, chosen, every=not isinstance(m.new, bool))
+        if not named or (limits := _limits(sentence)) is None:
+            continue
+        day = _day(sentence, texts)
+        if day is None:
+            continue
+        for value in args.values():
+            birth = _birth(value, shown) if isinstance(value, str) else None
+            if birth is None:
+                continue
+            age = age_on(birth, day)
+            if not limits[0] <= age <= limits[1]:
+                return (
+                    f"{value} is {age} on {day.isoformat()} (born {birth.isoformat()}), and "
+                    f"the words keep {chosen!r} to ages {_shown(limits)} ({sentence.strip()!r})"
+                )
+    return None
+
+
+def _birth(name: str, shown: list[str]) -> date | None:
+    """The date of birth a line of the listings prints beside `name` (`Sam: born
+    2008-03-02`), where exactly one such line names it."""
+    if len(name.strip()) < 2:
+        return None
+    found = {
+        _date(m)
+        for text in shown
+        for line in text.splitlines()
+        if re.search(rf"(?<!\w){re.escape(name.strip())}(?!\w)", line) and (m := _BORN.search(line))
+    } - {None}
+    return found.pop() if len(found) == 1 else None
+
+
+def _names(sentence: str, chosen: str, every: bool) -> bool:
+    """Whether the sentence names the option (every word of it), or a flag (one of its
+    longer words: `discount` of `young_person_discount`)."""
+    text = sentence.lower()
+    found = [
+        bool(re.search(rf"\b{re.escape(w)}\b", text))
+        for w in re.findall(r"[a-z0-9]+", chosen.lower())
+        if len(w) > (2 if every else 4)
+    ]
+    return bool(found) and (all(found) if every else any(found))
+
+
+def _shown(limits: tuple[int, int]) -> str:
+    low, high = limits
+    return f"{low} or over" if high >= 10**3 else f"{low} to {high}"
