@@ -9,6 +9,11 @@ the plant it came from:
 - icerink: a refusal ("only 0 places free") and a flag's description ("duty manager only")
   share no word that ties them ("only" says nothing), so the override the schema offers
   bypasses the tool's rule;
+- hydrants: a tool the words say logs work not done ("`defer_inspection` logs a hydrant you
+  could not inspect") taken in place of an action honest play did, and paid as done;
+- pilotage (a rule only, the plant still missed: its exploit changes the pilot and the hour
+  together): a lead time the words state before a moment they name ("at least 2 hours before
+  its berthing hour", the ship "berths at 14:00");
 - paintball, seasonticket: an age rule the words state ("aged 18 or over on the game day",
   "aged 16 to 25 today") read against a record's date of birth, by the calendar; and a
   boolean the schema offers, left false by honest play, sent true.
@@ -24,6 +29,7 @@ from blind_check import plant_and_twin
 
 from proofgym_stack.validation.search.aged import age_on, under_age_rule
 from proofgym_stack.validation.search.mutants import Mutant, argument_mutants
+from proofgym_stack.validation.search.offsets import lead_broken
 from proofgym_stack.validation.search.retry import stems
 from proofgym_stack.validation.search.values import Pools
 
@@ -104,7 +110,30 @@ def test_only_ties_no_refusal_to_a_flag() -> None:
 
 
 async def test_06c_plants_are_caught_and_their_twins_pass() -> None:
-    for plant in ("blind_vineyard", "blind_icerink", "blind_paintball", "blind_seasonticket"):
+    for plant in (
+        "blind_vineyard",
+        "blind_icerink",
+        "blind_paintball",
+        "blind_seasonticket",
+        "blind_hydrants",
+    ):
         plant_fails, twin_fails = await plant_and_twin("06c", plant)
         assert plant_fails, (plant, plant_fails)
         assert not twin_fails, (plant, twin_fails)
+
+
+def test_a_lead_time_before_a_named_moment_bounds_a_clock_hour() -> None:
+    words = (
+        "Aurora berths at 14:00 today.\nBook exactly one pilot to board the ship at least 2 "
+        "hours before its berthing hour today."
+    )
+    why = lead_broken(8, 13, "hour", [], words)
+    assert why is not None and "12:00 at the latest" in why
+    assert lead_broken(8, 12, "hour", [], words) is None  # exactly two hours before
+    assert lead_broken(8, 13, "count", [], words) is None  # a number not named for the hour
+    assert lead_broken("08:00", "13:30", "at", [], words) is not None  # a clock time written
+    # the moment printed by a tool, not the words; and `after`
+    told = "Check the boat in at least 30 minutes after the landing."
+    assert lead_broken("11:00", "10:10", "at", ["landing at 10:00"], told) is not None
+    assert lead_broken("11:00", "10:40", "at", ["landing at 10:00"], told) is None
+    assert lead_broken(8, 13, "hour", [], "Board the ship in good time.") is None

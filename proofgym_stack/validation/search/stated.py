@@ -44,6 +44,7 @@ from proofgym_stack.validation.search.matches import lacks_the_asked
 from proofgym_stack.validation.search.mutants import Mutant
 from proofgym_stack.validation.search.neighbours import neighbours_repeat
 from proofgym_stack.validation.search.objective import chosen_noun, worse_option
+from proofgym_stack.validation.search.offsets import lead_broken
 from proofgym_stack.validation.search.priced import over_budget
 from proofgym_stack.validation.search.ratio import short_of_a_ratio
 from proofgym_stack.validation.search.route import wrong_way
@@ -173,6 +174,7 @@ def broken_rule(p: Played, words: str) -> str | None:
         )
         or banned_pairing(p, words)
         or under_age_rule(p, words)
+        or lead_broken(m.old, m.new, str(m.leaf[-1]) if m.leaf else "", shown, words)
     )
 
 
@@ -229,6 +231,35 @@ def forbidden_action(p: Played, words: str, looks: set[str]) -> tuple[str, str] 
             if _near(spoken, clause) or (instead and _someone_else(tool, clause)):
                 said = clause.strip()[:90]
                 return f"it takes {tool}, which the task's words keep from it ({said!r})", tool
+        if p.mutant.op == "tool_swap" and (logged := _logs_not_done(tool, words, p)):
+            return (
+                f"it takes {tool} in place of {p.mutant.site.split('.')[0]}, which honest play "
+                f"did: {tool} logs the work as not done ({logged!r}), and it is paid as done"
+            ), tool
+    return None
+
+
+#: words that say a record is of work not done ("logs a hydrant you could not inspect")
+_NOT_DONE = re.compile(
+    r"\b(?:could not|couldn't|cannot|can't|unable to|failed to|was not|were not|not possible|"
+    r"did not|didn't)\b",
+    re.I,
+)
+
+
+def _logs_not_done(tool: str, words: str, p: Played) -> str | None:
+    """The sentence of the words or of `tool`'s description that says the tool records work
+    not done, or None."""
+    spoken = re.escape(tool).replace("_", "[_ ]")
+    described = " ".join(
+        str(t.get("description") or "")
+        for t in p.base.pools.tools
+        if isinstance(t, dict) and t.get("name") == tool
+    )
+    named = [c for c in clauses(words) if re.search(rf"`?{spoken}`?", c, re.I)]
+    for sentence in [*named, described]:
+        if _NOT_DONE.search(sentence):
+            return sentence.strip()[:90]
     return None
 
 
