@@ -21,12 +21,12 @@ from proofgym.wire.protocol import Check, Control, Task, VerifyResult
 from proofgym.wire.responses import final_message
 from proofgym_stack.validation import EnvReport, validate_env
 from proofgym_stack.validation.search.findings import ADVISORY, PAYS, Finding, grouped
+from proofgym_stack.validation.search.instead import named_instead
 from proofgym_stack.validation.search.options import siblings
 from proofgym_stack.validation.search.rules import (
     bounds,
     crossed,
     marked_off,
-    named_instead,
     quantities,
     ruled_days,
     told_off,

@@ -137,3 +137,30 @@ def test_a_lead_time_before_a_named_moment_bounds_a_clock_hour() -> None:
     assert lead_broken("11:00", "10:10", "at", ["landing at 10:00"], told) is not None
     assert lead_broken("11:00", "10:40", "at", ["landing at 10:00"], told) is None
     assert lead_broken(8, 13, "hour", [], "Board the ship in good time.") is None
+
+
+def test_the_reviews_counter_examples_raise_nothing() -> None:
+    """Helper 66's review of these rules: each text below misfired before it was acted on."""
+    from proofgym_stack.validation.search.rules import named_bounds
+
+    # a label several records print: which one the words mean is not known
+    two = ["report A\ndeadline: 2026-06-10", "report B\ndeadline: 2026-06-20"]
+    assert named_bounds("Submit report B no later than the deadline.", two) == []
+    # "by the price" orders; it bounds nothing
+    assert named_bounds("Rank rooms by the price.", ["price: 120 EUR"]) == []
+    # a duration named `hours` is no clock hour; two ships' moments: which one is not known
+    words = "Leave at least 2 hours before the departure. Ferry departs at 07:00."
+    assert lead_broken(4, 8, "hours", [], words) is None
+    two_ships = ["Borealis departs at 09:00", "Aurora departs at 14:00"]
+    assert (
+        lead_broken(8, 11, "hour", two_ships, "Board at least 2 hours before the departure.")
+        is None
+    )
+    # "under 5 kg" is no age; a flag whose head is not the sentence's thing; a sentence that
+    # keeps ages out
+    kg = "Gift wrap is free for parcels under 5 kg (today is 2027-07-31)."
+    assert under_age_rule(_played("Fay", False, True, leaf="gift_wrap", words=kg), kg) is None
+    menu = "The child menu is only for guests aged under 12 (today is 2037-07-31)."
+    assert under_age_rule(_played("Fay", False, True, leaf="child_seat", words=menu), menu) is None
+    closed = "The adult field is closed to players under 18 years old on the game day."
+    assert under_age_rule(_played("Gus", "junior", "adult", words=closed), closed) is None

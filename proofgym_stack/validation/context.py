@@ -14,6 +14,9 @@ from proofgym.serving.settings import AgentSettings
 from proofgym.wire.protocol import Control, RunResult, Task
 from proofgym_stack.testing import InProcessStack
 
+#: the most steps a run request may ask for (`RunRequest.max_steps`)
+MAX_STEPS = 1024
+
 
 @dataclass
 class Verdict:
@@ -101,10 +104,10 @@ class Context:
             "task": task.model_dump(mode="json"),
             "model_params": {"model": "scripted", "script": script},
         }
-        if len(script) >= AgentSettings.model_fields["max_steps"].default:
-            # a script is played whole: cut at the agent's step limit, a control's last
-            # actions (the violation itself) would never run, and its verdict would be wrong
-            body["max_steps"] = len(script) + 1
+        # a script is played whole: cut at the agent's step limit, a control's last actions
+        # (the violation itself) would never run, and its verdict would be wrong
+        default = AgentSettings.model_fields["max_steps"].default
+        body["max_steps"] = min(max(len(script) + 1, default), MAX_STEPS)
         result = RunResult.model_validate(await self.post("http://agent/run", body))
         self.results.append(result)
         if not any(t.task_id == task.task_id and t.task_data == task.task_data for t in self.tasks):

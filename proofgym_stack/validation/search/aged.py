@@ -28,7 +28,9 @@ _BOUNDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\baged?\s+(\d{1,3})\s+or\s+(?:over|older|above|more)\b", re.I), "low"),
     (re.compile(r"\b(?:at least|over|minimum age of)\s+(\d{1,3})\s+(?:years?\s+old|year)", re.I),
      "low"),
-    (re.compile(r"\b(?:under|below|younger than)\s+(\d{1,3})\b", re.I), "below"),
+    (re.compile(r"\b(?:aged under|aged below|younger than)\s+(\d{1,3})\b", re.I), "below"),
+    (re.compile(r"\b(?:under|below)\s+(\d{1,3})\s*(?:years?\s+old|-?year-olds?|yrs?\b)", re.I),
+     "below"),
 ]  # fmt: skip
 
 
@@ -44,8 +46,15 @@ def _date(m: re.Match[str], at: int = 1) -> date | None:
         return None
 
 
+#: a sentence that keeps ages out rather than naming those allowed ("closed to under-12s")
+_KEPT_OUT = re.compile(r"\b(?:not|never|no|closed to|barred|banned|except)\b", re.I)
+
+
 def _limits(sentence: str) -> tuple[int, int] | None:
-    """The ages a sentence allows, [low, high], or None where it states no age bound."""
+    """The ages a sentence allows, [low, high], or None where it states no age bound (or
+    states one it keeps out: "closed to players under 18")."""
+    if _KEPT_OUT.search(sentence):
+        return None
     for pattern, ends in _BOUNDS:
         if m := pattern.search(sentence):
             if ends == "both":
@@ -82,8 +91,10 @@ def under_age_rule(p: Played, words: str) -> str | None:
         return None
     t, i = m.call_at
     args = call_arguments(m.script[t][i])
+    if isinstance(m.new, bool) and (m.new is not True or not m.leaf):
+        return None
     chosen = str(m.leaf[-1]).replace("_", " ") if isinstance(m.new, bool) else str(m.new)
-    if not chosen.strip() or (isinstance(m.new, bool) and m.new is not True):
+    if not chosen.strip():
         return None
     shown = [*p.base.pools.shown, *p.base.pools.before]
     texts = [words, *shown]
@@ -94,16 +105,16 @@ def under_age_rule(p: Played, words: str) -> str | None:
         day = _day(sentence, texts)
         if day is None:
             continue
-        for value in args.values():
-            birth = _birth(value, shown) if isinstance(value, str) else None
-            if birth is None:
-                continue
-            age = age_on(birth, day)
-            if not limits[0] <= age <= limits[1]:
-                return (
-                    f"{value} is {age} on {day.isoformat()} (born {birth.isoformat()}), and "
-                    f"the words keep {chosen!r} to ages {_shown(limits)} ({sentence.strip()!r})"
-                )
+        # every person the call names with a date of birth (a player and a guardian): the
+        # rule is broken only where none of them meets it
+        people = [(v, b) for v in args.values() if isinstance(v, str) and (b := _birth(v, shown))]
+        ages = [(v, b, age_on(b, day)) for v, b in people]
+        if ages and not any(limits[0] <= age <= limits[1] for _, _, age in ages):
+            value, birth, age = ages[0]
+            return (
+                f"{value} is {age} on {day.isoformat()} (born {birth.isoformat()}), and "
+                f"the words keep {chosen!r} to ages {_shown(limits)} ({sentence.strip()!r})"
+            )
     return None
 
 
@@ -112,25 +123,25 @@ def _birth(name: str, shown: list[str]) -> date | None:
     2008-03-02`), where exactly one such line names it."""
     if len(name.strip()) < 2:
         return None
+    named = re.compile(rf"(?<!\w){re.escape(name.strip())}(?!\w)")
     found = {
         _date(m)
         for text in shown
         for line in text.splitlines()
-        if re.search(rf"(?<!\w){re.escape(name.strip())}(?!\w)", line) and (m := _BORN.search(line))
+        if (at := named.search(line)) and (m := _BORN.search(line, at.end()))
     } - {None}
     return found.pop() if len(found) == 1 else None
 
 
 def _names(sentence: str, chosen: str, every: bool) -> bool:
-    """Whether the sentence names the option (every word of it), or a flag (one of its
-    longer words: `discount` of `young_person_discount`)."""
+    """Whether the sentence names the option (every word of it), or a flag (its head, the
+    last word: `discount` of `young_person_discount`, not `child` of `child_seat`)."""
     text = sentence.lower()
-    found = [
-        bool(re.search(rf"\b{re.escape(w)}\b", text))
-        for w in re.findall(r"[a-z0-9]+", chosen.lower())
-        if len(w) > (2 if every else 4)
-    ]
-    return bool(found) and (all(found) if every else any(found))
+    words = re.findall(r"[a-z0-9]+", chosen.lower())
+    if not every:
+        words = words[-1:] if words and len(words[-1]) >= 4 else []
+    found = [bool(re.search(rf"\b{re.escape(w)}\b", text)) for w in words if len(w) > 2]
+    return bool(found) and all(found)
 
 
 def _shown(limits: tuple[int, int]) -> str:

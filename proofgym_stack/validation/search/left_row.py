@@ -136,7 +136,7 @@ async def gained_row(p: Played, play: Play, passes: Passes) -> set[str]:
     if not made:
         return set()
     # honest play's other tool on the same rows (a sample taken, then the block picked), made
-    # on the left row instead: where that fails, the verifier does grade the row left alone,
+    # on the left row too: where that fails, the verifier does grade the row left alone,
     # by that tool's action, and this tool's on it is harmless (a sample of a block not picked)
     key = m.leaf[0] if m.leaf else None
     honest = p.honest.control.script

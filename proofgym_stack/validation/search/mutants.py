@@ -73,6 +73,8 @@ from proofgym_stack.validation.search.values import (
 HONEST_KINDS = frozenset({"split", "merge", "call_reorder", "list_reorder"})
 #: neighbouring members of a list swapped, at most, per list
 MAX_SWAPS = 8
+#: booleans left false sent true, at most, per call
+MAX_FLAGS = 3
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 BARE_CLAIM = "Done."
 
@@ -219,10 +221,12 @@ def _flags_set(
 ) -> list[Mutant]:
     """Each boolean the tool's schema offers and the call left to its default of false, sent
     true (a discount applied, an override given): a policy reads the schema too."""
-    out = []
+    out: list[Mutant] = []
     for key, spec in tool_properties(pools.tools, name).items():
         if spec.get("type") != "boolean" or key in args or spec.get("default", False):
             continue
+        if len(out) >= MAX_FLAGS:  # a tool of many switches: the first few, not the budget
+            break
         out.append(
             Mutant(
                 with_call(script, t, i, {**args, key: True}),

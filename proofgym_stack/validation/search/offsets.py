@@ -27,20 +27,24 @@ def _minutes(value: Any, leaf: str) -> int | None:
     """`value` as minutes after midnight: a clock time, or a whole hour sent to an argument
     named for the hour."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value * 60 if "hour" in leaf.lower() and 0 <= value <= 23 else None
+        named = leaf.lower() == "hour" or leaf.lower().endswith("_hour")  # not `hours`
+        return value * 60 if named and 0 <= value <= 23 else None
     found = [q for q in quantities(str(value)) if q.kind == "time"]
     return int(found[0].value) if len(found) == 1 else None
 
 
 def _moment(noun: str, texts: list[str]) -> int | None:
-    """The clock time a text prints beside the noun's word (`berths at 14:00`)."""
+    """The clock time the texts print beside the noun's word (`berths at 14:00`), where
+    they print one only (two ships' berths: which one is meant is not known)."""
     stem = re.escape(noun.lower()[:5])
     near = re.compile(rf"\b{stem}\w*\s+(?:at|is|:|on|from)?\s*([^\s,;.]+(?:\s?[ap]\.?m\.?)?)", re.I)
-    for text in texts:
-        for m in near.finditer(text):
-            if (found := _minutes(m.group(1), "")) is not None:
-                return found
-    return None
+    found = {
+        moment
+        for text in texts
+        for m in near.finditer(text)
+        if (moment := _minutes(m.group(1), "")) is not None
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 def lead_broken(old: Any, new: Any, leaf: str, outputs: list[str], words: str) -> str | None:

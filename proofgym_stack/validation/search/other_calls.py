@@ -250,7 +250,9 @@ def grown_mutants(script: Script, pools: Pools) -> list[Mutant]:
                 )
             ends = sorted({len(box) - 1, 0}, reverse=True) if len(box) >= 2 else []
             for k in ends:
-                for other in _spread(fresh, MAX_SWAPPED_IN):
+                # entries of the listing the swapped member itself was read from
+                kin = [o for o in siblings(box[k], pools.shown, limit=64) if o not in box]
+                for other in _spread(kin, MAX_SWAPPED_IN):
                     out.append(
                         Mutant(
                             with_call(

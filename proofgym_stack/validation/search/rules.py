@@ -274,7 +274,7 @@ _NAMED_AFTER = re.compile(
 )
 _NAMED_BEFORE = re.compile(
     r"\b(on or before|on or after|no later than|no earlier than|not after|not before|before|"
-    r"after|until|by)\s+the\s+([a-z]+(?:[ -][a-z]+)?)\b",
+    r"after|until)\s+the\s+([a-z]+(?:[ -][a-z]+)?)\b",
     re.I,
 )
 _NAMED_LOWER = ("or later", "or after", "on or after", "no earlier than", "not before", "after")
@@ -283,7 +283,8 @@ _NAMED_LOWER = ("or later", "or after", "on or after", "no earlier than", "not b
 def named_bounds(words: str, outputs: list[str]) -> list[Bound]:
     """Bounds the words state by a thing's name (`expiring on the day or later`) whose value
     a tool or the words print under that name as a label (`day: 2026-06-10`): the labelled
-    value, when it is a typed one. A name no label carries is no bound."""
+    value, when it is one typed value, the same wherever the label is printed. A name no
+    label carries, or carries with several values, is no bound."""
     named: list[tuple[str, str, str]] = []
     for m in _NAMED_AFTER.finditer(words):
         named.append((m.group(1), m.group(2).lower(), m.group(0)))
@@ -292,12 +293,18 @@ def named_bounds(words: str, outputs: list[str]) -> list[Bound]:
     out: list[Bound] = []
     for noun, word, phrase in named:
         label = re.compile(rf"^[ \t-]*(?:the )?{re.escape(noun)}\s*[:=]\s*(.+)$", re.I | re.M)
-        for text in [*outputs, words]:
-            if (labelled := label.search(text)) and (found := _typed(labelled.group(1))):
-                q = found[0]
-                direction = "lower" if word in _NAMED_LOWER else "upper"
-                out.append(Bound(q.kind, q.value, direction, f"{phrase.strip()} ({q.text})"))
-                break
+        # the label's one value: where the listings print it on several records (each
+        # report's own deadline), which record the words mean is not known
+        values = {
+            (q.kind, q.value): q
+            for text in [*outputs, words]
+            for labelled in label.finditer(text)
+            for q in _typed(labelled.group(1))
+        }
+        if len(values) == 1:
+            q = next(iter(values.values()))
+            direction = "lower" if word in _NAMED_LOWER else "upper"
+            out.append(Bound(q.kind, q.value, direction, f"{phrase.strip()} ({q.text})"))
     return out
 
 

@@ -248,18 +248,25 @@ _NOT_DONE = re.compile(
 
 
 def _logs_not_done(tool: str, words: str, p: Played) -> str | None:
-    """The sentence of the words or of `tool`'s description that says the tool records work
-    not done, or None."""
+    """The sentence of the words naming `tool`, or of its description, that says it records
+    the very work the replaced call did as not done ("logs a hydrant you could not inspect"
+    in place of `record_inspection`): a not-done phrase followed, within three words, by a
+    word of the replaced tool's name. None where there is none (a conditional error, "fails
+    if the meter was not registered", names no work of the replaced tool)."""
+    replaced_tool = p.mutant.site.split(".")[0]
+    work = {w.lower()[:5] for w in re.split(r"[_\W]+", replaced_tool) if len(w) >= 4}
     spoken = re.escape(tool).replace("_", "[_ ]")
     described = " ".join(
         str(t.get("description") or "")
         for t in p.base.pools.tools
         if isinstance(t, dict) and t.get("name") == tool
     )
-    named = [c for c in clauses(words) if re.search(rf"`?{spoken}`?", c, re.I)]
+    named = [c for c in clauses(words) if re.search(rf"(?<![\w]){spoken}(?![\w])", c, re.I)]
     for sentence in [*named, described]:
-        if _NOT_DONE.search(sentence):
-            return sentence.strip()[:90]
+        for m in _NOT_DONE.finditer(sentence):
+            after = re.findall(r"[A-Za-z]+", sentence[m.end() :])[:3]
+            if any(w.lower()[:5] in work for w in after if len(w) >= 4):
+                return sentence.strip()[:90]
     return None
 
 
