@@ -19,7 +19,7 @@ from test_validate_policy_moves import pays, tasks
 from test_validate_unseen import call, failed, say, validate
 
 from proofgym.wire.protocol import Check, Control, Task, VerifyResult
-from proofgym_stack.validation.search.stated import _someone_else
+from proofgym_stack.validation.search.forbidden import _someone_else
 from resources_servers.base import Environment, ToolError, tool
 from resources_servers.verifiers.compose import all_or_nothing
 

@@ -20,9 +20,9 @@ from proofgym.wire.responses import final_message
 from proofgym_stack.validation.scope import scoped
 from proofgym_stack.validation.scripts import refused_calls
 from proofgym_stack.validation.search.counts import asks_for_a_count
+from proofgym_stack.validation.search.forbidden import _near
 from proofgym_stack.validation.search.instead import described_instead
 from proofgym_stack.validation.search.mutants import argument_mutants
-from proofgym_stack.validation.search.stated import _near
 from proofgym_stack.validation.search.values import Pools, whole_passage
 from proofgym_stack.validation.search.withheld import labelled_values
 from proofgym_stack.validation.shares import one_call_touched, only_first

@@ -15,10 +15,11 @@ import re
 from datetime import date
 
 from proofgym_stack.validation.scripts import call_arguments
+from proofgym_stack.validation.search.calendar import iso_day
 from proofgym_stack.validation.search.rules import full_sentences
 from proofgym_stack.validation.search.tolerance import Played
 
-_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_DATE = r"(\d{4}-\d{2}-\d{2})"
 _BORN = re.compile(rf"\b(?:born|birth|dob|d\.o\.b\.?)\b[^0-9\n]{{0,16}}{_DATE}", re.I)
 #: an age bound: (pattern, which ends it gives)
 _BOUNDS: list[tuple[re.Pattern[str], str]] = [
@@ -39,11 +40,9 @@ def age_on(born: date, day: date) -> int:
     return day.year - born.year - ((day.month, day.day) < (born.month, born.day))
 
 
-def _date(m: re.Match[str], at: int = 1) -> date | None:
-    try:
-        return date(int(m.group(at)), int(m.group(at + 1)), int(m.group(at + 2)))
-    except ValueError:
-        return None
+def _date(m: re.Match[str]) -> date | None:
+    """The ISO date a match's last group holds (None for a day that does not exist)."""
+    return iso_day(m.group(m.lastindex or 0))
 
 
 #: a sentence that keeps ages out rather than naming those allowed ("closed to under-12s")
